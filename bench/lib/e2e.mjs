@@ -1,0 +1,190 @@
+// Part 2: end to end on real git repositories. `patchtx apply` with a V4A patch against
+// `git apply --index` + `git commit` with the equivalent unified diff, each run on a fresh copy.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { makeChange, makeRepo } from './e2e-gen.mjs';
+import { cleanup, gitTry, makeWorkRoot, rssMethod, timed } from './proc.mjs';
+import { WorkCopy, freshMode } from './workcopy.mjs';
+import { envInt, envList, mb, median, ms, ratio, spread, table, target } from './report.mjs';
+
+const RSS_LIMIT_MB = 150;
+const tail = (s, n = 40) => {
+  const lines = s.trimEnd().split('\n');
+  return (lines.length > n ? [`... (${lines.length - n} lines before)`, ...lines.slice(-n)] : lines).map((l) => `    | ${l}`).join('\n');
+};
+
+/** cheap check after every run: HEAD is one new commit on top of the base, with the expected tree */
+function checkResult(work, repo, expectedTree) {
+  const r = gitTry(work, 'log', '-1', '--format=%T %P', 'HEAD');
+  const [tree, ...parents] = r.stdout.trim().split(' ');
+  if (r.status !== 0) return `git log failed: ${r.stderr}`;
+  if (parents.length !== 1 || parents[0] !== repo.head) return `HEAD is not exactly one new commit on top of the base (parents: ${parents.join(' ') || 'none'}, base: ${repo.head})`;
+  if (tree !== expectedTree) return `HEAD^{tree} is ${tree}, expected ${expectedTree} (the tree of the change made in the scratch copy)`;
+  return null;
+}
+
+/** thorough check, once per case and tool: fsck, clean status, still on main */
+function checkThoroughly(work, fsck) {
+  const problems = [];
+  if (fsck) {
+    const f = gitTry(work, 'fsck', '--no-progress', '--strict');
+    if (f.status !== 0 || f.stdout.trim() || f.stderr.trim()) problems.push(`git fsck is not clean (exit ${f.status}):\n${tail(f.stdout + f.stderr)}`);
+  }
+  const s = gitTry(work, 'status', '--porcelain', '--untracked-files=all');
+  if (s.status !== 0 || s.stdout.trim()) problems.push(`git status --porcelain is not empty:\n${tail(s.stdout + s.stderr)}`);
+  const h = gitTry(work, 'symbolic-ref', 'HEAD');
+  if (h.stdout.trim() !== 'refs/heads/main') problems.push(`HEAD is not refs/heads/main: ${h.stdout.trim()} ${h.stderr.trim()}`);
+  return problems;
+}
+
+function dirBytes(dir) {
+  const r = spawnSync('du', ['-sk', dir], { encoding: 'utf8' });
+  return Number(r.stdout.split('\t')[0]) * 1024;
+}
+
+export async function runE2E({ repoRoot }) {
+  const runs = envInt('BENCH_RUNS', 7);
+  const sizes = envList('BENCH_REPO_FILES', [2_000, 20_000]);
+  const touches = envList('BENCH_TOUCH', [10, 100, 1_000]);
+  const cli = path.resolve(repoRoot, process.env.BENCH_PATCHTX_CLI || 'dist/patchtx.js');
+  const { applyDiff } = await import('@openai/agents-core');
+  let cliProblem = existsSync(cli) ? null : `${cli} does not exist: build it first (npm run build; npm run bench builds and runs)`;
+
+  console.log(`\n== End to end (git): repos of ${sizes.join(' / ')} files, patches touching ${touches.join(' / ')} files, ${runs} runs each ==`);
+  console.log(`patchtx: node ${path.relative(process.cwd(), cli) || cli} apply --repo <copy> -m bench <patch.v4a>`);
+  console.log(`git:     git apply --index <patch.diff> && git commit -q -m bench   (two spawns, both timed)`);
+  console.log(`fresh repo per run: ${freshMode === 'copy' ? 'rm -rf + cp -a of the packed base repo' : 'cp -a once, then reset to pristine before each run (bench/lib/workcopy.mjs; BENCH_FRESH=copy for a full cp -a every run)'}, then git update-index --refresh and sync, all untimed`);
+  console.log(`peak RSS: ${rssMethod === 'time' ? 'GNU /usr/bin/time -f %M around each command (wall time includes this wrapper for both tools)' : 'process.resourceUsage().maxRSS via bench/lib/rss-wrap.mjs (patchtx only)'}`);
+  if (cliProblem) console.log(`\n!! patchtx end to end NOT MEASURED: ${cliProblem}\n`);
+
+  const root = makeWorkRoot('e2e');
+  const results = [];
+  let failed = false;
+  try {
+    for (const size of sizes) {
+      let t0 = performance.now();
+      const repo = makeRepo(path.join(root, `base-${size}`), size);
+      const repoBytes = dirBytes(repo.dir);
+      const gitBytes = dirBytes(path.join(repo.dir, '.git'));
+      const wc = new WorkCopy(repo, path.join(root, `work-${size}`));
+      console.log(`\nrepo ${size} files: ${(repo.bytes / 1e6).toFixed(1)} MB of text, ${(repoBytes / 1e6).toFixed(1)} MB on disk (.git ${(gitBytes / 1e6).toFixed(1)} MB, packed), generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      for (const touch of touches) {
+        if (touch > size / 2) {
+          console.log(`  skipping ${touch} files on a ${size}-file repo (more than half of it)`);
+          continue;
+        }
+        t0 = performance.now();
+        const caseDir = path.join(root, `case-${size}-${touch}`);
+        const change = makeChange(repo, touch, caseDir);
+        const checked = change.selfCheck(applyDiff);
+        console.log(`  case ${touch} files: ${change.updates} updates, ${change.adds} adds, ${change.deletes} deletes; V4A ${(change.v4aBytes / 1024).toFixed(0)} KB, unified diff ${(change.diffBytes / 1024).toFixed(0)} KB; prepared in ${((performance.now() - t0) / 1000).toFixed(1)} s (${checked} V4A bodies re-checked with applyDiff)`);
+
+        const work = wc.dir;
+        const tools = [
+          {
+            name: 'patchtx',
+            run: () => {
+              const r = timed(cli, ['apply', '--repo', work, '-m', 'bench', change.v4aPath], { cwd: work, rssFile: path.join(root, 'rss'), node: true });
+              return { ms: r.ms, rssKB: r.rssKB, fail: r.status === 0 ? null : r, cmd: `node ${cli} apply --repo ${work} -m bench ${change.v4aPath}` };
+            },
+            times: [], rss: [], verified: false, failed: false,
+          },
+          {
+            name: 'git',
+            run: () => {
+              const a = timed('git', ['apply', '--index', change.diffPath], { cwd: work, rssFile: path.join(root, 'rss') });
+              if (a.status !== 0) return { fail: a, cmd: `git apply --index ${change.diffPath}` };
+              const c = timed('git', ['commit', '-q', '-m', 'bench'], { cwd: work, rssFile: path.join(root, 'rss') });
+              if (c.status !== 0) return { fail: c, cmd: 'git commit -q -m bench' };
+              return { ms: a.ms + c.ms, rssKB: Math.max(a.rssKB ?? 0, c.rssKB ?? 0) || null };
+            },
+            times: [], rss: [], verified: false, failed: false,
+          },
+        ];
+        if (cliProblem) tools[0].failed = true;
+        for (let i = 0; i < runs; i++) {
+          const order = i % 2 ? [...tools].reverse() : tools; // alternate who goes first
+          for (const tool of order) {
+            if (tool.failed) continue;
+            wc.prepare(change.touched);
+            const r = tool.run();
+            if (r.fail) {
+              const f = r.fail;
+              console.log(`\n!! ${tool.name} FAILED on ${touch} files / ${size}-file repo (run ${i + 1}): ${r.cmd}`);
+              console.log(`   exit ${f.status}${f.signal ? `, signal ${f.signal}` : ''}${f.error ? `, ${f.error.message}` : ''}`);
+              if (f.stderr.trim()) console.log(`   stderr:\n${tail(f.stderr)}`);
+              if (f.stdout.trim()) console.log(`   stdout:\n${tail(f.stdout)}`);
+              tool.failed = true;
+              failed = true;
+              continue;
+            }
+            const problem = checkResult(work, repo, change.expectedTree);
+            const problems = problem ? [problem] : [];
+            if (!problem && !tool.verified) {
+              problems.push(...checkThoroughly(work, tool.name === 'patchtx' || process.env.BENCH_FSCK_GIT === '1'));
+              tool.verified = true;
+            }
+            if (problems.length) {
+              console.log(`\n!! ${tool.name} produced a WRONG RESULT on ${touch} files / ${size}-file repo (run ${i + 1}):\n${problems.map((p) => `   - ${p}`).join('\n')}`);
+              tool.failed = true;
+              failed = true;
+              continue;
+            }
+            tool.times.push(r.ms);
+            if (r.rssKB) tool.rss.push(r.rssKB);
+          }
+        }
+        const [p, g] = tools;
+        results.push({
+          size, touch, repoBytes,
+          patchtx: p.failed ? [] : p.times, patchtxRss: p.failed ? [] : p.rss,
+          git: g.failed ? [] : g.times, gitRss: g.rss,
+        });
+        const row = results[results.length - 1];
+        const ok = (t) => (t.failed ? 'FAILED' : t.times.length ? 'equal' : 'not run');
+        console.log(`    patchtx ${spread(row.patchtx)} ms, git ${spread(row.git)} ms; result tree ${change.expectedTree.slice(0, 12)} (scratch copy): patchtx ${ok(p)}, git ${ok(g)}`);
+        cleanup(caseDir);
+      }
+      console.log(`  work copies (BENCH_FRESH=${freshMode}): ${wc.fullCopies} full cp -a, ${wc.restores} restores${wc.fallbacks ? `, ${wc.fallbacks} restores NOT pristine -> full copy` : ''}`);
+      wc.dispose();
+      cleanup(repo.dir);
+    }
+  } finally {
+    cleanup(root);
+    if (process.env.BENCH_KEEP) console.log(`(BENCH_KEEP set: work files left in ${root})`);
+  }
+
+  console.log('');
+  table(
+    ['files touched', 'repo files', 'patchtx ms median (min-max)', 'git ms median (min-max)', 'git/patchtx', 'patchtx peak RSS MB', 'git peak RSS MB'],
+    results.map((r) => [
+      String(r.touch), `${r.size} (${(r.repoBytes / 1e6).toFixed(0)} MB)`, spread(r.patchtx), spread(r.git),
+      ratio(median(r.git) / median(r.patchtx)), mb(Math.max(...r.patchtxRss)), mb(Math.max(...r.gitRss)),
+    ]),
+  );
+
+  console.log('\nTargets (end to end):');
+  const verdicts = [];
+  const have = (xs) => xs.length > 0;
+  for (const r of results) {
+    const p = median(r.patchtx);
+    const g = median(r.git);
+    const limit = r.touch <= 10 ? 2 : 1;
+    const label = limit === 1 ? `patchtx <= git` : `patchtx <= ${limit}x git`;
+    verdicts.push(target(`${label}: ${r.touch} files, ${r.size}-file repo`, have(r.patchtx) && have(r.git) ? p <= limit * g : null,
+      have(r.patchtx) ? `${ms(p)} ms vs git ${ms(g)} ms (patchtx/git ${ratio(p / g)})` : undefined));
+  }
+  const allRss = results.flatMap((r) => r.patchtxRss);
+  verdicts.push(target(`patchtx peak RSS <= ${RSS_LIMIT_MB} MB (max over all runs)`, allRss.length ? Math.max(...allRss) / 1024 <= RSS_LIMIT_MB : null,
+    allRss.length ? `${mb(Math.max(...allRss))} MB` : undefined));
+  const small = results.find((r) => r.touch === 10 && r.size === 2_000);
+  const big = results.find((r) => r.touch === 10 && r.size === 20_000);
+  if (small && big) {
+    const q = median(big.patchtx) / median(small.patchtx);
+    verdicts.push(target('patchtx 10 files: 20,000-file repo <= 1.2x the 2,000-file repo', have(big.patchtx) && have(small.patchtx) ? q <= 1.2 : null,
+      have(big.patchtx) && have(small.patchtx) ? `${ms(median(big.patchtx))} / ${ms(median(small.patchtx))} ms = ${ratio(q)}; git: ${ratio(median(big.git) / median(small.git))}` : undefined));
+  }
+  return { verdicts, failed, incomplete: Boolean(cliProblem) };
+}

@@ -1,0 +1,116 @@
+// Library face of the engine: a patch applied to files held in memory, no disk and no git.
+// `applyPatch(text, { 'src/a.ts': '...' })` returns the touched files' new contents, the net
+// changes, the reference's summary lines, warnings and a unified diff per changed file, or
+// throws a PatchtxError (nothing is half-applied: the input is never modified).
+import { planPatch } from '../engine/plan.js';
+import { unifiedDiff } from '../engine/diff.js';
+import type { FileChange, FileLookup, PlanWarning } from '../engine/types.js';
+import { isTextContent } from '../apply/text.js';
+import { parsePatch } from '../patch/parse.js';
+import { describeValue, requirePatchText, usageError } from './args.js';
+
+export type FileContent = string | Uint8Array;
+
+/** Files by repository-relative path (`/`-separated); strings are taken as UTF-8 text. */
+export type FileMap = Record<string, FileContent> | Map<string, FileContent>;
+
+export interface ApplyPatchOptions {
+  /** refuse ambiguous matches and overwrites instead of warning (see PlanOptions) */
+  strict?: boolean;
+}
+
+export interface ApplyPatchResult {
+  /**
+   * Every path the patch touched: text as a string, content that is not UTF-8 text (a binary
+   * file renamed as it is) as a Uint8Array, null when the path no longer exists.
+   */
+  files: Record<string, string | Uint8Array | null>;
+  changes: FileChange[];
+  summary: string[];
+  warnings: PlanWarning[];
+  /** a unified diff per changed path (the key is the path after the patch, as in `changes`) */
+  diffs: Record<string, string>;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+export function applyPatch(patchText: string, files: FileMap, options: ApplyPatchOptions = {}): ApplyPatchResult {
+  requirePatchText('applyPatch', patchText);
+  const base = readFileMap(files);
+  const strict = readOptions(options);
+
+  const lookup = lookupOf(base);
+  const plan = planPatch(parsePatch(patchText), lookup, { strict });
+
+  const out: Record<string, string | Uint8Array | null> = {};
+  for (const [path, bytes] of plan.files) {
+    out[path] = bytes === null ? null : isTextContent(bytes) ? decoder.decode(bytes) : bytes;
+  }
+  const diffs: Record<string, string> = {};
+  for (const change of plan.changes) {
+    const from = change.from ?? change.path;
+    diffs[change.path] = unifiedDiff(
+      change.path,
+      change.op === 'A' ? null : (base.get(from) ?? null),
+      change.op === 'D' ? null : (plan.files.get(change.path) ?? null),
+      from,
+    );
+  }
+  return { files: out, changes: plan.changes, summary: plan.summary, warnings: plan.warnings, diffs };
+}
+
+function readFileMap(files: unknown): Map<string, Uint8Array> {
+  const entries: [unknown, unknown][] =
+    files instanceof Map
+      ? [...files.entries()]
+      : files !== null && typeof files === 'object' && !Array.isArray(files) && !(files instanceof Uint8Array)
+        ? Object.entries(files)
+        : badFiles(files);
+  const base = new Map<string, Uint8Array>();
+  for (const [path, content] of entries) {
+    if (typeof path !== 'string' || path === '') {
+      throw usageError(`applyPatch: file paths must be non-empty strings, got ${describeValue(path)}`);
+    }
+    if (typeof content === 'string') base.set(path, encoder.encode(content));
+    else if (content instanceof Uint8Array) base.set(path, content);
+    else {
+      throw usageError(
+        `applyPatch: the content of '${path}' must be a string or a Uint8Array, got ${describeValue(content)}`,
+      );
+    }
+  }
+  return base;
+}
+
+function badFiles(files: unknown): never {
+  throw usageError(
+    `applyPatch: files must be an object or a Map from path to content (string or Uint8Array), got ${describeValue(files)}`,
+  );
+}
+
+function readOptions(options: unknown): boolean {
+  if (options === undefined) return false;
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw usageError(`applyPatch: options must be an object, got ${describeValue(options)}`);
+  }
+  const strict = (options as { strict?: unknown }).strict;
+  if (strict !== undefined && typeof strict !== 'boolean') {
+    throw usageError(`applyPatch: options.strict must be a boolean, got ${describeValue(strict)}`);
+  }
+  return strict === true;
+}
+
+/** The given files as a FileLookup; every proper prefix of a path is a directory. */
+function lookupOf(files: ReadonlyMap<string, Uint8Array>): FileLookup {
+  const directories = new Set<string>();
+  for (const path of files.keys()) {
+    for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
+      directories.add(path.slice(0, slash));
+    }
+  }
+  return {
+    read: (path) => files.get(path),
+    isDirectory: (path) => directories.has(path),
+  };
+}

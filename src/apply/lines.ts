@@ -1,0 +1,120 @@
+// A file's text seen as lines that each keep their own terminator (`\r\n`, a lone `\r`, `\n`,
+// or nothing for an unterminated last line), which is what the reference's preserve-line-endings
+// mode works on. Lines are kept as offsets into the one text string instead of one string per
+// line: large files are split once, cheaply, and unchanged stretches are copied back verbatim.
+
+export type LineEnding = '\n' | '\r\n' | '\r';
+
+export interface FileLines {
+  readonly text: string;
+  /** characters before line 1 that belong to no line: a UTF-8 BOM (U+FEFF), or 0 */
+  readonly prefixLength: number;
+  readonly count: number;
+  /** `starts[i]`: offset of line i's first character; `starts[count] === text.length` */
+  readonly starts: Int32Array;
+  /** `ends[i]`: offset just past line i's text, where its terminator begins */
+  readonly ends: Int32Array;
+  /** the first terminator in the file; `\n` when it has none (new lines get this one) */
+  readonly preferredEnding: LineEnding;
+}
+
+const BOM = 0xfeff;
+
+/** Splits `text` into lines. A leading BOM is kept aside so line 1 can match without it. */
+export function splitFileLines(text: string): FileLines {
+  const prefixLength = text.charCodeAt(0) === BOM ? 1 : 0;
+  let starts = new Int32Array(64);
+  let ends = new Int32Array(64);
+  let count = 0;
+  let preferred: LineEnding | undefined;
+
+  const push = (start: number, end: number): void => {
+    if (count === ends.length) {
+      const grownStarts = new Int32Array(count * 2 + 1);
+      grownStarts.set(starts);
+      starts = grownStarts;
+      const grownEnds = new Int32Array(count * 2);
+      grownEnds.set(ends);
+      ends = grownEnds;
+    }
+    starts[count] = start;
+    ends[count] = end;
+    count++;
+  };
+
+  const length = text.length;
+  let pos = prefixLength;
+  if (text.indexOf('\r', pos) === -1) {
+    // The common case: `\n` is the only terminator, and indexOf finds it natively.
+    while (pos < length) {
+      const nl = text.indexOf('\n', pos);
+      if (nl === -1) {
+        push(pos, length);
+        break;
+      }
+      preferred ??= '\n';
+      push(pos, nl);
+      pos = nl + 1;
+    }
+  } else {
+    let nextLf = text.indexOf('\n', pos);
+    let nextCr = text.indexOf('\r', pos);
+    while (pos < length) {
+      if (nextLf !== -1 && nextLf < pos) nextLf = text.indexOf('\n', pos);
+      if (nextCr !== -1 && nextCr < pos) nextCr = text.indexOf('\r', pos);
+      if (nextLf === -1 && nextCr === -1) {
+        push(pos, length);
+        break;
+      }
+      if (nextCr === -1 || (nextLf !== -1 && nextLf < nextCr)) {
+        preferred ??= '\n';
+        push(pos, nextLf);
+        pos = nextLf + 1;
+      } else if (text.charCodeAt(nextCr + 1) === 0x0a) {
+        preferred ??= '\r\n';
+        push(pos, nextCr);
+        pos = nextCr + 2;
+      } else {
+        preferred ??= '\r';
+        push(pos, nextCr);
+        pos = nextCr + 1;
+      }
+    }
+  }
+  if (starts.length < count + 1) {
+    const grown = new Int32Array(count + 1);
+    grown.set(starts.subarray(0, count));
+    starts = grown;
+  }
+  starts[count] = length;
+  return {
+    text,
+    prefixLength,
+    count,
+    starts: starts.subarray(0, count + 1),
+    ends: ends.subarray(0, count),
+    preferredEnding: preferred ?? '\n',
+  };
+}
+
+/** Line i's text without its terminator. */
+export function lineText(file: FileLines, i: number): string {
+  return file.text.slice(file.starts[i], file.ends[i]);
+}
+
+/** Line i's terminator: `\n`, `\r\n`, `\r`, or '' for an unterminated last line. */
+export function lineTerminator(file: FileLines, i: number): string {
+  return file.text.slice(file.ends[i], file.starts[i + 1]);
+}
+
+/** Every line's text, without terminators (one string per line: for tests and diagnostics). */
+export function lineTexts(file: FileLines): string[] {
+  const out = new Array<string>(file.count);
+  for (let i = 0; i < file.count; i++) out[i] = lineText(file, i);
+  return out;
+}
+
+/** A FileLines over plain strings joined by `\n` (the matcher's tests build files this way). */
+export function fileLinesOf(lines: readonly string[], terminated = true): FileLines {
+  return splitFileLines(lines.join('\n') + (terminated && lines.length > 0 ? '\n' : ''));
+}

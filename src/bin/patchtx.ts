@@ -1,0 +1,3 @@
+import { main } from '../cli/patchtx.js';
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,174 @@
+// The patchtx command line. Each command parses its options, calls one transaction function and
+// prints the result; nothing here touches the repository itself.
+import { Command, CommanderError, Option } from 'commander';
+import { PatchtxError } from '../errors.js';
+import { applyTransaction, type ApplyOptions } from '../tx/apply.js';
+import { listTransactions } from '../tx/log.js';
+import { recoverCommand } from '../tx/recover-command.js';
+import { showPatch } from '../tx/show.js';
+import { redoTransaction, undoTransaction } from '../tx/undo.js';
+import { printApplied, printError, processStreams, toError, type Streams } from './output.js';
+import { readPatchSource } from './read-patch.js';
+import { printLog, printUndo } from './print.js';
+
+interface CommonFlags {
+  repo?: string;
+  json?: boolean;
+}
+
+interface ApplyFlags extends CommonFlags {
+  ref?: string;
+  base?: string;
+  expectHead?: string;
+  message?: string;
+  author?: string;
+  committer?: string;
+  trailer?: string[];
+  dirty?: 'refuse' | 'include';
+  strict?: boolean;
+  diff?: boolean;
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+function addApplyOptions(cmd: Command): Command {
+  return cmd
+    .option('--repo <dir>', 'repository to work in (default: the one containing the current directory)')
+    .option('--ref <ref>', 'commit onto this ref without touching the working tree or index (e.g. refs/heads/bot)')
+    .option('--base <rev>', 'commit to apply onto (the ref must be there, or not exist yet)')
+    .option('--expect-head <oid>', 'refuse unless the ref is at this commit')
+    .option('-m, --message <msg>', 'commit message (default: generated from the changes)')
+    .option('--author <ident>', 'author, "Name <email>"')
+    .option('--committer <ident>', 'committer, "Name <email>"')
+    .option('--trailer <key=value>', 'add a trailer to the commit message (repeatable)', collect)
+    .addOption(new Option('--dirty <mode>', 'touched paths with uncommitted changes: refuse, or include them in the commit').choices(['refuse', 'include']).default('refuse'))
+    .option('--strict', 'ambiguous matches and overwrites by Add/Move are errors')
+    .option('--diff', 'print a unified diff of the changes')
+    .option('--json', 'print one JSON result object');
+}
+
+function applyOptions(flags: ApplyFlags, patchText: string, check: boolean): ApplyOptions {
+  return {
+    patchText,
+    repoDir: flags.repo,
+    ref: flags.ref,
+    base: flags.base,
+    expectHead: flags.expectHead,
+    message: flags.message,
+    author: flags.author,
+    committer: flags.committer,
+    trailers: flags.trailer,
+    dirty: flags.dirty,
+    strict: flags.strict,
+    check,
+    withContents: flags.diff === true,
+  };
+}
+
+export function buildProgram(streams: Streams, setExit: (code: number) => void): Command {
+  const program = new Command('patchtx')
+    .description('Apply V4A patches as one git commit each, or not at all')
+    .version('0.1.0')
+    .exitOverride()
+    .configureOutput({ writeOut: streams.out, writeErr: streams.err });
+
+  const run = (json: boolean | undefined, fn: () => Promise<void>) =>
+    fn().catch((e) => setExit(printError(streams, toError(e), json === true)));
+
+  addApplyOptions(program.command('apply').argument('[patch...]', 'patch files, applied in order, one commit each; - or nothing: standard input'))
+    .description('apply patches, one commit each')
+    .action((sources: string[], flags: ApplyFlags) =>
+      run(flags.json, async () => {
+        const list = sources.length === 0 ? [undefined] : sources;
+        for (const source of list) {
+          const patchText = await readPatchSource(source);
+          const result = await applyTransaction(applyOptions(flags, patchText, false));
+          printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
+        }
+      }),
+    );
+
+  addApplyOptions(program.command('check').argument('[patch]', 'patch file; - or nothing: standard input'))
+    .description('run the whole pipeline without writing anything; exit 0 when the patch would apply')
+    .action((source: string | undefined, flags: ApplyFlags) =>
+      run(flags.json, async () => {
+        const result = await applyTransaction(applyOptions(flags, await readPatchSource(source), true));
+        printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
+      }),
+    );
+
+  program
+    .command('undo')
+    .argument('[commit]', 'the patchtx commit to undo (default: the newest one on the ref)')
+    .description('undo a patchtx transaction (reset if it is the tip, otherwise a revert commit)')
+    .option('--repo <dir>', 'repository to work in')
+    .option('--ref <ref>', 'ref to undo on (default: the checked-out branch)')
+    .option('--json', 'print one JSON result object')
+    .action((commit: string | undefined, flags: CommonFlags & { ref?: string }) =>
+      run(flags.json, async () => printUndo(streams, await undoTransaction({ repoDir: flags.repo, ref: flags.ref, commit }), flags.json === true)),
+    );
+
+  program
+    .command('redo')
+    .description('re-apply what the last undo removed')
+    .option('--repo <dir>', 'repository to work in')
+    .option('--ref <ref>', 'ref to redo on (default: the checked-out branch)')
+    .option('--json', 'print one JSON result object')
+    .action((flags: CommonFlags & { ref?: string }) =>
+      run(flags.json, async () => printUndo(streams, await redoTransaction({ repoDir: flags.repo, ref: flags.ref }), flags.json === true)),
+    );
+
+  program
+    .command('log')
+    .description('list patchtx transactions on a ref, newest first')
+    .option('--repo <dir>', 'repository to work in')
+    .option('--ref <ref>', 'ref to list (default: the checked-out branch)')
+    .option('-n, --max-count <n>', 'how many to list', '20')
+    .option('--json', 'print a JSON array')
+    .action((flags: CommonFlags & { ref?: string; maxCount: string }) =>
+      run(flags.json, async () => {
+        const max = Number(flags.maxCount);
+        if (!Number.isInteger(max) || max < 1) throw new PatchtxError('usage', `-n wants a positive whole number, got '${flags.maxCount}'`);
+        printLog(streams, await listTransactions({ repoDir: flags.repo, ref: flags.ref, max }), flags.json === true);
+      }),
+    );
+
+  program
+    .command('show')
+    .argument('<commit>', 'a patchtx commit')
+    .description('print the original patch text of a transaction')
+    .option('--repo <dir>', 'repository to work in')
+    .action((commit: string, flags: CommonFlags) =>
+      run(false, async () => {
+        streams.out(await showPatch({ repoDir: flags.repo, commit }));
+      }),
+    );
+
+  program
+    .command('recover')
+    .description('finish or drop a transaction that was interrupted (also done by every other command)')
+    .option('--repo <dir>', 'repository to work in')
+    .option('--json', 'print one JSON result object')
+    .action((flags: CommonFlags) =>
+      run(flags.json, async () => {
+        const report = await recoverCommand({ repoDir: flags.repo });
+        if (flags.json) streams.out(JSON.stringify({ ok: true, recovered: report }) + '\n');
+        else if (!report) streams.out('Nothing to recover.\n');
+        else streams.out(`Recovered an interrupted ${report.op ?? 'transaction'} on ${report.ref ?? '?'}: ${report.outcome === 'finished' ? `finished ${report.commit}` : 'it had not landed and was dropped'}.\n`);
+      }),
+    );
+
+  return program;
+}
+
+export async function main(argv: string[], streams: Streams = processStreams): Promise<number> {
+  let code = 0;
+  const program = buildProgram(streams, (c) => (code = c));
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
+    return printError(streams, toError(e), argv.includes('--json'));
+  }
+  return code;
+}

@@ -1,0 +1,90 @@
+// The file tree as the patch sees it while it is being applied: the base (a read-only
+// FileLookup) with the results of the hunks applied so far laid over it. Hunks run in patch
+// order against this view, so a later hunk sees what an earlier one did.
+import type { FileLookup } from './types.js';
+
+export class Overlay {
+  private readonly base: FileLookup;
+  private readonly baseCache = new Map<string, Uint8Array | undefined>();
+  /** written paths in order of first touch; null = removed */
+  private readonly writes = new Map<string, Uint8Array | null>();
+  /**
+   * Which base file a path's current content descends from through moves (null: none, the
+   * content is new). Paths not listed descend from themselves, if they exist in the base.
+   */
+  private readonly origins = new Map<string, string | null>();
+
+  constructor(base: FileLookup) {
+    this.base = base;
+  }
+
+  /** The file's bytes in the base, before the patch (read once, then cached). */
+  baseRead(path: string): Uint8Array | undefined {
+    if (this.baseCache.has(path)) return this.baseCache.get(path);
+    const bytes = this.base.read(path);
+    this.baseCache.set(path, bytes);
+    return bytes;
+  }
+
+  read(path: string): Uint8Array | undefined {
+    const written = this.writes.get(path);
+    if (written !== undefined) return written ?? undefined;
+    return this.baseRead(path);
+  }
+
+  exists(path: string): boolean {
+    return this.read(path) !== undefined;
+  }
+
+  /** A directory now: a file lives below it (in the base, or written by the patch). */
+  isDirectory(path: string): boolean {
+    const prefix = path + '/';
+    for (const [p, bytes] of this.writes) if (bytes !== null && p.startsWith(prefix)) return true;
+    // A base directory whose files the patch removed stays a directory: the reference leaves
+    // emptied directories in place, and the lookup cannot list what else lives below it.
+    return this.base.isDirectory(path);
+  }
+
+  /** The nearest proper ancestor of `path` that is a file now (writing `path` is impossible then). */
+  fileAncestor(path: string): string | undefined {
+    for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
+      const ancestor = path.slice(0, slash);
+      if (this.exists(ancestor)) return ancestor;
+    }
+    return undefined;
+  }
+
+  /** Add File: new content, descending from nothing. */
+  create(path: string, bytes: Uint8Array): void {
+    this.writes.set(path, bytes);
+    this.origins.set(path, null);
+  }
+
+  /** Update in place: the content keeps its ancestry. */
+  replace(path: string, bytes: Uint8Array): void {
+    this.writes.set(path, bytes);
+  }
+
+  remove(path: string): void {
+    this.writes.set(path, null);
+    this.origins.set(path, null);
+  }
+
+  move(from: string, to: string, bytes: Uint8Array): void {
+    const origin = this.originOf(from);
+    this.remove(from);
+    this.writes.set(to, bytes);
+    this.origins.set(to, origin ?? null);
+  }
+
+  /** The base file the content at `path` came from, if any. */
+  originOf(path: string): string | undefined {
+    if (this.origins.has(path)) return this.origins.get(path) ?? undefined;
+    return this.baseRead(path) === undefined ? undefined : path;
+  }
+
+  /** Every path the patch wrote or removed, in order of first touch, with its final content. */
+  touched(): Map<string, Uint8Array | null> {
+    return new Map(this.writes);
+  }
+}

@@ -1,0 +1,142 @@
+// A parsed patch applied in memory: hunks run in patch order over an overlay of the base files,
+// and the outcome is a plan (final bytes of every touched path, net changes, the reference's
+// summary lines, warnings). Nothing is written anywhere; the caller commits the plan, or not.
+//
+// Where the reference's behaviour is kept: Add and Move overwrite an existing file (unless
+// strict), Delete/Update of a missing path or a directory fail, a file touched by several hunks
+// sees the earlier hunks' results. Where patchtx differs on purpose: a failure anywhere means no
+// plan at all (atomic), a move onto itself is a plain update (the reference loses the file), and
+// a pure rename or a delete never decodes the file, so binary files survive them byte for byte.
+import type { Hunk, Patch } from '../patch/types.js';
+import { PatchtxError } from '../errors.js';
+import { encodeText } from '../apply/text.js';
+import { netChanges } from './changes.js';
+import { Overlay } from './overlay.js';
+import { applyChunks } from './update.js';
+import type { FileLookup, Plan, PlanOptions, PlanWarning } from './types.js';
+
+type AddHunk = Extract<Hunk, { kind: 'add' }>;
+type DeleteHunk = Extract<Hunk, { kind: 'delete' }>;
+type UpdateHunk = Extract<Hunk, { kind: 'update' }>;
+
+export function planPatch(patch: Patch, lookup: FileLookup, options: PlanOptions = {}): Plan {
+  if (patch.hunks.length === 0) {
+    // The parser already refuses this; kept for callers that build a Patch themselves.
+    throw new PatchtxError('no_changes', 'No files were modified.');
+  }
+  const tree = new Overlay(lookup);
+  const summary: string[] = [];
+  const warnings: PlanWarning[] = [];
+  for (const hunk of patch.hunks) {
+    switch (hunk.kind) {
+      case 'add':
+        addFile(tree, hunk, options, warnings);
+        summary.push(`A ${hunk.path}`);
+        break;
+      case 'delete':
+        deleteFile(tree, hunk);
+        summary.push(`D ${hunk.path}`);
+        break;
+      case 'update':
+        updateFile(tree, hunk, options, warnings);
+        summary.push(`M ${hunk.moveTo ?? hunk.path}`);
+        break;
+    }
+  }
+  return { files: tree.touched(), changes: netChanges(tree), summary, warnings };
+}
+
+function addFile(tree: Overlay, hunk: AddHunk, options: PlanOptions, warnings: PlanWarning[]): void {
+  const { path, line } = hunk;
+  checkWritable(tree, path, { path, line }, 'Add File');
+  if (tree.exists(path)) {
+    if (options.strict) {
+      throw new PatchtxError(
+        'already_exists',
+        `Add File ${path}: the file already exists (strict mode does not overwrite files; use Update File, or Delete File first)`,
+        { path, line },
+      );
+    }
+    warnings.push({ kind: 'overwrite', message: `Add File ${path} overwrites the existing file`, path, line });
+  }
+  tree.create(path, encodeText(hunk.contents));
+}
+
+function deleteFile(tree: Overlay, hunk: DeleteHunk): void {
+  const { path, line } = hunk;
+  if (!tree.exists(path)) {
+    if (tree.isDirectory(path)) {
+      throw new PatchtxError('is_directory', `Failed to delete file ${path}: it is a directory`, { path, line });
+    }
+    throw new PatchtxError('file_not_found', `Failed to delete file ${path}: No such file or directory`, {
+      path,
+      line,
+    });
+  }
+  tree.remove(path);
+}
+
+function updateFile(tree: Overlay, hunk: UpdateHunk, options: PlanOptions, warnings: PlanWarning[]): void {
+  const { path, line } = hunk;
+  const before = tree.read(path);
+  if (before === undefined) {
+    if (tree.isDirectory(path)) {
+      throw new PatchtxError('is_directory', `Failed to read file to update ${path}: Is a directory`, { path, line });
+    }
+    throw new PatchtxError('file_not_found', `Failed to read file to update ${path}: No such file or directory`, {
+      path,
+      line,
+    });
+  }
+
+  let after = before; // no chunks (a pure rename): the bytes move as they are, never decoded
+  if (hunk.chunks.length > 0) {
+    try {
+      const updated = applyChunks(before, hunk.chunks, path, options);
+      after = updated.bytes;
+      warnings.push(...updated.warnings);
+    } catch (e) {
+      if (e instanceof PatchtxError && e.data.line === undefined) e.data.line = line;
+      throw e;
+    }
+  }
+
+  const dest = hunk.moveTo;
+  if (dest === null || dest === path) {
+    // A move onto itself is an update: the reference writes the file and then deletes it.
+    tree.replace(path, after);
+    return;
+  }
+  checkWritable(tree, dest, { path: dest, from: path, line }, 'Move to');
+  if (tree.exists(dest)) {
+    if (options.strict) {
+      throw new PatchtxError(
+        'already_exists',
+        `Move to ${dest}: the destination already exists (strict mode does not overwrite files)`,
+        { path: dest, from: path, line },
+      );
+    }
+    warnings.push({
+      kind: 'overwrite',
+      message: `Move of ${path} to ${dest} overwrites the existing file ${dest}`,
+      path: dest,
+      line,
+    });
+  }
+  tree.move(path, dest, after);
+}
+
+/** A file can be written at `path`: it is not a directory and no ancestor is a file. */
+function checkWritable(tree: Overlay, path: string, data: Record<string, unknown> & { path: string }, what: string): void {
+  if (tree.isDirectory(path)) {
+    throw new PatchtxError('is_directory', `Failed to write file ${path} (${what}): it is a directory`, data);
+  }
+  const ancestor = tree.fileAncestor(path);
+  if (ancestor !== undefined) {
+    throw new PatchtxError(
+      'already_exists',
+      `Failed to write file ${path} (${what}): ${ancestor} is a file, not a directory`,
+      { ...data, conflictsWith: ancestor },
+    );
+  }
+}

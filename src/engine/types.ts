@@ -1,0 +1,46 @@
+// The engine's contract: a parsed patch plus a read-only view of the current files in,
+// a plan (final contents of every touched path) out. No disk I/O anywhere below this line.
+
+export interface FileLookup {
+  /** bytes of the regular file at `path`, or undefined when there is no file there */
+  read(path: string): Uint8Array | undefined;
+  /** true when `path` is a directory (some file lives below it) */
+  isDirectory(path: string): boolean;
+}
+
+export interface PlanOptions {
+  /**
+   * Strict mode turns silent choices into errors: an ambiguous chunk match (`ambiguous_match`),
+   * Add onto an existing file and Move onto an existing file (`already_exists`).
+   */
+  strict?: boolean;
+}
+
+/** Net effect on one path relative to the base, in order of first touch. */
+export interface FileChange {
+  op: 'A' | 'M' | 'D' | 'R';
+  /** the path as it is after the patch (for D: the deleted path) */
+  path: string;
+  /** for R: the old path */
+  from?: string;
+}
+
+export interface PlanWarning {
+  kind: 'ambiguous_match' | 'overwrite' | string;
+  message: string;
+  path: string;
+  chunk?: number;
+  line?: number;
+  /** 1-based file line numbers of the other places the chunk also matched */
+  candidates?: number[];
+}
+
+export interface Plan {
+  /** final content of every path the patch touched; null = the path no longer exists */
+  files: Map<string, Uint8Array | null>;
+  /** net A/M/D/R changes relative to the base (paths whose final bytes equal the base are left out) */
+  changes: FileChange[];
+  /** Codex-style summary lines, one per hunk: `A path`, `M path` (destination for a move), `D path` */
+  summary: string[];
+  warnings: PlanWarning[];
+}

@@ -1,0 +1,118 @@
+// Tree objects: a sorted list of `<mode> <name>\0<20-byte oid>` records.
+//
+// Sort order is git's: entries compare bytewise by name, except that a directory compares as if its
+// name ended in '/'. So `a.txt` < `a/` < `a0`: a tree named `a` sorts after `a.txt`. Getting this wrong
+// produces trees that git reads but `git fsck` flags, and oids that differ from git's.
+import { PatchtxError } from '../../errors.js';
+
+export type TreeMode = '100644' | '100755' | '120000' | '40000' | '160000';
+
+export interface TreeEntry {
+  mode: TreeMode;
+  name: string;
+  oid: string;
+  /**
+   * The name's bytes, present only when they are not valid UTF-8 (git file names are bytes): lets a
+   * tree that is rewritten around such an entry keep the entry exactly.
+   */
+  rawName?: Uint8Array;
+}
+
+export const EMPTY_TREE_OID = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const encoder = new TextEncoder();
+
+/**
+ * The mode git would store for `octal`: git canonicalises modes when it builds trees from the index
+ * (a regular file is 644 or 755 depending only on the owner-execute bit), so an edited tree must do
+ * the same to get git's oid.
+ */
+export function canonicalMode(octal: string): TreeMode | null {
+  if (!/^[0-7]+$/.test(octal)) return null;
+  const mode = parseInt(octal, 8);
+  switch (mode & 0o170000) {
+    case 0o040000:
+      return '40000';
+    case 0o120000:
+      return '120000';
+    case 0o160000:
+      return '160000';
+    case 0o100000:
+      return mode & 0o100 ? '100755' : '100644';
+    default:
+      return null;
+  }
+}
+
+export const isTreeMode = (mode: string): boolean => mode === '40000';
+
+export function nameBytes(entry: TreeEntry): Uint8Array {
+  return entry.rawName ?? encoder.encode(entry.name);
+}
+
+export function parseTree(data: Uint8Array, oid = '(tree)'): TreeEntry[] {
+  const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const entries: TreeEntry[] = [];
+  let i = 0;
+  while (i < buf.length) {
+    const space = buf.indexOf(0x20, i);
+    const nul = space < 0 ? -1 : buf.indexOf(0, space + 1);
+    if (space < 0 || nul < 0 || nul + 21 > buf.length) {
+      throw new PatchtxError('internal', `malformed tree object ${oid}`, { oid });
+    }
+    const modeText = buf.toString('latin1', i, space);
+    const mode = canonicalMode(modeText);
+    if (!mode) throw new PatchtxError('internal', `tree ${oid} has an entry with mode ${modeText}`, { oid });
+    const raw = buf.subarray(space + 1, nul);
+    let name: string;
+    let rawName: Uint8Array | undefined;
+    try {
+      name = strictUtf8.decode(raw);
+    } catch {
+      name = raw.toString('utf8');
+      rawName = Uint8Array.from(raw);
+    }
+    const entry: TreeEntry = { mode, name, oid: buf.toString('hex', nul + 1, nul + 21) };
+    if (rawName) entry.rawName = rawName;
+    entries.push(entry);
+    i = nul + 21;
+  }
+  return entries;
+}
+
+/** git's order: bytewise, with a directory's name taken as `name/`. */
+export function compareTreeEntries(a: TreeEntry, b: TreeEntry): number {
+  const an = nameBytes(a);
+  const bn = nameBytes(b);
+  const len = Math.min(an.length, bn.length);
+  for (let i = 0; i < len; i++) {
+    if (an[i] !== bn[i]) return an[i]! - bn[i]!;
+  }
+  // one name is a prefix of the other: the next "character" is '/' for a tree, end-of-name otherwise
+  const ac = an.length > len ? an[len]! : isTreeMode(a.mode) ? 0x2f : 0;
+  const bc = bn.length > len ? bn[len]! : isTreeMode(b.mode) ? 0x2f : 0;
+  return ac - bc;
+}
+
+/** Serialises entries in git's order; duplicate or unusable names are a caller bug. */
+export function serializeTree(entries: readonly TreeEntry[]): Uint8Array {
+  const sorted = [...entries].sort(compareTreeEntries);
+  const parts: Buffer[] = [];
+  const seen = new Set<string>();
+  for (const e of sorted) {
+    if (e.name === '' || e.name.includes('/') || e.name.includes('\0')) {
+      throw new PatchtxError('internal', `invalid tree entry name ${JSON.stringify(e.name)}`, { path: e.name });
+    }
+    const key = Buffer.from(nameBytes(e)).toString('latin1');
+    if (seen.has(key)) {
+      throw new PatchtxError('internal', `duplicate tree entry ${JSON.stringify(e.name)}`, { path: e.name });
+    }
+    if (!/^[0-9a-f]{40}$/.test(e.oid)) {
+      throw new PatchtxError('internal', `invalid object id ${e.oid} for tree entry ${e.name}`, { path: e.name });
+    }
+    seen.add(key);
+    parts.push(Buffer.from(`${e.mode} `, 'latin1'), Buffer.from(nameBytes(e)), Buffer.from([0]), Buffer.from(e.oid, 'hex'));
+  }
+  return Buffer.concat(parts);
+}

@@ -1,0 +1,86 @@
+// Git notes (the format `git notes` uses): a notes ref points to a commit whose tree maps annotated
+// objects to note blobs, by file name = the annotated object's hex id. Large notes trees fan out into
+// directories (`ab/cdef…`, `ab/cd/ef…`); git reads any mix of layouts. patchtx writes its notes flat,
+// and when replacing a note removes the old one wherever it sits, so each object has one note.
+//
+// Notes of different commits never conflict, so a lost compare-and-swap on the notes ref (another
+// transaction added its note first) is simply retried on top of the new tip.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isPatchtxError } from '../errors.js';
+import type { Identity } from './model/identity.js';
+import type { ObjectStore } from './objects.js';
+import { readRef, updateRef } from './refs.js';
+import type { Repository } from './repository.js';
+import { editTree, lookupPaths, type TreeEdit } from './tree-edit.js';
+
+export interface AddNoteOptions {
+  /** e.g. refs/notes/patchtx */
+  notesRef: string;
+  /** the annotated object (a commit oid) */
+  target: string;
+  text: string;
+  /** author and committer of the notes commit, and the reflog identity */
+  identity: Identity;
+  /** compare-and-swap attempts before giving up (default 20) */
+  attempts?: number;
+}
+
+const NOTES_MESSAGE = "Notes added by 'patchtx'\n";
+
+/** Where a note for `target` can sit: flat, or under one or two levels of fan-out. */
+function candidatePaths(target: string): string[] {
+  return [target, `${target.slice(0, 2)}/${target.slice(2)}`, `${target.slice(0, 2)}/${target.slice(2, 4)}/${target.slice(4)}`];
+}
+
+async function notesTree(store: ObjectStore, tip: string | null): Promise<string | null> {
+  return tip === null ? null : (await store.readCommit(tip)).tree;
+}
+
+/** Adds (or replaces) the note on `target`; returns the new notes commit. */
+export async function addNote(store: ObjectStore, repo: Repository, opts: AddNoteOptions): Promise<string> {
+  const target = opts.target.toLowerCase();
+  const blob = await store.writeBlob(Buffer.from(opts.text, 'utf8'));
+  const attempts = opts.attempts ?? 20;
+  for (let attempt = 1; ; attempt++) {
+    const tip = await readRef(repo, opts.notesRef);
+    const tree = await notesTree(store, tip);
+    const existing = await lookupPaths(store, tree, candidatePaths(target));
+    const edits = new Map<string, TreeEdit>();
+    for (const [p, info] of existing) if (info.type === 'blob') edits.set(p, null);
+    edits.set(target, { oid: blob, mode: '100644' });
+    const newTree = await editTree(store, tree, edits);
+    const commit = await store.writeCommit({
+      tree: newTree,
+      parents: tip === null ? [] : [tip],
+      author: opts.identity,
+      committer: opts.identity,
+      message: NOTES_MESSAGE,
+    });
+    try {
+      await updateRef(repo, {
+        ref: opts.notesRef,
+        expectedOld: tip,
+        newOid: commit,
+        message: `notes: ${NOTES_MESSAGE}`,
+        identity: opts.identity,
+      });
+      return commit;
+    } catch (e) {
+      if (!isPatchtxError(e) || e.kind !== 'stale' || attempt >= attempts) throw e;
+      // jittered backoff so that two writers that collided do not collide again in lockstep
+      await sleep(2 + Math.random() * 4 * Math.min(attempt, 5));
+    }
+  }
+}
+
+/** The note on `target` under `notesRef`, or null when there is none. */
+export async function readNote(store: ObjectStore, repo: Repository, notesRef: string, target: string): Promise<string | null> {
+  const tip = await readRef(repo, notesRef);
+  const tree = await notesTree(store, tip);
+  if (tree === null) return null;
+  const found = await lookupPaths(store, tree, candidatePaths(target.toLowerCase()));
+  for (const info of found.values()) {
+    if (info.type === 'blob') return Buffer.from(await store.readBlob(info.oid)).toString('utf8');
+  }
+  return null;
+}

@@ -1,0 +1,41 @@
+// The paths that differ between two trees, found by walking both and descending only into
+// subtrees whose ids differ, so the cost follows the size of the change.
+import type { TreeEntry } from './model/tree.js';
+import type { ObjectStore } from './objects.js';
+
+export interface EntryState {
+  oid: string;
+  mode: TreeEntry['mode'];
+}
+
+export interface PathDelta {
+  path: string;
+  before: EntryState | null;
+  after: EntryState | null;
+}
+
+const isTree = (e: TreeEntry | undefined): boolean => e?.mode === '40000';
+
+export async function diffTrees(store: ObjectStore, a: string | null, b: string | null): Promise<PathDelta[]> {
+  const out: PathDelta[] = [];
+  const walk = async (ta: string | null, tb: string | null, prefix: string): Promise<void> => {
+    if (ta === tb) return;
+    const ea = new Map((ta ? await store.readTree(ta) : []).map((e) => [e.name, e]));
+    const eb = new Map((tb ? await store.readTree(tb) : []).map((e) => [e.name, e]));
+    const names = [...new Set([...ea.keys(), ...eb.keys()])].sort();
+    for (const name of names) {
+      const x = ea.get(name);
+      const y = eb.get(name);
+      if (x && y && x.oid === y.oid && x.mode === y.mode) continue;
+      const p = prefix + name;
+      if (isTree(x) || isTree(y)) {
+        await walk(isTree(x) ? x!.oid : null, isTree(y) ? y!.oid : null, p + '/');
+      }
+      const bx = x && !isTree(x) ? { oid: x.oid, mode: x.mode } : null;
+      const by = y && !isTree(y) ? { oid: y.oid, mode: y.mode } : null;
+      if (bx || by) out.push({ path: p, before: bx, after: by });
+    }
+  };
+  await walk(a, b, '');
+  return out.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+}

@@ -1,0 +1,310 @@
+// Reading and writing files of the working tree for the paths a patch touches, and nothing else.
+// Paths are repo-relative with `/`. Nothing is ever written or deleted through a symbolic link:
+// each leading directory is lstat'ed, a symlink (or a file) there stops us, and a symlink at the
+// target itself is replaced, never followed. (Between the check and the write another process
+// could still swap a directory for a symlink; Node has no openat() to close that window.)
+import { randomBytes } from 'node:crypto';
+import { constants, type BigIntStats, type Stats } from 'node:fs';
+import { chmod, lstat, mkdir, open, readlink, rename, rmdir, symlink, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { PatchtxError } from '../errors.js';
+import { hashBlob } from './hash.js';
+import {
+  MODE_EXECUTABLE,
+  MODE_GITLINK,
+  MODE_SYMLINK,
+  isRacilyClean,
+  statDataOf,
+  type IndexEntry,
+  type Timestamp,
+} from './index-file.js';
+
+export type WorktreePathState =
+  | { kind: 'file'; data: Buffer; executable: boolean; stat: BigIntStats }
+  | { kind: 'symlink'; target: string; stat: BigIntStats }
+  | { kind: 'dir'; stat: BigIntStats }
+  | { kind: 'missing' }
+  /** a leading directory of the path is a symlink or not a directory: `by` is that prefix */
+  | { kind: 'blocked'; by: string }
+  /** a FIFO, socket or device: never read, never replaced */
+  | { kind: 'other'; stat: BigIntStats };
+
+const EMPTY_BLOB = 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391';
+
+/** The components of a repo-relative path; anything that could leave the working tree or reach
+ * into .git is refused here too, whatever the callers checked before. */
+function componentsOf(repoPath: string): string[] {
+  const parts = repoPath.split('/');
+  const bad = parts.find((c) => c === '' || c === '.' || c === '..' || c.toLowerCase() === '.git' || c.includes('\0'));
+  if (bad !== undefined || repoPath.includes('\\')) {
+    throw new PatchtxError('path_rejected', `not a usable working tree path: ${JSON.stringify(repoPath)}`, { path: repoPath });
+  }
+  return parts;
+}
+
+async function lstatOrNull(file: string): Promise<BigIntStats | null> {
+  try {
+    return await lstat(file, { bigint: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw ioError(e, 'inspect', file);
+  }
+}
+
+function ioError(e: unknown, action: string, file: string): PatchtxError {
+  if (e instanceof PatchtxError) return e;
+  const err = e as NodeJS.ErrnoException;
+  return new PatchtxError('internal', `cannot ${action} ${file}: ${err.message ?? String(e)}`, { path: file, errno: err.code });
+}
+
+type LeadingDirs = { kind: 'ok' } | { kind: 'missing'; from: number } | { kind: 'blocked'; by: string; symlink: boolean };
+
+/** lstat of each leading directory of `parts`, stopping at the first that is missing or is not a
+ * real directory. */
+async function checkLeadingDirs(workdir: string, parts: string[]): Promise<LeadingDirs> {
+  for (let i = 0; i < parts.length - 1; i++) {
+    const st = await lstatOrNull(path.join(workdir, ...parts.slice(0, i + 1)));
+    if (!st) return { kind: 'missing', from: i };
+    if (!st.isDirectory()) return { kind: 'blocked', by: parts.slice(0, i + 1).join('/'), symlink: st.isSymbolicLink() };
+  }
+  return { kind: 'ok' };
+}
+
+export async function inspectWorktreePath(workdir: string, repoPath: string): Promise<WorktreePathState> {
+  const parts = componentsOf(repoPath);
+  const leading = await checkLeadingDirs(workdir, parts);
+  if (leading.kind === 'missing') return { kind: 'missing' };
+  if (leading.kind === 'blocked') return { kind: 'blocked', by: leading.by };
+  const file = path.join(workdir, ...parts);
+  const stat = await lstatOrNull(file);
+  if (!stat) return { kind: 'missing' };
+  if (stat.isSymbolicLink()) return { kind: 'symlink', target: await readlink(file), stat };
+  if (stat.isDirectory()) return { kind: 'dir', stat };
+  if (!stat.isFile()) return { kind: 'other', stat };
+  return { kind: 'file', data: await readRegularFile(file), executable: (stat.mode & 0o100n) !== 0n, stat };
+}
+
+/** Reads a regular file without following a symlink that may have appeared since the lstat. */
+async function readRegularFile(file: string): Promise<Buffer> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Creates the missing leading directories of `parts`; refuses (path_rejected) when one of them is
+ * a symlink, or a file the caller did not remove first. */
+async function makeLeadingDirs(workdir: string, repoPath: string, parts: string[]): Promise<void> {
+  const leading = await checkLeadingDirs(workdir, parts);
+  if (leading.kind === 'blocked') {
+    const what = leading.symlink ? 'a symbolic link' : 'not a directory';
+    throw new PatchtxError('path_rejected', `cannot write ${repoPath}: ${leading.by} is ${what}`, {
+      path: repoPath,
+      by: leading.by,
+      reason: leading.symlink ? 'symlink_prefix' : 'file_prefix',
+    });
+  }
+  if (leading.kind === 'missing') {
+    for (let i = leading.from; i < parts.length - 1; i++) {
+      const dir = path.join(workdir, ...parts.slice(0, i + 1));
+      try {
+        await mkdir(dir, 0o777);
+      } catch (e) {
+        // someone else made it meanwhile: fine if it is a real directory
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !(await lstatOrNull(dir))?.isDirectory()) throw ioError(e, 'create', dir);
+      }
+    }
+  }
+}
+
+/** A name next to the target for writing the new content before it is renamed into place. */
+function tempPathFor(file: string): string {
+  const base = path.basename(file).slice(0, 64);
+  return path.join(path.dirname(file), `.${base}.patchtx-${process.pid}-${randomBytes(4).toString('hex')}`);
+}
+
+export interface WriteFileOptions {
+  /** core.fileMode: when false the exec bit on disk means nothing to git, so an existing file
+   * keeps its permissions and only new files get them from `executable` */
+  trustExecutableBit?: boolean;
+}
+
+/** Prepares the target of a write: leading directories exist, and whatever is at the target may
+ * be replaced by rename (a file or a symlink; not a directory). Returns its lstat or null. */
+async function prepareTarget(workdir: string, repoPath: string): Promise<{ file: string; existing: BigIntStats | null }> {
+  const parts = componentsOf(repoPath);
+  await makeLeadingDirs(workdir, repoPath, parts);
+  const file = path.join(workdir, ...parts);
+  const existing = await lstatOrNull(file);
+  if (existing?.isDirectory()) {
+    throw new PatchtxError('is_directory', `cannot write ${repoPath}: it is a directory in the working tree`, { path: repoPath });
+  }
+  return { file, existing };
+}
+
+/** Moves `temp` over `file` (an atomic replace that never follows a symlink at `file`), cleaning
+ * up `temp` on failure; returns the lstat of the result, to be recorded in the index. */
+async function renameIntoPlace(temp: string, file: string): Promise<BigIntStats> {
+  try {
+    await rename(temp, file);
+  } catch (e) {
+    await unlink(temp).catch(() => undefined);
+    throw ioError(e, 'write', file);
+  }
+  return lstat(file, { bigint: true });
+}
+
+/** Writes a regular file: content into a temporary file in the same directory, then renamed over
+ * the target. Permissions are git's: 0777 or 0666 for an executable or not, less the umask. */
+export async function writeWorktreeFile(
+  workdir: string,
+  repoPath: string,
+  data: Uint8Array,
+  executable: boolean,
+  options: WriteFileOptions = {},
+): Promise<BigIntStats> {
+  const { file, existing } = await prepareTarget(workdir, repoPath);
+  const keepMode = options.trustExecutableBit === false && existing?.isFile() ? Number(existing.mode & 0o7777n) : null;
+  const temp = tempPathFor(file);
+  try {
+    const handle = await open(temp, 'wx', keepMode ?? (executable ? 0o777 : 0o666));
+    try {
+      await handle.writeFile(data);
+    } finally {
+      await handle.close();
+    }
+    if (keepMode !== null) await chmod(temp, keepMode);
+  } catch (e) {
+    await unlink(temp).catch(() => undefined);
+    throw ioError(e, 'write', file);
+  }
+  return renameIntoPlace(temp, file);
+}
+
+/** Creates or replaces a symbolic link (the link itself; its target is never touched). */
+export async function writeWorktreeSymlink(workdir: string, repoPath: string, target: string): Promise<BigIntStats> {
+  const { file } = await prepareTarget(workdir, repoPath);
+  const temp = tempPathFor(file);
+  try {
+    await symlink(target, temp);
+  } catch (e) {
+    throw ioError(e, 'write', file);
+  }
+  return renameIntoPlace(temp, file);
+}
+
+/**
+ * Removes a file or symlink (never what a symlink points to), then every leading directory that
+ * became empty, up to but not including the working tree root. This is what git does when a
+ * checkout or `git rm` removes a file; the Codex reference apply_patch leaves the empty
+ * directories behind, but a tree that went through git would not have them.
+ * Returns false when there was nothing to remove.
+ */
+export async function removeWorktreeFile(workdir: string, repoPath: string): Promise<boolean> {
+  const parts = componentsOf(repoPath);
+  const leading = await checkLeadingDirs(workdir, parts);
+  if (leading.kind === 'missing') return false;
+  if (leading.kind === 'blocked') {
+    if (!leading.symlink) return false; // a file where a directory would be: the path cannot exist
+    throw new PatchtxError('path_rejected', `cannot remove ${repoPath}: ${leading.by} is a symbolic link`, {
+      path: repoPath,
+      by: leading.by,
+      reason: 'symlink_prefix',
+    });
+  }
+  const file = path.join(workdir, ...parts);
+  const st = await lstatOrNull(file);
+  if (!st) return false;
+  if (st.isDirectory()) {
+    throw new PatchtxError('is_directory', `cannot remove ${repoPath}: it is a directory in the working tree`, { path: repoPath });
+  }
+  try {
+    await unlink(file);
+  } catch (e) {
+    throw ioError(e, 'remove', file);
+  }
+  for (let depth = parts.length - 1; depth > 0; depth--) {
+    try {
+      await rmdir(path.join(workdir, ...parts.slice(0, depth)));
+    } catch {
+      break; // not empty (or gone, or not ours to remove): the directories above are not empty either
+    }
+  }
+  return true;
+}
+
+export interface ModifiedCheckOptions {
+  /** mtime of the index file the entry comes from (GitIndex.timestamp): entries not older than it
+   * are racily clean and get their content compared */
+  indexTimestamp: Timestamp | null;
+  /** core.fileMode (default true): whether the exec bit on disk counts */
+  trustExecutableBit?: boolean;
+  /** core.trustctime (default true) */
+  trustCtime?: boolean;
+  /** core.symlinks (default true): when false, symlinks are plain files holding the target */
+  symlinks?: boolean;
+}
+
+/**
+ * Whether the working tree file differs from its index entry, git's way: same file type and exec
+ * bit, stat data equal (size, mtime, ctime, inode, owner) and not racily clean means unchanged
+ * without reading it; otherwise the content (for a symlink: its target) is hashed and compared with
+ * the entry's object id. `stat` is the file's lstat (null: missing; undefined: lstat it here).
+ * Content filters (autocrlf, .gitattributes eol or filters) are not applied: with them a file may
+ * be reported as modified when git would call it clean, never the reverse.
+ */
+export async function isWorktreeFileModified(
+  workdir: string,
+  entry: IndexEntry,
+  stat: BigIntStats | Stats | null | undefined,
+  options: ModifiedCheckOptions,
+): Promise<boolean> {
+  const parts = componentsOf(entry.path);
+  const file = path.join(workdir, ...parts);
+  if (stat === undefined) {
+    // a path whose leading directory is a symlink is not in the working tree: git calls it deleted
+    stat = (await checkLeadingDirs(workdir, parts)).kind === 'ok' ? await lstatOrNull(file) : null;
+  }
+  if (!stat) return true;
+  if (entry.mode === MODE_GITLINK) return !stat.isDirectory();
+
+  const symlinkEntry = entry.mode === MODE_SYMLINK;
+  const readsAsSymlink = stat.isSymbolicLink();
+  if (readsAsSymlink !== symlinkEntry && !(symlinkEntry && options.symlinks === false && stat.isFile())) return true;
+  if (!readsAsSymlink && !stat.isFile()) return true;
+  if (!symlinkEntry && options.trustExecutableBit !== false) {
+    const executable = (Number(stat.mode) & 0o100) !== 0;
+    if (executable !== (entry.mode === MODE_EXECUTABLE)) return true;
+  }
+
+  if (statMatches(entry, stat, options.trustCtime !== false) && !isRacilyClean(entry.mtimeSeconds, options.indexTimestamp)) {
+    // an entry smudged to size 0 by a racy-git write only matches an empty file by stat alone
+    if (entry.size !== 0 || entry.oid === EMPTY_BLOB) return false;
+  }
+
+  let content: Buffer;
+  try {
+    content = readsAsSymlink ? await readlink(file, { encoding: 'buffer' }) : await readRegularFile(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR') return true; // changed under us
+    throw ioError(e, 'read', file);
+  }
+  return hashBlob(content) !== entry.oid;
+}
+
+function statMatches(entry: IndexEntry, st: BigIntStats | Stats, trustCtime: boolean): boolean {
+  const now = statDataOf(st);
+  return (
+    now.size === entry.size &&
+    now.mtimeSeconds === entry.mtimeSeconds &&
+    now.mtimeNanoseconds === entry.mtimeNanoseconds &&
+    (!trustCtime || (now.ctimeSeconds === entry.ctimeSeconds && now.ctimeNanoseconds === entry.ctimeNanoseconds)) &&
+    now.ino === entry.ino &&
+    now.uid === entry.uid &&
+    now.gid === entry.gid
+  );
+}

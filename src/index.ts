@@ -1,0 +1,12 @@
+// The library: `import { parsePatch, applyPatch, PatchtxError } from 'patchtx'`.
+export { parsePatch } from './api/parsePatch.js';
+export { applyPatch } from './api/applyPatch.js';
+export type { ApplyPatchOptions, ApplyPatchResult, FileContent, FileMap } from './api/applyPatch.js';
+export { PatchtxError, isPatchtxError, exitCodeFor } from './errors.js';
+export type { ErrorData, ErrorKind } from './errors.js';
+export type { Chunk, ChunkLine, Hunk, Patch } from './patch/types.js';
+export { planPatch } from './engine/plan.js';
+export type { FileChange, FileLookup, Plan, PlanOptions, PlanWarning } from './engine/types.js';
+export { unifiedDiff } from './engine/diff.js';
+export { createPatchFromTexts } from './patch/create.js';
+export type { FileTexts } from './patch/create.js';

@@ -1,0 +1,204 @@
+// Where each chunk of one Update hunk applies: the reference's cursor algorithm.
+//
+// A cursor starts at line 0. For each chunk: every `@@ text` header, in turn, must equal a whole
+// line at/after the cursor (modulo the match passes) and moves the cursor past it, so stacked
+// headers narrow the search step by step. Then the chunk's old lines are searched from the
+// cursor (only the final window with `*** End of File`); if they are not found and the last old
+// line is empty, the search is retried without it. A match moves the cursor past the block, so
+// chunks must come in file order.
+import type { Chunk, ChunkLine } from '../patch/types.js';
+import type { PlanOptions, PlanWarning } from '../engine/types.js';
+import { PatchtxError } from '../errors.js';
+import { contextNotFoundError, linesNotFoundError } from '../apply/diagnose.js';
+import type { MatchPass } from './normalize.js';
+import { SearchableLines } from './searchable.js';
+import { DEFAULT_MAX_OTHERS, findMatchesOfPass, seekSequence } from './seek.js';
+
+/** One chunk placed in the file. */
+export interface LineEdit {
+  /** 0-based line where the chunk's old lines start (`count` = after the last line) */
+  start: number;
+  /** the chunk's lines as they apply here (after the trailing-empty-line retry, if it happened) */
+  lines: readonly ChunkLine[];
+  /** 1-based chunk number within the hunk */
+  chunk: number;
+}
+
+export interface LocateResult {
+  /** in file order (chunks placed at the same line keep patch order) */
+  edits: LineEdit[];
+  warnings: PlanWarning[];
+}
+
+/** What a placed chunk needs for the ambiguity check that runs once all chunks are placed. */
+interface Placement {
+  chunkNumber: number;
+  chunk: Chunk;
+  /** first line this chunk consumed (its first `@@` line, else its block); none for EOF appends */
+  consumedFrom: number | undefined;
+  /** the search whose alternatives matter, if any */
+  found?: { pattern: readonly string[]; index: number; pass: MatchPass };
+}
+
+export function locateChunks(
+  search: SearchableLines,
+  chunks: readonly Chunk[],
+  path: string,
+  options: PlanOptions = {},
+): LocateResult {
+  const edits: LineEdit[] = [];
+  const placements: Placement[] = [];
+  let cursor = 0;
+
+  chunks.forEach((chunk, i) => {
+    const chunkNumber = i + 1;
+    let consumedFrom: number | undefined;
+    let lastContext: Placement['found'];
+    for (const context of chunk.contexts) {
+      const m = seekSequence(search, [context], cursor, false, 0);
+      if (m === undefined) {
+        throw contextNotFoundError({ search, path, context, chunk, chunkNumber, cursor });
+      }
+      consumedFrom ??= m.index;
+      lastContext = { pattern: [context], index: m.index, pass: m.pass };
+      cursor = m.index + 1;
+    }
+
+    if (chunk.oldLines.length === 0) {
+      if (chunk.contexts.length === 0) {
+        // Nothing to find and no header: appended at the end of the file, as the reference does.
+        edits.push({ start: search.count, lines: chunk.lines, chunk: chunkNumber });
+        placements.push({ chunkNumber, chunk, consumedFrom: undefined });
+      } else {
+        // Deliberate divergence: the reference appends a pure addition at the end of the file
+        // even under an `@@ text` header (and ignores the cursor). Inserting right after the
+        // header line is what the header says, and what the author of such a patch means.
+        edits.push({ start: cursor, lines: chunk.lines, chunk: chunkNumber });
+        placements.push({ chunkNumber, chunk, consumedFrom, found: lastContext });
+      }
+      return;
+    }
+
+    let lines: readonly ChunkLine[] = chunk.lines;
+    let pattern: readonly string[] = chunk.oldLines;
+    let m = seekSequence(search, pattern, cursor, chunk.isEndOfFile, 0);
+    if (m === undefined && pattern[pattern.length - 1] === '') {
+      // The model often ends a chunk with an empty context line the file does not have there.
+      lines = withoutTrailingEmptyLine(chunk.lines);
+      pattern = oldSide(lines);
+      m = seekSequence(search, pattern, cursor, chunk.isEndOfFile, 0);
+    }
+    if (m === undefined) {
+      throw linesNotFoundError({ search, path, chunk, chunkNumber, cursor });
+    }
+    edits.push({ start: m.index, lines, chunk: chunkNumber });
+    placements.push({
+      chunkNumber,
+      chunk,
+      // An emptied pattern consumes nothing: it just inserts at the cursor.
+      consumedFrom: pattern.length === 0 ? consumedFrom : (consumedFrom ?? m.index),
+      // `*** End of File` allows one window only, and an empty pattern matches only the cursor.
+      found: chunk.isEndOfFile || pattern.length === 0 ? undefined : { pattern, index: m.index, pass: m.pass },
+    });
+    cursor = m.index + pattern.length;
+  });
+
+  const warnings = ambiguityWarnings(search, placements, path, options);
+  // Stable sort: chunks placed at the same line (several appends at the end) keep patch order.
+  edits.sort((a, b) => a.start - b.start);
+  return { edits, warnings };
+}
+
+/**
+ * A chunk is ambiguous when its lines also match, in the same pass, somewhere it could have
+ * been placed instead: after its match and before the first line the next chunk consumed.
+ * Looking no further is not a blind spot. The placement found is the earliest one for every
+ * chunk, so if any other placement of all chunks exists, take its last chunk k that sits
+ * elsewhere: it lies after chunk k's match and ends before chunk k+1's (unchanged) place, which
+ * is exactly this stretch. The stretches of consecutive chunks do not overlap, so the check
+ * costs one pass over the file per hunk, however many chunks there are.
+ */
+function ambiguityWarnings(
+  search: SearchableLines,
+  placements: readonly Placement[],
+  path: string,
+  options: PlanOptions,
+): PlanWarning[] {
+  const warnings: PlanWarning[] = [];
+  let bound = search.count; // first line consumed by a later chunk
+  for (let k = placements.length - 1; k >= 0; k--) {
+    const p = placements[k]!;
+    if (p.found !== undefined) {
+      const { pattern, index, pass } = p.found;
+      const others = findMatchesOfPass(
+        search,
+        pattern,
+        pass,
+        index + 1,
+        bound - pattern.length,
+        DEFAULT_MAX_OTHERS,
+      );
+      if (others.length > 0) {
+        const candidates = others.map((o) => o + 1);
+        const what = p.chunk.oldLines.length === 0 ? `its @@ line '${pattern[0]}'` : 'its lines';
+        const message =
+          `${path}: chunk ${p.chunkNumber} (patch line ${p.chunk.line}) is ambiguous: ${what} ` +
+          `match at line ${index + 1} and also at line${candidates.length > 1 ? 's' : ''} ` +
+          `${candidates.join(', ')}${others.length >= DEFAULT_MAX_OTHERS ? ' (and maybe more)' : ''}; ` +
+          `the first match was used`;
+        const data = { path, chunk: p.chunkNumber, line: p.chunk.line, candidates };
+        if (options.strict) {
+          throw new PatchtxError(
+            'ambiguous_match',
+            `${message}. Add context lines (or an @@ line) so the chunk matches only one place.`,
+            data,
+          );
+        }
+        warnings.unshift({ kind: 'ambiguous_match', message, ...data });
+      }
+    }
+    if (p.consumedFrom !== undefined) bound = p.consumedFrom;
+  }
+  return warnings;
+}
+
+/** The old side of chunk lines: context and removed lines. */
+export function oldSide(lines: readonly ChunkLine[]): string[] {
+  const out: string[] = [];
+  for (const l of lines) if (l.op !== '+') out.push(l.text);
+  return out;
+}
+
+/** The new side of chunk lines: context and added lines. */
+export function newSide(lines: readonly ChunkLine[]): string[] {
+  const out: string[] = [];
+  for (const l of lines) if (l.op !== '-') out.push(l.text);
+  return out;
+}
+
+/**
+ * The reference's retry, expressed on chunk lines: drop the last old line (it is empty), and
+ * the last new line too when that one is empty. A context line dropped from one side only
+ * stays on the other side (becomes `+` or `-`).
+ */
+export function withoutTrailingEmptyLine(lines: readonly ChunkLine[]): ChunkLine[] {
+  const out = lines.slice();
+  const lastOld = findLastIndex(out, (l) => l.op !== '+');
+  if (lastOld >= 0) {
+    const l = out[lastOld]!;
+    if (l.op === ' ') out[lastOld] = { op: '+', text: l.text };
+    else out.splice(lastOld, 1);
+  }
+  const lastNew = findLastIndex(out, (l) => l.op !== '-');
+  if (lastNew >= 0 && out[lastNew]!.text === '') {
+    const l = out[lastNew]!;
+    if (l.op === ' ') out[lastNew] = { op: '-', text: l.text };
+    else out.splice(lastNew, 1);
+  }
+  return out;
+}
+
+function findLastIndex<T>(items: readonly T[], test: (item: T) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i--) if (test(items[i]!)) return i;
+  return -1;
+}

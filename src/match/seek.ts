@@ -1,0 +1,146 @@
+// seek_sequence: where does a block of patch lines occur in a file, at or after a cursor?
+//
+// Reference rules: the passes of normalize.ts are tried in order and each one scans every
+// candidate position before the next pass starts (an exact match late in the file beats a
+// fuzzy one early); the first position that matches wins; `*** End of File` tries only the last
+// window, and only when it lies at or after the cursor; an empty pattern matches at the cursor.
+import { MATCH_PASSES, type MatchPass, normalizeLine } from './normalize.js';
+import { SearchableLines } from './searchable.js';
+
+export interface SeekMatch {
+  /** 0-based index of the first matching line */
+  index: number;
+  /** the pass that found it */
+  pass: MatchPass;
+  /** 0-based starts of further matches of the same pass after `index` (at most `maxOthers`) */
+  others: number[];
+}
+
+/** How many further matches seekSequence reports unless told otherwise. */
+export const DEFAULT_MAX_OTHERS = 5;
+
+/**
+ * Finds `pattern` in `lines` at or after `start`. With `maxOthers > 0` it also lists further
+ * matches of the winning pass up to the end of the file (that costs a scan of the rest of the
+ * file; the chunk locator bounds that scan itself, see locate.ts).
+ */
+export function seekSequence(
+  lines: SearchableLines | readonly string[],
+  pattern: readonly string[],
+  start: number,
+  eof: boolean,
+  maxOthers: number = DEFAULT_MAX_OTHERS,
+): SeekMatch | undefined {
+  const search = lines instanceof SearchableLines ? lines : SearchableLines.of(lines);
+  if (pattern.length === 0) return { index: start, pass: 'exact', others: [] };
+  const last = search.count - pattern.length;
+  if (last < start) return undefined;
+  for (const pass of MATCH_PASSES) {
+    const wanted = normalizePattern(pattern, pass);
+    let index: number | undefined;
+    if (eof) {
+      // Only the final window; the reference has no fallback to a search from the cursor.
+      if (matchesAt(search, pass, wanted, last)) index = last;
+    } else {
+      index = collectMatches(search, pass, wanted, start, last, 1, true)[0];
+    }
+    if (index !== undefined) {
+      const others =
+        maxOthers > 0 && !eof ? collectMatches(search, pass, wanted, index + 1, last, maxOthers, false) : [];
+      return { index, pass, others };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Starts in `from..=to` (0-based, inclusive) where `pattern` matches in exactly `pass`, in
+ * ascending order, at most `max` of them.
+ */
+export function findMatchesOfPass(
+  search: SearchableLines,
+  pattern: readonly string[],
+  pass: MatchPass,
+  from: number,
+  to: number,
+  max: number,
+): number[] {
+  if (pattern.length === 0 || max <= 0) return [];
+  const last = Math.min(to, search.count - pattern.length);
+  if (last < from) return [];
+  return collectMatches(search, pass, normalizePattern(pattern, pass), from, last, max, false);
+}
+
+function normalizePattern(pattern: readonly string[], pass: MatchPass): readonly string[] {
+  return pass === 'exact' ? pattern : pattern.map((line) => normalizeLine(line, pass));
+}
+
+function matchesAt(search: SearchableLines, pass: MatchPass, wanted: readonly string[], pos: number): boolean {
+  for (let j = 0; j < wanted.length; j++) {
+    if (!search.lineEquals(pass, pos + j, wanted[j]!)) return false;
+  }
+  return true;
+}
+
+/**
+ * Matches of `wanted` (already in `pass` form) starting in `from..=to`, at most `max`.
+ * `isSearch`: this is a search for a chunk's location, whose misses feed the decision to index
+ * the pass (scans for further matches cover disjoint stretches and must not trigger that).
+ */
+function collectMatches(
+  search: SearchableLines,
+  pass: MatchPass,
+  wanted: readonly string[],
+  from: number,
+  to: number,
+  max: number,
+  isSearch: boolean,
+): number[] {
+  const found: number[] = [];
+  if (to < from) return found;
+  const index = search.index(pass);
+  if (index !== undefined) {
+    // Walk the occurrences of the pattern's rarest line instead of every position.
+    let anchor = 0;
+    let positions: number[] | undefined;
+    for (let j = 0; j < wanted.length; j++) {
+      const ps = index.get(wanted[j]!);
+      if (ps === undefined) return found;
+      if (positions === undefined || ps.length < positions.length) {
+        positions = ps;
+        anchor = j;
+      }
+    }
+    for (let k = lowerBound(positions!, from + anchor); k < positions!.length; k++) {
+      const pos = positions![k]! - anchor;
+      if (pos > to) break;
+      if (matchesAt(search, pass, wanted, pos)) {
+        found.push(pos);
+        if (found.length >= max) break;
+      }
+    }
+    return found;
+  }
+  const first = wanted[0]!;
+  for (let pos = from; pos <= to; pos++) {
+    // Comparing the first line before the rest keeps the scan to one cheap test per position.
+    if (search.lineEquals(pass, pos, first) && matchesAt(search, pass, wanted, pos)) {
+      found.push(pos);
+      if (found.length >= max) return found;
+    }
+  }
+  if (found.length === 0 && isSearch) search.noteFruitlessScan(pass, to - from + 1);
+  return found;
+}
+
+/** First k with sorted[k] >= value. */
+function lowerBound(sorted: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,73 @@
+// Which paths a patch may name. The reference accepts anything and leaves containment to a
+// sandbox; patchtx writes into a git repository, so a path must be a plain relative path below
+// the worktree root that git itself would store, and must never reach into `.git`.
+import { PatchtxError } from '../errors.js';
+
+/** Why `path` is not acceptable, or null when it is. */
+export function pathProblem(path: string): string | null {
+  if (path === '') return 'the path is empty';
+  if (path.startsWith('\\\\')) return 'it is a Windows UNC path; paths must be relative to the repository root';
+  if (path.charCodeAt(0) === 0x2f) return 'it is absolute; paths must be relative to the repository root';
+  if (/^[A-Za-z]:/.test(path)) return 'it starts with a Windows drive; paths must be relative to the repository root';
+  for (let i = 0; i < path.length; i++) {
+    const c = path.charCodeAt(i);
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return `it contains the control character ${describeControl(c)}`;
+    // Git and Windows would disagree about where the segments are.
+    if (c === 0x5c) return "it contains a backslash; use '/' to separate directories";
+  }
+  for (const segment of path.split('/')) {
+    if (segment === '') return "it has an empty segment ('//' or a trailing '/')";
+    if (segment === '.') return "it has a '.' segment";
+    if (segment === '..') return "it has a '..' segment";
+    if (isGitDirAlias(segment)) return `'${segment}' names the .git directory`;
+  }
+  return null;
+}
+
+/** Returns `path` when a patch may touch it; throws `path_rejected` otherwise. */
+export function checkPatchPath(path: string): string {
+  const problem = pathProblem(path);
+  if (problem !== null) {
+    throw new PatchtxError('path_rejected', `Path ${quotePath(path)} is rejected: ${problem}`, { path });
+  }
+  return path;
+}
+
+/** Single-quoted for messages, with control characters made visible. */
+export function quotePath(path: string): string {
+  // eslint-disable-next-line no-control-regex
+  return `'${path.replace(/[\u0000-\u001f\u007f-\u009f]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)}'`;
+}
+
+const CONTROL_NAMES: Record<number, string> = {
+  0x00: 'NUL',
+  0x09: 'TAB',
+  0x0a: 'LF (newline)',
+  0x0d: 'CR (carriage return)',
+  0x1b: 'ESC',
+  0x7f: 'DEL',
+};
+
+function describeControl(code: number): string {
+  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  const name = CONTROL_NAMES[code];
+  return name === undefined ? hex : `${hex} (${name})`;
+}
+
+// Case-insensitive filesystems (macOS, Windows) would resolve all of these to the repository's
+// own `.git` directory, which is how CVE-2014-9390-style attacks write hooks through a checkout:
+//  - any case (`.GIT`); NTFS also drops trailing dots and spaces (`.git.`, `.git  `), treats
+//    `name:stream` as the file `name` (`.git::$INDEX_ALLOCATION`), and exposes the 8.3 short
+//    name `GIT~1`;
+//  - HFS+ ignores some zero-width and direction-mark code points when comparing names
+//    (`.g\u200cit`).
+// Git refuses the same set (fsck and checkout's verify_path); matching it costs a few string ops.
+const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+
+function isGitDirAlias(segment: string): boolean {
+  let s = segment.replace(HFS_IGNORABLE, '').toLowerCase();
+  const colon = s.indexOf(':');
+  if (colon >= 0) s = s.slice(0, colon);
+  s = s.replace(/[. ]+$/, '');
+  return s === '.git' || s === 'git~1';
+}

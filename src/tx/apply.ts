@@ -1,0 +1,199 @@
+// `patchtx apply` and `patchtx check`: a whole patch becomes exactly one commit on the target ref,
+// or nothing. The engine computes the new contents of the touched paths from the overlay; this
+// module turns them into objects, one commit, and (through run.ts) a published ref.
+import { PatchtxError } from '../errors.js';
+import { planPatch } from '../engine/plan.js';
+import type { FileChange, Plan, PlanWarning } from '../engine/types.js';
+import { checkAttributesForPaths } from '../git/features.js';
+import { resolveIdentity } from '../git/identity.js';
+import { readIndex, type GitIndex } from '../git/index-file.js';
+import { appendTrailers } from '../git/model/trailers.js';
+import type { Identity } from '../git/model/identity.js';
+import { EMPTY_TREE_OID, type TreeMode } from '../git/model/tree.js';
+import { editTree, lookupPaths, type TreeEdit } from '../git/tree-edit.js';
+import { parsePatch } from '../patch/parse.js';
+import type { Patch } from '../patch/types.js';
+import type { Overlay } from './overlay.js';
+import { DryRunObjectStore } from './dry-store.js';
+import { generatedMessage, parseTrailerOption, PATCH_ID_TRAILER } from './message.js';
+import { patchId } from './patch-id.js';
+import { NOTES_REF, runTransaction, type Prepared } from './run.js';
+import { openSession, type Session, type SessionOptions } from './session.js';
+import { loadTouched, type PathState } from './state.js';
+import { resolveTarget, type Target, type TargetOptions } from './target.js';
+import { touchedPaths } from './touched.js';
+
+export interface ApplyOptions extends SessionOptions, TargetOptions {
+  patchText: string;
+  message?: string;
+  author?: string;
+  committer?: string;
+  /** `KEY=VALUE` specs */
+  trailers?: string[];
+  dirty?: 'refuse' | 'include';
+  strict?: boolean;
+  /** run everything, write nothing */
+  check?: boolean;
+  /** return before/after bytes of every changed path (for --diff) */
+  withContents?: boolean;
+}
+
+export interface FileContents {
+  path: string;
+  from?: string;
+  before: Uint8Array | null;
+  after: Uint8Array | null;
+}
+
+export interface TxResult {
+  ok: true;
+  /** the new commit (for check: the commit id it would have) or null for a noop */
+  commit: string | null;
+  parent: string | null;
+  ref: string;
+  noop: boolean;
+  checked: boolean;
+  files: FileChange[];
+  /** Codex-style per-hunk summary lines */
+  summary: string[];
+  warnings: PlanWarning[];
+  patchId: string;
+  contents?: FileContents[];
+  /** what recovery of an earlier interrupted run did, if anything */
+  recovered?: unknown;
+}
+
+function modeFor(p: string, states: Map<string, PathState>, plan: Plan): TreeMode {
+  const own = states.get(p)?.base;
+  if (own?.type === 'blob') return own.mode;
+  const moved = plan.changes.find((c) => c.op === 'R' && c.path === p);
+  const source = moved?.from !== undefined ? states.get(moved.from)?.base : undefined;
+  if (source?.type === 'blob') return source.mode;
+  return '100644';
+}
+
+/** Adding `a/b` where `a` is a file in the base works only when the same patch deletes `a`. */
+function checkBlockedAdds(plan: Plan, states: Map<string, PathState>): void {
+  for (const [p, data] of plan.files) {
+    const base = states.get(p)?.base;
+    if (data === null || base?.type !== 'missing' || !base.blockedBy) continue;
+    if (plan.files.get(base.blockedBy.path) === null) continue;
+    throw new PatchtxError('path_rejected', `cannot create ${p}: ${base.blockedBy.path} is a file, not a directory`, {
+      path: p,
+      reason: 'file_prefix',
+      by: base.blockedBy.path,
+    });
+  }
+}
+
+interface Built {
+  prepared: Prepared;
+  plan: Plan;
+  states: Map<string, PathState>;
+  /** the touched paths as the patch found them (base, or working tree with --dirty=include) */
+  overlay: Overlay;
+  commit: string | null;
+}
+
+async function build(session: Session, target: Target, patch: Patch, opts: ApplyOptions, index: GitIndex | null, author: Identity, committer: Identity, pid: string): Promise<Built> {
+  const store = opts.check ? new DryRunObjectStore(session.repo) : session.store;
+  const touched = touchedPaths(patch);
+  const { states, overlay } = await loadTouched(session, target.baseTree, touched, {
+    worktree: target.worktree,
+    index,
+    dirty: opts.dirty ?? 'refuse',
+  });
+  // attribute files are read from the base commit, the state the patch applies to
+  const readBaseText = async (p: string): Promise<string | null> => {
+    const found = (await lookupPaths(session.store, target.baseTree, [p])).get(p);
+    return found?.type === 'blob' ? Buffer.from(await session.store.readBlob(found.oid)).toString('utf8') : null;
+  };
+  await checkAttributesForPaths(session.repo, [...touched.keys()], readBaseText, { config: session.config, env: session.env });
+  const plan = planPatch(patch, overlay, { strict: opts.strict });
+  checkBlockedAdds(plan, states);
+
+  const edits = new Map<string, TreeEdit>();
+  const targets = new Map<string, TreeEdit>();
+  const contents = new Map<string, Uint8Array>();
+  for (const [p, data] of plan.files) {
+    const base = states.get(p)?.base;
+    if (data === null) {
+      if (base?.type === 'blob' || base?.type === 'symlink') edits.set(p, null);
+      targets.set(p, null);
+      continue;
+    }
+    const entry = { oid: await store.writeBlob(data), mode: modeFor(p, states, plan) };
+    edits.set(p, entry);
+    targets.set(p, entry);
+    contents.set(p, data);
+  }
+  const tree = await editTree(store, target.baseTree, edits);
+  const unchanged = tree === (target.baseTree ?? EMPTY_TREE_OID);
+  const prepared: Prepared = { newOid: null, targets, contents, reflogMessage: '' };
+  if (unchanged) return { prepared, plan, states, overlay, commit: null };
+
+  const message = appendTrailers(opts.message ?? generatedMessage(plan.changes), [
+    ...(opts.trailers ?? []).map(parseTrailerOption),
+    { key: PATCH_ID_TRAILER, value: pid },
+  ]);
+  const commit = await store.writeCommit({ tree, parents: target.base ? [target.base] : [], author, committer, message });
+  prepared.newOid = commit;
+  prepared.reflogMessage = `patchtx: ${message.split('\n')[0]}`;
+  prepared.note = { ref: NOTES_REF, text: opts.patchText };
+  prepared.redo = { clear: true };
+  return { prepared, plan, states, overlay, commit };
+}
+
+function contentsOf(built: Built): FileContents[] {
+  const out: FileContents[] = [];
+  for (const c of built.plan.changes) {
+    const beforePath = c.op === 'R' ? c.from! : c.path;
+    const before = c.op === 'A' ? null : built.plan.files.has(beforePath) ? baseBytes(built, beforePath) : null;
+    const after = c.op === 'D' ? null : built.plan.files.get(c.path) ?? null;
+    out.push({ path: c.path, from: c.from, before, after });
+  }
+  return out;
+}
+
+function baseBytes(built: Built, p: string): Uint8Array | null {
+  return built.overlay.read(p) ?? null;
+}
+
+export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
+  const patch = parsePatch(opts.patchText);
+  const pid = patchId(patch);
+  const session = await openSession(opts);
+  const target = await resolveTarget(session, opts);
+  const author = resolveIdentity(session.config, 'author', session.env, opts.author);
+  const committer = resolveIdentity(session.config, 'committer', session.env, opts.committer ?? opts.author);
+
+  let built: Built;
+  let warnings: string[] = [];
+  if (opts.check) {
+    const index = target.worktree ? await readIndex(session.repo) : null;
+    built = await build(session, target, patch, opts, index, author, committer, pid);
+  } else {
+    let captured: Built | undefined;
+    const outcome = await runTransaction(session, target, 'apply', committer, async (lock) => {
+      captured = await build(session, target, patch, opts, lock?.index ?? null, author, committer, pid);
+      return captured.prepared;
+    });
+    built = captured!;
+    warnings = outcome.warnings;
+  }
+  const result: TxResult = {
+    ok: true,
+    commit: built.commit,
+    parent: target.base,
+    ref: target.ref,
+    noop: built.commit === null,
+    checked: opts.check === true,
+    files: built.plan.changes,
+    summary: built.plan.summary,
+    warnings: [...built.plan.warnings, ...warnings.map((message) => ({ kind: 'note', message, path: '' }))],
+    patchId: pid,
+  };
+  if (session.recovered) result.recovered = session.recovered;
+  if (opts.withContents) result.contents = contentsOf(built);
+  return result;
+}

@@ -1,0 +1,30 @@
+// Recognising patchtx commits and walking a ref's first-parent history for them.
+import type { CommitObject } from '../git/model/commit.js';
+import { readTrailers } from '../git/model/trailers.js';
+import type { ObjectStore } from '../git/objects.js';
+import { PATCH_ID_TRAILER, UNDO_TRAILER } from './message.js';
+
+/** How far back `log` and `undo` look along first parents before giving up. */
+export const HISTORY_LIMIT = 10_000;
+
+export interface PatchtxCommitInfo {
+  patchId: string;
+  /** for a revert made by `patchtx undo`: the commit it reverts */
+  undoOf: string | null;
+}
+
+export function patchtxInfo(commit: CommitObject): PatchtxCommitInfo | null {
+  const trailers = readTrailers(commit.message);
+  const id = trailers.find((t) => t.key === PATCH_ID_TRAILER);
+  if (!id) return null;
+  return { patchId: id.value, undoOf: trailers.find((t) => t.key === UNDO_TRAILER)?.value ?? null };
+}
+
+export async function* firstParents(store: ObjectStore, tip: string | null): AsyncGenerator<{ oid: string; commit: CommitObject }> {
+  let oid = tip;
+  for (let i = 0; oid !== null && i < HISTORY_LIMIT; i++) {
+    const commit = await store.readCommit(oid);
+    yield { oid, commit };
+    oid = commit.parents[0] ?? null;
+  }
+}

@@ -1,0 +1,44 @@
+// `patchtx log`: the patchtx transactions on a ref, newest first, with the files each changed.
+import type { FileChange } from '../engine/types.js';
+import { diffTrees } from '../git/tree-diff.js';
+import { firstParents, patchtxInfo } from './history.js';
+import { openSession, type SessionOptions } from './session.js';
+import { resolveTarget } from './target.js';
+
+export interface LogEntry {
+  commit: string;
+  time: string;
+  ref: string;
+  subject: string;
+  patchId: string;
+  undoOf: string | null;
+  files: FileChange[];
+}
+
+export interface LogOptions extends SessionOptions {
+  ref?: string;
+  max: number;
+}
+
+export async function listTransactions(opts: LogOptions): Promise<LogEntry[]> {
+  const session = await openSession(opts);
+  const target = await resolveTarget(session, { ref: opts.ref });
+  const out: LogEntry[] = [];
+  for await (const { oid, commit } of firstParents(session.store, target.oldOid)) {
+    if (out.length >= opts.max) break;
+    const info = patchtxInfo(commit);
+    if (!info) continue;
+    const parentTree = commit.parents[0] ? (await session.store.readCommit(commit.parents[0])).tree : null;
+    const deltas = await diffTrees(session.store, parentTree, commit.tree);
+    out.push({
+      commit: oid,
+      time: new Date(commit.committer.timestamp * 1000).toISOString(),
+      ref: target.ref,
+      subject: commit.message.split('\n')[0],
+      patchId: info.patchId,
+      undoOf: info.undoOf,
+      files: deltas.map((d) => ({ op: d.before === null ? 'A' : d.after === null ? 'D' : 'M', path: d.path })),
+    });
+  }
+  return out;
+}

@@ -1,0 +1,56 @@
+// apply_patch outside a git repository: no commit to make, but still all-or-nothing up to the
+// last moment. Every touched file is read first, the whole patch is planned in memory, and only
+// then are the results written (each file by write-to-temp and rename).
+import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { PatchtxError } from '../errors.js';
+import { planPatch } from '../engine/plan.js';
+import { parsePatch } from '../patch/parse.js';
+import { Overlay } from './overlay.js';
+import { touchedPaths } from './touched.js';
+
+function loadPath(root: string, p: string, overlay: Overlay): void {
+  // refuse to read or write through a symlink anywhere along the path
+  const parts = p.split('/');
+  for (let i = 1; i <= parts.length; i++) {
+    let st;
+    try {
+      st = lstatSync(path.join(root, ...parts.slice(0, i)));
+    } catch {
+      return; // missing from here on
+    }
+    if (st.isSymbolicLink()) {
+      throw new PatchtxError('path_rejected', `cannot touch ${p}: ${parts.slice(0, i).join('/')} is a symbolic link`, { path: p });
+    }
+    if (i === parts.length) {
+      if (st.isDirectory()) overlay.markDirectory(p);
+      else if (st.isFile()) overlay.putFile(p, readFileSync(path.join(root, p)));
+    } else if (!st.isDirectory()) {
+      return;
+    }
+  }
+}
+
+export async function applyToDirectory(root: string, patchText: string): Promise<string[]> {
+  const patch = parsePatch(patchText);
+  const overlay = new Overlay();
+  for (const p of touchedPaths(patch).keys()) loadPath(root, p, overlay);
+  const plan = planPatch(patch, overlay);
+  for (const [p, data] of plan.files) {
+    const file = path.join(root, p);
+    if (data === null) {
+      if (overlay.read(p) !== undefined) unlinkSync(file);
+      continue;
+    }
+    mkdirSync(path.dirname(file), { recursive: true });
+    const tmp = `${file}.patchtx-${process.pid}.tmp`;
+    try {
+      writeFileSync(tmp, data);
+      renameSync(tmp, file);
+    } catch (e) {
+      rmSync(tmp, { force: true });
+      throw new PatchtxError('internal', `Failed to write file ${p}: ${(e as Error).message}`, { path: p });
+    }
+  }
+  return plan.summary;
+}

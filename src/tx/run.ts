@@ -1,0 +1,132 @@
+// The commit protocol shared by apply, undo and redo. In order:
+//   1. create the journal (state "prepared"): from here an interrupted run is cleaned up
+//   2. take index.lock (checkout mode): nobody following git's protocol changes the index now
+//   3. prepare: read the touched paths, validate, write blobs/trees/commit (unreachable until 5)
+//   4. journal state "published", naming the new commit and the paths to sync
+//   5. compare-and-swap the ref (the commit point)
+//   6. attach the note, then bring working tree and index in line, then drop the journal
+// Before 5 the repository is at the old state; after 5 it is at the new one, and an interrupted
+// step 6 is finished by the next patchtx command (see recover.ts).
+import path from 'node:path';
+import { PatchtxError } from '../errors.js';
+import { indexPathOf, lockIndex, type IndexLock } from '../git/index-file.js';
+import type { Identity } from '../git/model/identity.js';
+import { addNote } from '../git/notes.js';
+import { updateRef } from '../git/refs.js';
+import type { TreeEdit } from '../git/tree-edit.js';
+import { crashPoint } from './crash.js';
+import { createJournal, removeJournal, updateJournal, type Journal } from './journal.js';
+import { updateRedoStack } from './redo-stack.js';
+import type { Session } from './session.js';
+import { syncCheckout } from './sync.js';
+import type { Target } from './target.js';
+
+export const NOTES_REF = 'refs/notes/patchtx';
+
+export interface Prepared {
+  /** the commit the ref moves to; null: nothing to commit (noop) */
+  newOid: string | null;
+  /** the paths to bring in line in the checkout, and their new content (null: removed) */
+  targets: Map<string, TreeEdit>;
+  contents: Map<string, Uint8Array>;
+  reflogMessage: string;
+  note?: { ref: string; text: string };
+  redo?: Journal['redo'];
+}
+
+export interface RunOutcome {
+  prepared: Prepared;
+  published: boolean;
+  warnings: string[];
+}
+
+export function refLockPath(session: Session, ref: string): string {
+  return ref === 'HEAD' ? path.join(session.repo.gitdir, 'HEAD.lock') : path.join(session.repo.commonDir, `${ref}.lock`);
+}
+
+export async function runTransaction(
+  session: Session,
+  target: Target,
+  op: Journal['op'],
+  identity: Identity,
+  prepare: (lock: IndexLock | null) => Promise<Prepared>,
+): Promise<RunOutcome> {
+  const { repo } = session;
+  const journal: Journal = {
+    version: 1,
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    op,
+    state: 'prepared',
+    ref: target.ref,
+    oldOid: target.oldOid,
+    newOid: null,
+    worktree: target.worktree,
+    paths: [],
+    locks: target.worktree ? [`${indexPathOf(repo)}.lock`] : [],
+  };
+  createJournal(repo, journal);
+  crashPoint('after-journal');
+  let lock: IndexLock | null = null;
+  let prepared: Prepared;
+  try {
+    if (target.worktree) {
+      lock = await lockIndex(repo);
+      crashPoint('after-index-lock');
+    }
+    prepared = await prepare(lock);
+    crashPoint('after-objects');
+    if (prepared.newOid === null) {
+      await lock?.release();
+      removeJournal(repo);
+      return { prepared, published: false, warnings: [] };
+    }
+    journal.state = 'published';
+    journal.newOid = prepared.newOid;
+    journal.paths = [...prepared.targets.keys()];
+    journal.note = prepared.note;
+    journal.redo = prepared.redo;
+    journal.locks.push(refLockPath(session, target.ref));
+    if (prepared.note) journal.locks.push(refLockPath(session, prepared.note.ref));
+    updateJournal(repo, journal);
+    crashPoint('after-publish-journal');
+    await updateRef(repo, { ref: target.ref, expectedOld: target.oldOid, newOid: prepared.newOid, message: prepared.reflogMessage, identity });
+  } catch (e) {
+    await lock?.release().catch(() => undefined);
+    removeJournal(repo);
+    throw e;
+  }
+  crashPoint('after-ref');
+  const warnings = await finishPublished(session, journal, identity, lock, prepared.targets, prepared.contents);
+  return { prepared, published: true, warnings };
+}
+
+/**
+ * Step 6: everything after the commit point. Also run by recovery for a run that died after it.
+ * A failure to attach the note is reported as a warning: the commit has landed and stays.
+ */
+export async function finishPublished(
+  session: Session,
+  journal: Journal,
+  identity: Identity,
+  lock: IndexLock | null,
+  targets: ReadonlyMap<string, TreeEdit>,
+  contents?: ReadonlyMap<string, Uint8Array>,
+): Promise<string[]> {
+  const warnings: string[] = [];
+  if (journal.note && journal.newOid) {
+    try {
+      await addNote(session.store, session.repo, { notesRef: journal.note.ref, target: journal.newOid, text: journal.note.text, identity });
+    } catch (e) {
+      warnings.push(`the commit landed, but its patch text could not be stored as a note: ${(e as Error).message}`);
+    }
+  }
+  crashPoint('after-note');
+  if (journal.redo) updateRedoStack(session.repo, journal.ref, journal.redo);
+  if (journal.worktree) {
+    if (!lock) throw new PatchtxError('internal', 'checkout sync without the index lock');
+    await syncCheckout(session, lock, targets, contents);
+  }
+  removeJournal(session.repo);
+  return warnings;
+}

@@ -1,0 +1,38 @@
+// Everything a transaction needs to know about the repository it runs in, opened once per command:
+// where it is, its configuration, its object store. Opening a session also finishes or drops
+// whatever an interrupted earlier run left behind (see journal.ts), so every command starts from
+// a repository that is at a committed state.
+import { openRepository } from '../git/discover.js';
+import { loadConfig, type GitConfig } from '../git/config.js';
+import { checkRepositorySupported } from '../git/features.js';
+import { ObjectStore } from '../git/objects.js';
+import type { Repository } from '../git/repository.js';
+import { recoverInterrupted, type RecoveryReport } from './recover.js';
+
+export interface Session {
+  repo: Repository;
+  config: GitConfig;
+  store: ObjectStore;
+  env: NodeJS.ProcessEnv;
+  /** what recovery did on open (null: nothing to recover) */
+  recovered: RecoveryReport | null;
+}
+
+export interface SessionOptions {
+  cwd?: string;
+  repoDir?: string;
+  env?: NodeJS.ProcessEnv;
+  /** skip recovery (used by read-only commands that must not take locks) */
+  noRecover?: boolean;
+}
+
+export async function openSession(opts: SessionOptions = {}): Promise<Session> {
+  const env = opts.env ?? process.env;
+  const repo = await openRepository({ cwd: opts.cwd ?? process.cwd(), repoDir: opts.repoDir });
+  const config = await loadConfig(repo, env);
+  await checkRepositorySupported(repo, config);
+  const store = new ObjectStore(repo);
+  const session: Session = { repo, config, store, env, recovered: null };
+  if (!opts.noRecover) session.recovered = await recoverInterrupted(session);
+  return session;
+}

@@ -1,0 +1,141 @@
+// What each touched path is right now: in the base commit, in this checkout's index and in its
+// working tree. From that: the refusals that protect the user (symlinks, gitlinks, uncommitted
+// work) and the overlay the engine runs on. Only touched paths are ever looked at.
+import type { BigIntStats } from 'node:fs';
+import { PatchtxError } from '../errors.js';
+import type { GitIndex, IndexEntry } from '../git/index-file.js';
+import { lookupPaths, type PathInfo } from '../git/tree-edit.js';
+import { inspectWorktreePath, isWorktreeFileModified, type WorktreePathState } from '../git/worktree.js';
+import { Overlay } from './overlay.js';
+import type { Session } from './session.js';
+import type { TouchedPath } from './touched.js';
+
+export interface PathState {
+  path: string;
+  base: PathInfo;
+  /** index entries (all stages) in worktree mode */
+  index?: IndexEntry[];
+  worktree?: WorktreePathState;
+  /** why the path counts as having uncommitted changes, if it does */
+  dirty?: string;
+}
+
+export interface LoadOptions {
+  worktree: boolean;
+  index: GitIndex | null;
+  dirty: 'refuse' | 'include';
+}
+
+export interface LoadedState {
+  states: Map<string, PathState>;
+  overlay: Overlay;
+}
+
+const reject = (path: string, line: number, message: string, reason: string): PatchtxError =>
+  new PatchtxError('path_rejected', message, { path, line, reason });
+
+/** Rejects touched paths git or patchtx must not write: gitlinks, symlinks and what lies beyond them. */
+function checkBaseKind(t: TouchedPath, info: PathInfo): void {
+  if (info.type === 'gitlink') {
+    throw reject(t.path, t.line, `${t.path} is a submodule (gitlink); patchtx does not change submodules`, 'gitlink');
+  }
+  if (info.type === 'missing' && info.blockedBy && info.blockedBy.type !== 'blob') {
+    const what = info.blockedBy.type === 'symlink' ? 'a symbolic link' : 'a submodule (gitlink)';
+    throw reject(t.path, t.line, `cannot touch ${t.path}: ${info.blockedBy.path} is ${what}, and patchtx never writes through one`, `${info.blockedBy.type}_prefix`);
+  }
+  if (info.type === 'symlink' && !(t.kinds.size === 1 && t.kinds.has('delete'))) {
+    throw reject(t.path, t.line, `${t.path} is a symbolic link; patchtx only deletes symlinks, it never writes through or over one`, 'symlink');
+  }
+}
+
+async function dirtyReason(session: Session, st: PathState, index: GitIndex | null): Promise<string | undefined> {
+  const entries = st.index ?? [];
+  if (entries.some((e) => e.stage !== 0)) return 'unmerged (conflict in the index)';
+  const staged = entries.find((e) => e.stage === 0);
+  const b = st.base;
+  const baseOid = b.type === 'blob' || b.type === 'symlink' ? b.oid : null;
+  const baseMode = b.type === 'blob' ? parseInt(b.mode, 8) : b.type === 'symlink' ? 0o120000 : null;
+  if (staged && baseOid === null) return 'staged as a new file';
+  if (!staged && baseOid !== null) return 'staged for deletion';
+  if (staged && (staged.oid !== baseOid || staged.mode !== baseMode)) return 'staged changes';
+  const wt = st.worktree!;
+  if (staged) {
+    if (wt.kind === 'missing') return 'deleted in the working tree';
+    if (wt.kind !== 'file' && wt.kind !== 'symlink') return `replaced by a ${wt.kind === 'dir' ? 'directory' : 'special file'} in the working tree`;
+    const modified = await isWorktreeFileModified(session.repo.workdir!, staged, wt.stat as BigIntStats, {
+      indexTimestamp: index?.timestamp ?? null,
+      trustExecutableBit: session.config.getBool('core.filemode') ?? true,
+      trustCtime: session.config.getBool('core.trustctime') ?? true,
+      symlinks: session.config.getBool('core.symlinks') ?? true,
+    });
+    return modified ? 'modified in the working tree' : undefined;
+  }
+  // not in the base, not in the index: anything on disk is untracked work the patch would clobber
+  if (wt.kind === 'file' || wt.kind === 'symlink') return 'untracked file in the way';
+  if (wt.kind === 'dir' && b.type !== 'tree') return 'untracked directory in the way';
+  return undefined;
+}
+
+/** Base, index and working-tree state of `paths`, with why each is dirty, if it is. */
+export async function inspectPaths(
+  session: Session,
+  tree: string | null,
+  paths: string[],
+  index: GitIndex | null,
+  worktree: boolean,
+  check?: (path: string, base: PathInfo) => void,
+): Promise<Map<string, PathState>> {
+  const infos = await lookupPaths(session.store, tree, paths);
+  const found = worktree && index ? index.find(paths) : new Map<string, IndexEntry[]>();
+  const states = new Map<string, PathState>();
+  for (const p of paths) {
+    const base = infos.get(p)!;
+    check?.(p, base);
+    const st: PathState = { path: p, base };
+    if (worktree) {
+      st.index = found.get(p) ?? [];
+      st.worktree = await inspectWorktreePath(session.repo.workdir!, p);
+      if (st.worktree.kind === 'blocked') {
+        throw new PatchtxError('path_rejected', `cannot touch ${p}: ${st.worktree.by} is a symbolic link or a file in the working tree`, { path: p, reason: 'worktree_prefix' });
+      }
+      st.dirty = await dirtyReason(session, st, index);
+    }
+    states.set(p, st);
+  }
+  return states;
+}
+
+export function dirtyList(states: Iterable<PathState>): string {
+  return [...states].filter((s) => s.dirty !== undefined).map((s) => `  ${s.path}: ${s.dirty}`).join('\n');
+}
+
+export async function loadTouched(session: Session, baseTree: string | null, touched: Map<string, TouchedPath>, opts: LoadOptions): Promise<LoadedState> {
+  const states = await inspectPaths(session, baseTree, [...touched.keys()], opts.index, opts.worktree, (p, base) => checkBaseKind(touched.get(p)!, base));
+  const overlay = new Overlay();
+
+  const dirty = [...states.values()].filter((s) => s.dirty !== undefined);
+  if (dirty.length > 0 && opts.dirty === 'refuse') {
+    throw new PatchtxError(
+      'dirty',
+      `the patch touches paths with uncommitted changes:\n${dirtyList(dirty)}\n` +
+        `commit or stash them first, or pass --dirty=include to take the working-tree content into this commit`,
+      { paths: dirty.map((s) => s.path), reasons: Object.fromEntries(dirty.map((s) => [s.path, s.dirty])) },
+    );
+  }
+
+  for (const st of states.values()) {
+    if (st.dirty !== undefined) {
+      // --dirty=include: the engine starts from what is on disk
+      const wt = st.worktree!;
+      if (wt.kind === 'file') overlay.putFile(st.path, wt.data);
+      else if (wt.kind === 'symlink') overlay.putFile(st.path, Buffer.from(wt.target));
+      else if (wt.kind === 'dir') overlay.markDirectory(st.path);
+      continue;
+    }
+    const b = st.base;
+    if (b.type === 'blob') overlay.putFile(st.path, await session.store.readBlob(b.oid));
+    else if (b.type === 'symlink') overlay.putFile(st.path, await session.store.readBlob(b.oid));
+    else if (b.type === 'tree') overlay.markDirectory(st.path);
+  }
+  return { states, overlay };
+}

@@ -1,0 +1,178 @@
+// `patchtx undo` and `patchtx redo`. Undo of the tip moves the ref back to its parent (compare-and-
+// swap, like any transaction) and restores exactly the paths the commit changed; undo of an older
+// commit makes a revert commit, when the later history left those paths alone. Both refuse when
+// the paths have uncommitted changes. Redo brings back what the last undo removed.
+import { PatchtxError } from '../errors.js';
+import type { FileChange } from '../engine/types.js';
+import { resolveIdentity } from '../git/identity.js';
+import type { IndexLock } from '../git/index-file.js';
+import type { CommitObject, Identity } from '../git/model/commit.js';
+import { appendTrailers } from '../git/model/trailers.js';
+import { resolveRevision } from '../git/refs.js';
+import { diffTrees, type PathDelta } from '../git/tree-diff.js';
+import { editTree, lookupPaths, type TreeEdit } from '../git/tree-edit.js';
+import { createPatchFromTexts } from '../patch/create.js';
+import { parsePatch } from '../patch/parse.js';
+import { firstParents, patchtxInfo } from './history.js';
+import { PATCH_ID_TRAILER, UNDO_TRAILER } from './message.js';
+import { patchId } from './patch-id.js';
+import { readRedoStack } from './redo-stack.js';
+import { NOTES_REF, runTransaction, type Prepared } from './run.js';
+import { openSession, type Session, type SessionOptions } from './session.js';
+import { dirtyList, inspectPaths } from './state.js';
+import { resolveTarget, type Target } from './target.js';
+
+export interface UndoOptions extends SessionOptions {
+  ref?: string;
+  commit?: string;
+}
+
+export interface UndoResult {
+  ok: true;
+  action: 'reset' | 'revert' | 'fast-forward';
+  ref: string;
+  /** the ref's new value */
+  commit: string | null;
+  /** the commit that was undone (undo) or brought back (redo) */
+  target: string;
+  files: FileChange[];
+}
+
+const refused = (message: string, data: Record<string, unknown> = {}): PatchtxError => new PatchtxError('undo_refused', message, data);
+
+function changesOf(deltas: PathDelta[]): FileChange[] {
+  return deltas.map((d) => ({ op: d.before === null ? 'A' : d.after === null ? 'D' : 'M', path: d.path }));
+}
+
+const editOf = (e: PathDelta['before']): TreeEdit => (e === null ? null : { oid: e.oid, mode: e.mode as Exclude<TreeEdit, null>['mode'] });
+
+/** Refuses when any of `paths` has uncommitted changes against `tree` in this checkout. */
+async function requireClean(session: Session, target: Target, lock: IndexLock | null, tree: string, paths: string[], what: string): Promise<void> {
+  if (!target.worktree) return;
+  const states = await inspectPaths(session, tree, paths, lock?.index ?? null, true);
+  const list = dirtyList(states.values());
+  if (list !== '') {
+    const dirty = [...states.values()].filter((s) => s.dirty !== undefined).map((s) => s.path);
+    throw refused(`cannot ${what}: these paths have uncommitted changes:\n${list}\ncommit or stash them first`, { paths: dirty });
+  }
+}
+
+function identities(session: Session): Identity {
+  return resolveIdentity(session.config, 'committer', session.env);
+}
+
+async function findNewestPatchtxCommit(session: Session, tip: string): Promise<string> {
+  for await (const { oid, commit } of firstParents(session.store, tip)) if (patchtxInfo(commit)) return oid;
+  throw refused('no patchtx commit found on this ref');
+}
+
+async function isFirstParentAncestor(session: Session, tip: string, oid: string): Promise<boolean> {
+  for await (const c of firstParents(session.store, tip)) if (c.oid === oid) return true;
+  return false;
+}
+
+/** Moves the ref from its tip to `to`, restoring `deltas` in the checkout (state `to`). */
+async function moveTip(session: Session, target: Target, to: string, deltas: PathDelta[], side: 'before' | 'after', message: string, redo: Prepared['redo']): Promise<void> {
+  const paths = deltas.map((d) => d.path);
+  await runTransaction(session, target, 'undo', identities(session), async (lock) => {
+    await requireClean(session, target, lock, target.baseTree!, paths, message);
+    return {
+      newOid: to,
+      targets: new Map(deltas.map((d) => [d.path, editOf(d[side])])),
+      contents: new Map(),
+      reflogMessage: `patchtx: ${message}`,
+      redo,
+    };
+  });
+}
+
+async function revertCommit(session: Session, target: Target, undone: string, commit: CommitObject, deltas: PathDelta[], redo: Prepared['redo'] | undefined): Promise<string> {
+  const { store } = session;
+  const tipTree = target.baseTree!;
+  const now = await lookupPaths(store, tipTree, deltas.map((d) => d.path));
+  const moved = deltas.filter((d) => {
+    const info = now.get(d.path)!;
+    const cur = info.type === 'blob' ? { oid: info.oid, mode: info.mode } : info.type === 'symlink' ? { oid: info.oid, mode: '120000' } : null;
+    return !(cur === null ? d.after === null : d.after !== null && cur.oid === d.after.oid && cur.mode === d.after.mode);
+  });
+  if (moved.length > 0) {
+    throw refused(`cannot revert ${undone.slice(0, 12)}: later commits changed ${moved.map((d) => d.path).join(', ')}`, { paths: moved.map((d) => d.path) });
+  }
+  // the reverse edit as a patch, so the revert is a patchtx transaction like any other (show, replay)
+  const texts = await Promise.all(
+    deltas.map(async (d) => ({
+      path: d.path,
+      before: d.after ? Buffer.from(await store.readBlob(d.after.oid)).toString('utf8') : null,
+      after: d.before ? Buffer.from(await store.readBlob(d.before.oid)).toString('utf8') : null,
+    })),
+  );
+  const reverseText = createPatchFromTexts(texts);
+  const subject = commit.message.split('\n')[0];
+  const committer = identities(session);
+  let result = '';
+  await runTransaction(session, target, 'undo', committer, async (lock) => {
+    await requireClean(session, target, lock, tipTree, deltas.map((d) => d.path), `revert ${undone.slice(0, 12)}`);
+    const tree = await editTree(store, tipTree, new Map(deltas.map((d) => [d.path, editOf(d.before)])));
+    const message = appendTrailers(`Revert "${subject}"\n\nThis reverts commit ${undone}.\n`, [
+      { key: UNDO_TRAILER, value: undone },
+      { key: PATCH_ID_TRAILER, value: patchId(parsePatch(reverseText)) },
+    ]);
+    result = await store.writeCommit({ tree, parents: [target.base!], author: committer, committer, message });
+    return {
+      newOid: result,
+      targets: new Map(deltas.map((d) => [d.path, editOf(d.before)])),
+      contents: new Map(),
+      reflogMessage: `patchtx: revert ${undone.slice(0, 12)}`,
+      note: { ref: NOTES_REF, text: reverseText },
+      // by default remember the revert itself: redo of a revert is the undo of that revert
+      redo: redo ?? { push: result },
+    };
+  });
+  return result;
+}
+
+async function undoIn(session: Session, target: Target, commitRev: string | undefined, redo: Prepared['redo']): Promise<UndoResult> {
+  const { store, repo } = session;
+  const tip = target.oldOid;
+  if (tip === null) throw refused(`${target.ref} has no commits; nothing to undo`);
+  const oid = commitRev === undefined ? await findNewestPatchtxCommit(session, tip) : await resolveRevision(store, repo, commitRev);
+  const commit = await store.readCommit(oid);
+  if (!patchtxInfo(commit)) throw refused(`${oid.slice(0, 12)} was not made by patchtx (no Patch-Id trailer); use git revert`, { commit: oid });
+  if (commit.parents.length !== 1) throw refused(`${oid.slice(0, 12)} has ${commit.parents.length} parents; patchtx undoes only single-parent commits`, { commit: oid });
+  const parent = commit.parents[0];
+  const parentTree = (await store.readCommit(parent)).tree;
+  const deltas = await diffTrees(store, parentTree, commit.tree);
+  if (oid === tip) {
+    await moveTip(session, target, parent, deltas, 'before', `undo ${oid.slice(0, 12)}`, redo ?? { push: oid });
+    return { ok: true, action: 'reset', ref: target.ref, commit: parent, target: oid, files: changesOf(deltas) };
+  }
+  if (!(await isFirstParentAncestor(session, tip, oid))) throw refused(`${oid.slice(0, 12)} is not on ${target.ref}`, { commit: oid });
+  const revert = await revertCommit(session, target, oid, commit, deltas, redo);
+  return { ok: true, action: 'revert', ref: target.ref, commit: revert, target: oid, files: changesOf(deltas) };
+}
+
+export async function undoTransaction(opts: UndoOptions): Promise<UndoResult> {
+  const session = await openSession(opts);
+  const target = await resolveTarget(session, { ref: opts.ref });
+  return undoIn(session, target, opts.commit, undefined);
+}
+
+export async function redoTransaction(opts: Omit<UndoOptions, 'commit'>): Promise<UndoResult> {
+  const session = await openSession(opts);
+  const target = await resolveTarget(session, { ref: opts.ref });
+  const stack = readRedoStack(session.repo, target.ref);
+  const last = stack[stack.length - 1];
+  if (!last) throw refused(`nothing to redo on ${target.ref}`);
+  const commit = await session.store.readCommit(last);
+  const info = patchtxInfo(commit);
+  if (commit.parents[0] === target.oldOid) {
+    const deltas = await diffTrees(session.store, target.baseTree, commit.tree);
+    await moveTip(session, target, last, deltas, 'after', `redo ${last.slice(0, 12)}`, { pop: true });
+    return { ok: true, action: 'fast-forward', ref: target.ref, commit: last, target: last, files: changesOf(deltas) };
+  }
+  if (info?.undoOf) {
+    // the last undo was a revert commit: redo is undoing that revert
+    return undoIn(session, target, last, { pop: true });
+  }
+  throw refused(`${target.ref} has moved since ${last.slice(0, 12)} was undone; re-apply it with: patchtx show ${last.slice(0, 12)} | patchtx apply`, { commit: last });
+}

@@ -1,0 +1,93 @@
+// The reference's scenario suite (codex-rs/apply-patch/tests/fixtures/scenarios, data copy in
+// ../shared/conformance/codex/scenarios, read-only): every folder's patch is parsed and planned
+// against an in-memory copy of input/, the plan is applied to that copy, and the result must
+// equal expected/ byte for byte. Directories are implied by files here; empty directories left
+// behind (004 keeps `old/`) are checked by the git-level runner, which works on a real tree.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { planPatch } from '../../src/engine/plan.js';
+import { PatchtxError, type ErrorKind } from '../../src/errors.js';
+import { parsePatch } from '../../src/patch/parse.js';
+import { applyPlan, lookupOf, readTree, type Tree } from './support.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const scenariosDir = path.resolve(repoRoot, '../shared/conformance/codex/scenarios');
+
+/** Scenarios the reference fails, and the kind of error patchtx must report for them. */
+const FAILURES: Record<string, ErrorKind> = {
+  '005_rejects_empty_patch': 'parse_error',
+  '006_rejects_missing_context': 'context_not_found',
+  '007_rejects_missing_file_delete': 'file_not_found',
+  '008_rejects_empty_update_hunk': 'parse_error',
+  '009_requires_existing_file_for_update': 'file_not_found',
+  '012_delete_directory_fails': 'is_directory',
+  '013_rejects_invalid_hunk_header': 'parse_error',
+  '015_failure_after_partial_success_leaves_changes': 'file_not_found',
+};
+
+/** The reference is not atomic: its Add in 015 stays on disk. patchtx changes nothing. */
+const ATOMIC_DIVERGENCE = '015_failure_after_partial_success_leaves_changes';
+
+const scenarios = readdirSync(scenariosDir, { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name)
+  .sort();
+
+function runScenario(dir: string): { tree: Tree; error?: unknown } {
+  const input = readTree(path.join(dir, 'input'));
+  const patchText = readFileSync(path.join(dir, 'patch.txt'), 'utf8');
+  try {
+    const plan = planPatch(parsePatch(patchText), lookupOf(input));
+    return { tree: applyPlan(input, plan) };
+  } catch (error) {
+    return { tree: input, error };
+  }
+}
+
+function asRecord(tree: Tree): Record<string, string> {
+  // Bytes shown as latin1 so any difference (CR, UTF-8 bytes) is visible in the assertion diff.
+  return Object.fromEntries([...tree].sort(([a], [b]) => a.localeCompare(b)).map(([p, b]) => [p, Buffer.from(b).toString('latin1')]));
+}
+
+describe('Codex scenario suite', () => {
+  it('finds all 25 scenario folders', () => {
+    expect(scenarios).toHaveLength(25);
+    for (const name of Object.keys(FAILURES)) expect(scenarios).toContain(name);
+  });
+
+  for (const name of scenarios) {
+    const dir = path.join(scenariosDir, name);
+    it(name, () => {
+      const { tree, error } = runScenario(dir);
+      const expectedKind = FAILURES[name];
+      if (expectedKind === undefined) {
+        expect(error).toBeUndefined();
+      } else {
+        expect(error).toBeInstanceOf(PatchtxError);
+        expect((error as PatchtxError).kind).toBe(expectedKind);
+      }
+      if (name === ATOMIC_DIVERGENCE) {
+        // Deliberate divergence: expected/ holds created.txt (the reference keeps the first
+        // hunk's write); patchtx is atomic, so the tree equals input/, which is empty.
+        expect(existsSync(path.join(dir, 'input'))).toBe(false);
+        expect(asRecord(tree)).toEqual({});
+        expect(asRecord(readTree(path.join(dir, 'expected')))).toHaveProperty(['created.txt']);
+        return;
+      }
+      expect(asRecord(tree)).toEqual(asRecord(readTree(path.join(dir, 'expected'))));
+    });
+  }
+
+  it('reports the reference messages for the failure scenarios', () => {
+    const message = (name: string): string => String((runScenario(path.join(scenariosDir, name)).error as Error).message);
+    expect(message('005_rejects_empty_patch')).toContain('No files were modified');
+    expect(message('006_rejects_missing_context')).toMatch(/^Failed to find expected lines in modify\.txt:\nmissing\n/);
+    expect(message('007_rejects_missing_file_delete')).toMatch(/^Failed to delete file missing\.txt/);
+    expect(message('009_requires_existing_file_for_update')).toBe(
+      'Failed to read file to update missing.txt: No such file or directory',
+    );
+    expect(message('012_delete_directory_fails')).toMatch(/^Failed to delete file dir/);
+  });
+});

@@ -1,0 +1,168 @@
+// Reading the index: every entry of the fixture indexes must match what the real git CLI reports
+// (`git ls-files -s --debug`), for loose and packed repositories, a linked worktree's own index,
+// version 3 (extended flags), conflict stages and very long paths; unsupported formats are refused.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isPatchtxError, type PatchtxError } from '../../../src/errors.js';
+import { readIndex, type GitIndex } from '../../../src/git/index-file.js';
+import { cleanupRepos, git, makeRepo } from '../../helpers/repos.js';
+import { lsFilesDebug, repoAt, writeBlob } from './support.js';
+
+afterAll(cleanupRepos);
+
+function expectSameAsGit(index: GitIndex, cwd: string): void {
+  const fromGit = lsFilesDebug(cwd);
+  const ours = [...index.entries()];
+  expect(ours.length).toBe(fromGit.length);
+  expect(index.entryCount).toBe(fromGit.length);
+  ours.forEach((e, i) => {
+    const g = fromGit[i]!;
+    expect({ ...e, flags: (e.flags & ~0xfff) | (e.extendedFlags << 16), extendedFlags: undefined }).toEqual({
+      ...g,
+      extendedFlags: undefined,
+    });
+  });
+}
+
+async function readError(promise: Promise<unknown>): Promise<PatchtxError> {
+  const e = await promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  if (!isPatchtxError(e)) throw new Error(`expected a PatchtxError, got ${String(e)}`);
+  return e;
+}
+
+describe('readIndex', () => {
+  it.each(['basic', 'packed'] as const)('reads every entry of the %s fixture as git does', async (kind) => {
+    const repo = makeRepo(kind);
+    const index = (await readIndex(repoAt(repo)))!;
+    expect(index.version).toBe(2);
+    expectSameAsGit(index, repo);
+    expect(index.extensions.map((e) => e.signature)).toContain('TREE');
+    expect(index.timestamp!.seconds).toBeGreaterThan(0);
+  });
+
+  it("reads a linked worktree's own index", async () => {
+    const repo = makeRepo('worktree');
+    const wt = `${repo}-wt`;
+    // make the worktree's index differ from the main one
+    writeFileSync(path.join(wt, 'feature.txt'), 'only in the worktree\n');
+    git(wt, 'add', 'feature.txt');
+    const gitdir = path.join(repo, '.git', 'worktrees', path.basename(wt));
+    const index = (await readIndex({ gitdir, commonDir: path.join(repo, '.git'), workdir: wt }))!;
+    expectSameAsGit(index, wt);
+    expect(index.find(['feature.txt']).get('feature.txt')).toHaveLength(1);
+    expect((await readIndex(repoAt(repo)))!.find(['feature.txt']).get('feature.txt')).toEqual([]);
+  });
+
+  it('returns null when there is no index file', async () => {
+    expect(await readIndex({ gitdir: makeRepo('bare'), commonDir: '', workdir: null })).toBeNull();
+  });
+
+  it('finds paths (all stages) and directories by byte order', async () => {
+    const repo = makeRepo('basic');
+    const index = (await readIndex(repoAt(repo)))!;
+    const found = index.find(['src/math.js', 'bin/run.sh', 'docs/src-link', 'vendor/lib', 'nope', 'src']);
+    expect(found.get('src/math.js')![0]).toMatchObject({ mode: 0o100644, stage: 0 });
+    expect(found.get('bin/run.sh')![0]!.mode).toBe(0o100755);
+    expect(found.get('docs/src-link')![0]).toMatchObject({ mode: 0o120000, size: 6 });
+    expect(found.get('vendor/lib')![0]).toMatchObject({ mode: 0o160000, oid: '1'.repeat(40) });
+    expect(found.get('nope')).toEqual([]);
+    expect(found.get('src')).toEqual([]);
+    expect(index.entriesUnder('src').map((e) => e.path)).toEqual(['src/math.js', 'src/util/name.js']);
+    expect(index.entriesUnder('src/').map((e) => e.path)).toEqual(['src/math.js', 'src/util/name.js']);
+    expect(index.entriesUnder('docs').map((e) => e.path)).toEqual(['docs/blob.bin', 'docs/crlf.txt', 'docs/notes.txt', 'docs/src-link']);
+    expect(index.entriesUnder('doc')).toEqual([]);
+    expect(index.entriesUnder('').length).toBe(index.entryCount);
+    expect(index.has('README.md')).toBe(true);
+    expect(index.has('README')).toBe(false);
+  });
+
+  it('reads version 3 (intent-to-add, skip-worktree) entries', async () => {
+    const repo = makeRepo('basic');
+    writeFileSync(path.join(repo, 'later.txt'), 'later\n');
+    git(repo, 'add', '-N', 'later.txt');
+    git(repo, 'update-index', '--skip-worktree', 'docs/notes.txt');
+    const index = (await readIndex(repoAt(repo)))!;
+    expect(index.version).toBe(3);
+    expectSameAsGit(index, repo);
+    expect(index.find(['later.txt']).get('later.txt')![0]!.extendedFlags).toBe(0x2000);
+    expect(index.find(['docs/notes.txt']).get('docs/notes.txt')![0]!.extendedFlags).toBe(0x4000);
+  });
+
+  it('reads conflict stages', async () => {
+    const repo = makeRepo('basic');
+    git(repo, 'checkout', '-q', '-b', 'other');
+    writeFileSync(path.join(repo, 'src/math.js'), 'other side\n');
+    git(repo, 'commit', '-qam', 'other');
+    git(repo, 'checkout', '-q', 'main');
+    writeFileSync(path.join(repo, 'src/math.js'), 'main side\n');
+    git(repo, 'commit', '-qam', 'main');
+    expect(() => git(repo, 'merge', '-q', 'other')).toThrow();
+    const index = (await readIndex(repoAt(repo)))!;
+    expectSameAsGit(index, repo);
+    expect(index.find(['src/math.js']).get('src/math.js')!.map((e) => e.stage)).toEqual([1, 2, 3]);
+  });
+
+  it('reads paths of 0xfff bytes and longer', async () => {
+    const repo = makeRepo('basic');
+    const oid = writeBlob(repo, 'deep\n');
+    const long = Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(220, 'x')).join('/');
+    const exact = `z/${'y'.repeat(0xfff - 2)}`;
+    git(repo, 'update-index', '--add', '--cacheinfo', `100644,${oid},${long}`);
+    git(repo, 'update-index', '--add', '--cacheinfo', `100644,${oid},${exact}`);
+    const index = (await readIndex(repoAt(repo)))!;
+    expectSameAsGit(index, repo);
+    expect(index.find([long, exact, 'src/math.js']).get(long)![0]!.path).toBe(long);
+    expect(index.find([exact]).get(exact)![0]!.path).toBe(exact);
+    expect(index.find(['src/math.js']).get('src/math.js')).toHaveLength(1);
+  });
+
+  it('refuses index version 4', async () => {
+    const repo = makeRepo('basic');
+    git(repo, 'update-index', '--index-version', '4');
+    const e = await readError(readIndex(repoAt(repo)));
+    expect(e.kind).toBe('unsupported_repository');
+    expect(e.data.feature).toBe('index-v4');
+    expect(e.message).toMatch(/version 4/);
+  });
+
+  it('refuses a split index', async () => {
+    const repo = makeRepo('basic');
+    git(repo, 'update-index', '--split-index');
+    const e = await readError(readIndex(repoAt(repo)));
+    expect(e.kind).toBe('unsupported_repository');
+    expect(e.data.feature).toBe('split-index');
+    expect(e.message).toMatch(/split index/);
+  });
+
+  it('refuses a sparse index', async () => {
+    const repo = makeRepo('basic');
+    git(repo, 'sparse-checkout', 'set', '--cone', '--sparse-index', 'src');
+    const e = await readError(readIndex(repoAt(repo)));
+    expect(e.kind).toBe('unsupported_repository');
+    expect(e.data.feature).toBe('sparse-index');
+  });
+
+  it('refuses an index whose checksum does not match', async () => {
+    const repo = makeRepo('basic');
+    const file = path.join(repo, '.git', 'index');
+    const bytes = readFileSync(file);
+    bytes[20] = bytes[20]! ^ 1; // inside the first entry's stat data
+    writeFileSync(file, bytes);
+    const e = await readError(readIndex(repoAt(repo)));
+    expect(e.kind).toBe('unsupported_repository');
+    expect(e.data.reason).toBe('corrupt_index');
+  });
+
+  it('accepts the zero trailer of index.skipHash', async () => {
+    const repo = makeRepo('basic');
+    const file = path.join(repo, '.git', 'index');
+    const bytes = readFileSync(file);
+    bytes.fill(0, bytes.length - 20);
+    writeFileSync(file, bytes);
+    expectSameAsGit((await readIndex(repoAt(repo)))!, repo);
+  });
+});

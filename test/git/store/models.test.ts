@@ -1,0 +1,140 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { hashObject } from '../../../src/git/hash.js';
+import { appendTrailers, parseCommit, readTrailers, serializeCommit } from '../../../src/git/model/commit.js';
+import { formatIdentity, formatTimezone, parseIdentity, parseTimezone } from '../../../src/git/model/identity.js';
+import { parseTree, serializeTree, type TreeEntry } from '../../../src/git/model/tree.js';
+import { cleanupRepos, git, makeRepo } from '../../helpers/repos.js';
+import { gitInput } from './util.js';
+
+afterAll(cleanupRepos);
+
+describe('tree model', () => {
+  it("sorts like git (a directory compares as name + '/') and hashes to git's oid", () => {
+    const dir = makeRepo('empty');
+    const blob = gitInput(dir, 'x\n', 'hash-object', '-w', '--stdin').trim();
+    const sub = gitInput(dir, `100644 blob ${blob}\tinner\n`, 'mktree').trim();
+    const entries: TreeEntry[] = [
+      { mode: '100644', name: 'a.txt', oid: blob },
+      { mode: '40000', name: 'a', oid: sub },
+      { mode: '100755', name: 'a-b', oid: blob },
+      { mode: '120000', name: 'a0', oid: blob },
+      { mode: '160000', name: 'b', oid: '1111111111111111111111111111111111111111' },
+      { mode: '100644', name: 'A', oid: blob },
+      { mode: '100644', name: 'é', oid: blob },
+      { mode: '40000', name: 'z', oid: sub },
+    ];
+    const mktreeInput = entries
+      .map((e) => `${e.mode === '40000' ? '040000' : e.mode} ${e.mode === '40000' ? 'tree' : e.mode === '160000' ? 'commit' : 'blob'} ${e.oid}\t${e.name}\n`)
+      .join('');
+    const gitOid = gitInput(dir, mktreeInput, 'mktree').trim();
+    const bytes = serializeTree(entries);
+    expect(hashObject('tree', bytes)).toBe(gitOid);
+    // and reading git's tree back gives the same entries in git's order
+    const order = git(dir, '-c', 'core.quotePath=false', 'ls-tree', gitOid).trim().split('\n').map((l) => l.split('\t')[1]);
+    expect(parseTree(bytes).map((e) => e.name)).toEqual(order);
+  });
+
+  it('keeps non-UTF-8 names byte-exact and canonicalises modes as git does', () => {
+    const raw = Buffer.concat([
+      Buffer.from('100664 '),
+      Buffer.from([0x66, 0xff, 0x6f]),
+      Buffer.from([0]),
+      Buffer.alloc(20, 0xab),
+    ]);
+    const [entry] = parseTree(raw);
+    expect(entry!.mode).toBe('100644');
+    expect(Buffer.from(entry!.rawName!)).toEqual(Buffer.from([0x66, 0xff, 0x6f]));
+    const again = serializeTree([entry!]);
+    expect(Buffer.from(again).subarray(7)).toEqual(raw.subarray(7));
+  });
+
+  it('refuses duplicate names', () => {
+    const oid = 'ab'.repeat(20);
+    expect(() =>
+      serializeTree([
+        { mode: '100644', name: 'x', oid },
+        { mode: '40000', name: 'x', oid },
+      ]),
+    ).toThrow(/duplicate/);
+  });
+});
+
+describe('identity model', () => {
+  it("uses isomorphic-git's offset convention (minutes, positive west) and keeps -0000", () => {
+    expect(parseTimezone('+0200')).toBe(-120);
+    expect(parseTimezone('-0530')).toBe(330);
+    expect(Object.is(parseTimezone('+0000'), 0)).toBe(true);
+    expect(Object.is(parseTimezone('-0000'), -0)).toBe(true);
+    expect(formatTimezone(-120)).toBe('+0200');
+    expect(formatTimezone(330)).toBe('-0530');
+    expect(formatTimezone(0)).toBe('+0000');
+    expect(formatTimezone(-0)).toBe('-0000');
+    const line = 'Jane Q. Doe <jane@example.com> 1700000000 -0000';
+    expect(formatIdentity(parseIdentity(line))).toBe(line);
+  });
+});
+
+describe('commit model', () => {
+  it('round-trips commits git made, byte for byte', () => {
+    const dir = makeRepo('basic');
+    for (const rev of ['HEAD', 'HEAD~1']) {
+      const oid = git(dir, 'rev-parse', rev).trim();
+      const bytes = Buffer.from(git(dir, 'cat-file', 'commit', oid));
+      const commit = parseCommit(bytes);
+      expect(hashObject('commit', serializeCommit(commit))).toBe(oid);
+    }
+  });
+
+  it('round-trips signed commits, extra headers and messages without a final newline', () => {
+    const dir = makeRepo('empty');
+    const tree = git(dir, 'rev-parse', 'HEAD^{tree}').trim();
+    const text =
+      `tree ${tree}\n` +
+      `author A <a@x> 1700000000 +0530\n` +
+      `committer C <c@x> 1700000001 -0000\n` +
+      `encoding UTF-8\n` +
+      `gpgsig -----BEGIN PGP SIGNATURE-----\n \n wsBcBAABCAAQBQJ\n -----END PGP SIGNATURE-----\n` +
+      `\nSubject with ünïcode\n\n  indented body\nno final newline`;
+    const oid = gitInput(dir, text, 'hash-object', '-t', 'commit', '-w', '--stdin', '--literally').trim();
+    const commit = parseCommit(Buffer.from(text));
+    expect(commit.gpgsig).toBe('-----BEGIN PGP SIGNATURE-----\n\nwsBcBAABCAAQBQJ\n-----END PGP SIGNATURE-----');
+    expect(commit.extraHeaders).toEqual([{ key: 'encoding', value: 'UTF-8' }]);
+    expect(commit.committer.timezoneOffset).toBe(-0);
+    expect(commit.message).toBe('Subject with ünïcode\n\n  indented body\nno final newline');
+    expect(hashObject('commit', serializeCommit(commit))).toBe(oid);
+  });
+
+  it('refuses identities that would corrupt the header', () => {
+    const id = { name: 'Bad <name>', email: 'e', timestamp: 1, timezoneOffset: 0 };
+    expect(() => serializeCommit({ tree: 'a'.repeat(40), parents: [], author: id, committer: id, message: '' })).toThrow();
+  });
+});
+
+describe('trailers', () => {
+  const messages = [
+    'Subject\n',
+    'Subject\n\nBody\n',
+    'Subject\n\nBody\n\n\n',
+    'Subject\n\nSigned-off-by: A <a@b>\n',
+    'Subject\n\nBody text\nSigned-off-by: A <a@b>\n',
+    'Subject\n\nKey: v\n  cont\n\n',
+    'Subject\n\nFoo: bar\n# comment\n',
+    'Subject\n\nNot: a\nplain line\nanother plain\n',
+    'Key: only a subject\n',
+    '',
+  ];
+  it.each(messages)('appends where git interpret-trailers does: %j', (message) => {
+    const dir = makeRepo('empty');
+    const expected = gitInput(dir, message, 'interpret-trailers', '--trailer', 'Patchtx-Id: 123', '--trailer', 'Patch-Sha: abc');
+    expect(appendTrailers(message, [{ key: 'Patchtx-Id', value: '123' }, { key: 'Patch-Sha', value: 'abc' }])).toBe(expected);
+  });
+
+  it('reads the trailer block', () => {
+    expect(readTrailers('Subject\n\nBody\n\nA: 1\nB-C: two\n  words\n')).toEqual([
+      { key: 'A', value: '1' },
+      { key: 'B-C', value: 'two words' },
+    ]);
+    expect(readTrailers('A: 1\n')).toEqual([]); // the subject is never a trailer
+    expect(readTrailers('Subject\n\nplain\nA: 1\n')).toEqual([]);
+  });
+});

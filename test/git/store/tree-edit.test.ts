@@ -1,0 +1,218 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { EMPTY_TREE_OID } from '../../../src/git/model/tree.js';
+import { editTree, lookupPaths, type TreeEdit } from '../../../src/git/tree-edit.js';
+import { cleanupRepos, git, gitEnv } from '../../helpers/repos.js';
+import { FIXTURE_KINDS, gitInput, openFixture, type Fixture } from './util.js';
+
+afterAll(cleanupRepos);
+
+/** What git writes for the same edits: a scratch index loaded from `base`, update-index, write-tree. */
+function gitWriteTree(dir: string, base: string | null, edits: Map<string, TreeEdit>): string {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'patchtx-index-'));
+  const env = { ...gitEnv, GIT_INDEX_FILE: path.join(scratch, 'index') };
+  const run = (...args: string[]) => execFileSync('git', args, { cwd: dir, env, encoding: 'utf8' });
+  const runInput = (input: string, ...args: string[]) => execFileSync('git', args, { cwd: dir, env, input, encoding: 'utf8' });
+  try {
+    if (base) run('read-tree', base);
+    else run('read-tree', '--empty');
+    const removals = [...edits].filter(([, e]) => e === null).map(([p]) => p);
+    // removing a directory path removes everything below it, as editTree's null on a tree does
+    for (const p of removals) {
+      const below = run('ls-files', '-s', '--', p)
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[1]!);
+      // --index-info with mode 0 removes an entry, and unlike --force-remove works in a bare repository
+      if (below.length > 0) runInput(below.map((b) => `0 ${'0'.repeat(40)}\t${b}\n`).join(''), 'update-index', '--index-info');
+    }
+    for (const [p, e] of edits) if (e !== null) run('update-index', '--add', '--cacheinfo', `${e.mode === '40000' ? '040000' : e.mode},${e.oid},${p}`);
+    return run('write-tree').trim();
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+const blobIn = (dir: string, text: string): string => gitInput(dir, text, 'hash-object', '-w', '--stdin').trim();
+
+describe.each(FIXTURE_KINDS)('tree editing on a $kind repository', ({ kind, pick }) => {
+  let fx: Fixture;
+  let base: string;
+  const setup = async () => {
+    fx = await openFixture(kind, pick);
+    base = git(fx.dir, 'rev-parse', 'main^{tree}').trim();
+  };
+
+  it('looks up files, executables, symlinks, gitlinks, trees, missing and blocked paths', async () => {
+    await setup();
+    const rev = (p: string) => git(fx.dir, 'rev-parse', `main:${p}`).trim();
+    const infos = await lookupPaths(fx.store, base, [
+      'README.md',
+      'bin/run.sh',
+      'docs/src-link',
+      'vendor/lib',
+      'src/util',
+      'nope.txt',
+      'src/nope/deeper.txt',
+      'docs/notes.txt/under',
+      'docs/src-link/x',
+      'vendor/lib/inner/file',
+    ]);
+    expect(Object.fromEntries(infos)).toEqual({
+      'README.md': { type: 'blob', oid: rev('README.md'), mode: '100644' },
+      'bin/run.sh': { type: 'blob', oid: rev('bin/run.sh'), mode: '100755' },
+      'docs/src-link': { type: 'symlink', oid: rev('docs/src-link') },
+      'vendor/lib': { type: 'gitlink', oid: '1111111111111111111111111111111111111111' },
+      'src/util': { type: 'tree', oid: rev('src/util') },
+      'nope.txt': { type: 'missing' },
+      'src/nope/deeper.txt': { type: 'missing' },
+      'docs/notes.txt/under': { type: 'missing', blockedBy: { path: 'docs/notes.txt', type: 'blob' } },
+      'docs/src-link/x': { type: 'missing', blockedBy: { path: 'docs/src-link', type: 'symlink' } },
+      'vendor/lib/inner/file': { type: 'missing', blockedBy: { path: 'vendor/lib', type: 'gitlink' } },
+    });
+    expect(Object.fromEntries(await lookupPaths(fx.store, null, ['a/b']))).toEqual({ 'a/b': { type: 'missing' } });
+  });
+
+  it('reads only the trees along the looked-up and edited paths, each once', async () => {
+    await setup();
+    const spy = vi.spyOn(fx.store, 'readTree');
+    await lookupPaths(fx.store, base, ['src/util/name.js', 'src/math.js', 'src/util/other.js']);
+    const read = spy.mock.calls.map((c) => c[0]);
+    expect(read.sort()).toEqual([base, git(fx.dir, 'rev-parse', 'main:src').trim(), git(fx.dir, 'rev-parse', 'main:src/util').trim()].sort());
+    spy.mockClear();
+    const blob = blobIn(fx.dir, 'edited\n');
+    await editTree(fx.store, base, new Map([['src/util/name.js', { oid: blob, mode: '100644' }]]));
+    expect(spy.mock.calls.length).toBe(3);
+    spy.mockRestore();
+  });
+
+  const cases: [string, (dir: string) => Map<string, TreeEdit>][] = [
+    [
+      'modify, add in new directories, delete',
+      (dir) =>
+        new Map<string, TreeEdit>([
+          ['src/util/name.js', { oid: blobIn(dir, 'export const name = "changed";\n'), mode: '100644' }],
+          ['new/deep/dir/file.txt', { oid: blobIn(dir, 'new file\n'), mode: '100644' }],
+          ['docs/notes.txt', null],
+        ]),
+    ],
+    ['delete the last file of a directory (the directory goes too)', () => new Map([['src/util/name.js', null]])],
+    [
+      'replace a file by a directory',
+      (dir) =>
+        new Map<string, TreeEdit>([
+          ['README.md', null],
+          ['README.md/inner.txt', { oid: blobIn(dir, 'inner\n'), mode: '100644' }],
+        ]),
+    ],
+    [
+      'replace a directory by a file',
+      (dir) =>
+        new Map<string, TreeEdit>([
+          ['src/util/name.js', null],
+          ['src/util', { oid: blobIn(dir, 'now a file\n'), mode: '100644' }],
+        ]),
+    ],
+    [
+      'mode changes, symlinks, gitlinks',
+      (dir) => {
+        const run = git(dir, 'rev-parse', 'main:bin/run.sh').trim();
+        return new Map<string, TreeEdit>([
+          ['bin/run.sh', { oid: run, mode: '100644' }],
+          ['bin/link', { oid: blobIn(dir, 'run.sh'), mode: '120000' }],
+          ['vendor/other', { oid: '2222222222222222222222222222222222222222', mode: '160000' }],
+        ]);
+      },
+    ],
+    [
+      "names that test git's sort order",
+      (dir) => {
+        const b = blobIn(dir, 'order\n');
+        return new Map<string, TreeEdit>([
+          ['src.js', { oid: b, mode: '100644' }],
+          ['src-a/x', { oid: b, mode: '100644' }],
+          ['src0', { oid: b, mode: '100644' }],
+          ['src/util.js', { oid: b, mode: '100644' }],
+          ['src/util-x', { oid: b, mode: '100755' }],
+          ['ünïcode/名前.txt', { oid: b, mode: '100644' }],
+        ]);
+      },
+    ],
+    ['delete a whole directory by its path', () => new Map([['src', null]])],
+  ];
+
+  it.each(cases)('gives the tree git writes: %s', async (_name, makeEdits) => {
+    await setup();
+    const edits = makeEdits(fx.dir);
+    const ours = await editTree(fx.store, base, edits);
+    expect(ours).toBe(gitWriteTree(fx.dir, base, edits));
+    expect(git(fx.dir, 'cat-file', '-t', ours).trim()).toBe('tree');
+    const commit = git(fx.dir, 'commit-tree', ours, '-m', 'check').trim();
+    git(fx.dir, 'update-ref', 'refs/heads/tree-check', commit);
+    expect(git(fx.dir, 'fsck', '--full', '--strict', '--no-dangling')).toBe('');
+  });
+
+  it('returns the same tree for edits that change nothing, and the empty tree when all is deleted', async () => {
+    await setup();
+    const same = git(fx.dir, 'rev-parse', 'main:README.md').trim();
+    expect(await editTree(fx.store, base, new Map<string, TreeEdit>([['README.md', { oid: same, mode: '100644' }], ['not/there', null]]))).toBe(base);
+    const everything = new Map<string, TreeEdit>(
+      git(fx.dir, 'ls-tree', '--name-only', base)
+        .trim()
+        .split('\n')
+        .map((n) => [n, null]),
+    );
+    expect(await editTree(fx.store, base, everything)).toBe(EMPTY_TREE_OID);
+  });
+
+  it('rejects a path below a file, and a file over a non-empty directory', async () => {
+    await setup();
+    const b = blobIn(fx.dir, 'x\n');
+    await expect(editTree(fx.store, base, new Map([['bin/run.sh/x', { oid: b, mode: '100644' }]]))).rejects.toMatchObject({
+      kind: 'path_rejected',
+      data: { path: 'bin/run.sh/x', blockedBy: 'bin/run.sh' },
+    });
+    await expect(editTree(fx.store, base, new Map([['src', { oid: b, mode: '100644' }]]))).rejects.toMatchObject({
+      kind: 'path_rejected',
+      data: { path: 'src' },
+    });
+    await expect(
+      editTree(
+        fx.store,
+        base,
+        new Map<string, TreeEdit>([
+          ['src/math.js', null],
+          ['src', { oid: b, mode: '100644' }],
+        ]),
+      ),
+    ).rejects.toMatchObject({ kind: 'path_rejected' }); // src/util/name.js is still there
+    await expect(
+      editTree(
+        fx.store,
+        base,
+        new Map<string, TreeEdit>([
+          ['x', { oid: b, mode: '100644' }],
+          ['x/y', { oid: b, mode: '100644' }],
+        ]),
+      ),
+    ).rejects.toMatchObject({ kind: 'path_rejected', data: { path: 'x' } });
+    await expect(editTree(fx.store, base, new Map([['a//b', null]]))).rejects.toMatchObject({ kind: 'path_rejected' });
+  });
+});
+
+describe('tree editing from nothing', () => {
+  it('builds a tree from an unborn branch like git does from an empty index', async () => {
+    const fx = await openFixture('empty');
+    const b = blobIn(fx.dir, 'first\n');
+    const edits = new Map<string, TreeEdit>([
+      ['a/b/c.txt', { oid: b, mode: '100644' }],
+      ['a.txt', { oid: b, mode: '100755' }],
+      ['z', { oid: b, mode: '120000' }],
+    ]);
+    expect(await editTree(fx.store, null, edits)).toBe(gitWriteTree(fx.dir, null, edits));
+    expect(await editTree(fx.store, null, new Map())).toBe(EMPTY_TREE_OID);
+  });
+});
