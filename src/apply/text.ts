@@ -5,13 +5,12 @@
 // keep their own characters and terminators, even when they were matched fuzzily; inserted
 // lines get the file's preferred ending; after an update every line is terminated (unless no
 // line is left).
-import { isAscii } from 'node:buffer';
+import { Buffer, isAscii } from 'node:buffer';
 import { PatchtxError } from '../errors.js';
 import type { LineEdit } from '../match/locate.js';
 import type { FileLines } from './lines.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-const asciiDecoder = new TextDecoder('latin1');
 const encoder = new TextEncoder();
 
 /**
@@ -21,8 +20,8 @@ const encoder = new TextEncoder();
 export function decodeFileText(bytes: Uint8Array, path: string): string {
   let text: string;
   if (isAscii(bytes)) {
-    // Pure ASCII (most source files): any single-byte decoder gives the same string, faster.
-    text = asciiDecoder.decode(bytes);
+    // Pure ASCII (most source files): a single-byte decode gives the same string, faster.
+    text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   } else {
     try {
       text = strictUtf8.decode(bytes);

@@ -434,10 +434,7 @@ interface SortedUpdate {
  * smudges them instead (size 0, git's marker), which makes git compare their content next time.
  */
 export function renderIndex(index: GitIndex | null, updates: ReadonlyMap<string, IndexUpdate>): Buffer {
-  const sorted: SortedUpdate[] = [...updates].map(([p, update]) => ({ path: checkIndexPath(p), key: Buffer.from(p, 'utf8'), update }));
-  sorted.sort((a, b) => Buffer.compare(a.key, b.key));
-  for (const u of sorted) if (u.update) checkUpdate(u.path, u.update);
-  checkDirectoryFileConflicts(index, sorted);
+  const sorted = sortedValidUpdates(index, updates);
 
   const pieces: Buffer[] = [Buffer.alloc(HEADER_SIZE)];
   let length = HEADER_SIZE;
@@ -497,6 +494,21 @@ export function renderIndex(index: GitIndex | null, updates: ReadonlyMap<string,
   for (const at of smudgeAt) out.writeUInt32BE(0, at + AT_SIZE);
   createHash('sha1').update(out.subarray(0, length)).digest().copy(out, length);
   return out;
+}
+
+/** Throws what IndexLock.write would throw for these updates ('dirty' when a new entry clashes
+ * with one the index keeps, as directory against file; 'internal' for malformed updates), without
+ * writing: lets a caller find out before it moves the branch. */
+export function validateIndexUpdates(index: GitIndex | null, updates: ReadonlyMap<string, IndexUpdate>): void {
+  sortedValidUpdates(index, updates);
+}
+
+function sortedValidUpdates(index: GitIndex | null, updates: ReadonlyMap<string, IndexUpdate>): SortedUpdate[] {
+  const sorted: SortedUpdate[] = [...updates].map(([p, update]) => ({ path: checkIndexPath(p), key: Buffer.from(p, 'utf8'), update }));
+  sorted.sort((a, b) => Buffer.compare(a.key, b.key));
+  for (const u of sorted) if (u.update) checkUpdate(u.path, u.update);
+  checkDirectoryFileConflicts(index, sorted);
+  return sorted;
 }
 
 function extensionHeader(signature: string, size: number): Buffer {

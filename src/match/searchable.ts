@@ -1,9 +1,13 @@
-// A file prepared for repeated chunk searches. Everything beyond the raw line offsets is built
-// lazily, once per file and pass, and only when a search needs it: the normalised form of every
-// line for a fuzzy pass, and a line -> positions index for a pass whose linear scan has already
-// come up empty once (that scan cost O(n) anyway; the index makes every later miss cheap).
+// A file prepared for repeated chunk searches. The exact pass works on the raw text and line
+// offsets (see seek.ts). Everything else is built lazily, once per file and pass, and only when
+// a search needs it: the normalised form of every line for a fuzzy pass, and a line -> positions
+// index for a pass whose fruitless scans have already cost about as much as building the index
+// would (it then makes every later miss cheap: a file with many chunks that need a fuzzy pass,
+// or many chunks that are not there, stays linear instead of one full scan per chunk).
 import { type FileLines, fileLinesOf, lineText } from '../apply/lines.js';
 import { type MatchPass, normalizeLine } from './normalize.js';
+
+export type FuzzyPass = Exclude<MatchPass, 'exact'>;
 
 export class SearchableLines {
   readonly file: FileLines;
@@ -30,7 +34,7 @@ export class SearchableLines {
   }
 
   /** Every line in `pass`'s form; built on first use and kept. */
-  normalizedLines(pass: Exclude<MatchPass, 'exact'>): readonly string[] {
+  normalizedLines(pass: FuzzyPass): readonly string[] {
     let lines = this.normalized.get(pass);
     if (lines === undefined) {
       const out = new Array<string>(this.count);
@@ -54,21 +58,42 @@ export class SearchableLines {
     return this.normalizedLines(pass)[i] === wanted;
   }
 
+  /**
+   * The line that starts exactly at text offset `offset`, or -1 when `offset` is inside a line
+   * or a terminator. A cheap look at the previous character rules out most offsets first.
+   */
+  lineStartingAt(offset: number): number {
+    const { text, starts, count, prefixLength } = this.file;
+    if (offset !== prefixLength) {
+      const before = text.charCodeAt(offset - 1);
+      if (before !== 0x0a && before !== 0x0d) return -1;
+    }
+    let lo = 0;
+    let hi = count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (starts[mid]! < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < count && starts[lo] === offset ? lo : -1;
+  }
+
   /** The positions index of `pass`, if one has been built. */
   index(pass: MatchPass): Map<string, number[]> | undefined {
     return this.indexes.get(pass);
   }
 
   /**
-   * Records a linear scan of `lines` positions that found nothing. Once such wasted work adds
-   * up to the size of the file, the pass gets an index: an index then costs no more than what
-   * was already spent, and every later miss (a chunk that needs a fuzzier pass, or is absent)
-   * becomes cheap instead of another full scan.
+   * Records a search that found nothing: `work` is characters of text for the exact pass (a
+   * native substring search), lines for a fuzzy pass (a loop of string comparisons). Once the
+   * waste adds up to about the cost of an index (measured: a native scan of the text is ~8x
+   * cheaper than indexing it; a comparison loop about as costly), the pass gets one.
    */
-  noteFruitlessScan(pass: MatchPass, lines: number): void {
-    const total = (this.fruitlessWork.get(pass) ?? 0) + lines;
+  noteFruitlessScan(pass: MatchPass, work: number): void {
+    const total = (this.fruitlessWork.get(pass) ?? 0) + work;
     this.fruitlessWork.set(pass, total);
-    if (total >= this.count) this.buildIndex(pass);
+    const worthIndexing = pass === 'exact' ? 8 * this.file.text.length : this.count;
+    if (total >= worthIndexing) this.buildIndex(pass);
   }
 
   /** Builds (once) the index from each line's `pass` form to its ascending positions. */

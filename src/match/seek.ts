@@ -85,7 +85,7 @@ function matchesAt(search: SearchableLines, pass: MatchPass, wanted: readonly st
 /**
  * Matches of `wanted` (already in `pass` form) starting in `from..=to`, at most `max`.
  * `isSearch`: this is a search for a chunk's location, whose misses feed the decision to index
- * the pass (scans for further matches cover disjoint stretches and must not trigger that).
+ * a fuzzy pass (scans for further matches cover disjoint stretches and must not trigger that).
  */
 function collectMatches(
   search: SearchableLines,
@@ -99,37 +99,100 @@ function collectMatches(
   const found: number[] = [];
   if (to < from) return found;
   const index = search.index(pass);
-  if (index !== undefined) {
-    // Walk the occurrences of the pattern's rarest line instead of every position.
-    let anchor = 0;
-    let positions: number[] | undefined;
-    for (let j = 0; j < wanted.length; j++) {
-      const ps = index.get(wanted[j]!);
-      if (ps === undefined) return found;
-      if (positions === undefined || ps.length < positions.length) {
-        positions = ps;
-        anchor = j;
-      }
+  if (index !== undefined) return collectIndexed(search, pass, wanted, index, from, to, max, found);
+  if (pass === 'exact') return collectExact(search, wanted, from, to, max, found, isSearch);
+  const lines = search.normalizedLines(pass);
+  const first = wanted[0]!;
+  for (let pos = from; pos <= to; pos++) {
+    // Comparing the first line before the rest keeps the scan to one cheap test per position.
+    if (lines[pos] === first && matchesAt(search, pass, wanted, pos)) {
+      found.push(pos);
+      if (found.length >= max) return found;
     }
-    for (let k = lowerBound(positions!, from + anchor); k < positions!.length; k++) {
-      const pos = positions![k]! - anchor;
-      if (pos > to) break;
-      if (matchesAt(search, pass, wanted, pos)) {
+  }
+  if (found.length === 0 && isSearch) search.noteFruitlessScan(pass, to - from + 1);
+  return found;
+}
+
+/**
+ * The exact pass searches the file's text itself: the pattern's longest line is looked for
+ * with the engine's native substring search, and only hits that are a whole line are checked
+ * further. That skips through the text far faster than comparing line by line, and needs
+ * neither one string per line nor an index. The search runs on a slice (a view, not a copy)
+ * that ends with the last line the anchor may occupy, so a bounded scan stays bounded.
+ */
+function collectExact(
+  search: SearchableLines,
+  wanted: readonly string[],
+  from: number,
+  to: number,
+  max: number,
+  found: number[],
+  isSearch: boolean,
+): number[] {
+  let anchor = 0;
+  for (let j = 1; j < wanted.length; j++) if (wanted[j]!.length > wanted[anchor]!.length) anchor = j;
+  const needle = wanted[anchor]!;
+  if (needle.length === 0) {
+    // Only empty lines: nothing to search for, compare lengths position by position.
+    for (let pos = from; pos <= to; pos++) {
+      if (matchesAt(search, 'exact', wanted, pos)) {
         found.push(pos);
         if (found.length >= max) break;
       }
     }
     return found;
   }
-  const first = wanted[0]!;
-  for (let pos = from; pos <= to; pos++) {
-    // Comparing the first line before the rest keeps the scan to one cheap test per position.
-    if (search.lineEquals(pass, pos, first) && matchesAt(search, pass, wanted, pos)) {
-      found.push(pos);
-      if (found.length >= max) return found;
+  const { text, starts, ends } = search.file;
+  const base = starts[from + anchor]!;
+  const region = text.slice(base, ends[to + anchor]!);
+  let at = region.indexOf(needle);
+  while (at !== -1) {
+    const line = search.lineStartingAt(base + at);
+    if (line !== -1 && ends[line]! - (base + at) === needle.length) {
+      const pos = line - anchor;
+      if (matchesAt(search, 'exact', wanted, pos)) {
+        found.push(pos);
+        if (found.length >= max) break;
+      }
+      at = region.indexOf(needle, starts[line + 1]! - base);
+    } else {
+      at = region.indexOf(needle, at + 1);
     }
   }
-  if (found.length === 0 && isSearch) search.noteFruitlessScan(pass, to - from + 1);
+  if (found.length === 0 && isSearch) search.noteFruitlessScan('exact', region.length);
+  return found;
+}
+
+/** A fuzzy pass with an index: walk the occurrences of the pattern's rarest line. */
+function collectIndexed(
+  search: SearchableLines,
+  pass: MatchPass,
+  wanted: readonly string[],
+  index: Map<string, number[]>,
+  from: number,
+  to: number,
+  max: number,
+  found: number[],
+): number[] {
+  let anchor = 0;
+  let positions: number[] | undefined;
+  for (let j = 0; j < wanted.length; j++) {
+    const ps = index.get(wanted[j]!);
+    if (ps === undefined) return found;
+    if (positions === undefined || ps.length < positions.length) {
+      positions = ps;
+      anchor = j;
+    }
+  }
+  for (let k = lowerBound(positions!, from + anchor); k < positions!.length; k++) {
+    const pos = positions![k]! - anchor;
+    if (pos > to) break;
+    if (matchesAt(search, pass, wanted, pos)) {
+      found.push(pos);
+      if (found.length >= max) break;
+    }
+  }
   return found;
 }
 

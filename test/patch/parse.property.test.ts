@@ -98,7 +98,7 @@ describe('parsePatch never throws anything but a PatchtxError', () => {
         const p = check(s);
         if (p) invariants(p);
       }),
-      { numRuns: 2000 },
+      { numRuns: 1000 },
     );
   });
 
@@ -108,7 +108,7 @@ describe('parsePatch never throws anything but a PatchtxError', () => {
         const p = check(`*** Begin Patch\n${s}\n*** End Patch`);
         if (p) invariants(p);
       }),
-      { numRuns: 2000 },
+      { numRuns: 1000 },
     );
   });
 

@@ -5,7 +5,7 @@ import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isPatchtxError } from '../../../src/errors.js';
-import { lockIndex, parseIndex, readIndex, renderIndex, type IndexUpdate } from '../../../src/git/index-file.js';
+import { lockIndex, parseIndex, readIndex, renderIndex, validateIndexUpdates, type IndexUpdate } from '../../../src/git/index-file.js';
 import { removeWorktreeFile, writeWorktreeFile } from '../../../src/git/worktree.js';
 import { cleanupRepos, git, makeRepo } from '../../helpers/repos.js';
 import { atStartOfSecond, commitWithoutIndex, parseCacheTree, repoAt, settle, treeFromScratch, writeBlob, type TreeChange } from './support.js';
@@ -239,6 +239,9 @@ describe('IndexLock.write', () => {
     expect(() => statSync(path.join(repo, '.git', 'index.lock'))).toThrow();
     const index = (await readIndex(repoAt(repo)))!;
     expect(() => renderIndex(index, new Map([['README.md/x', { oid, mode: 0o100644, stat: null }]]))).toThrow(/README\.md/);
+    expect(() => validateIndexUpdates(index, new Map([['src/util', { oid, mode: 0o100644, stat: null }]]))).toThrow(/src\/util\/name\.js/);
+    expect(() => validateIndexUpdates(index, new Map([['src/x', { oid: 'nope', mode: 0o100644, stat: null }]]))).toThrow(/bad object id/);
+    validateIndexUpdates(index, new Map<string, IndexUpdate>([['src/util/name.js', null], ['src/util', { oid, mode: 0o100644, stat: null }]]));
     // fine once the clashing entries go in the same update
     const merged = renderIndex(
       index,
