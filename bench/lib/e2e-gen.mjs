@@ -1,10 +1,10 @@
 // End-to-end benchmark input: a packed git repository of N code-like files, and for a number of
 // touched files the same change as a V4A patch and as a unified diff (`git diff --cached` of the
 // change made with plain file writes in a scratch copy).
-import { mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { applyEdits, codeLines, pickEdit, rng } from './codegen.mjs';
-import { copyRepo, git } from './proc.mjs';
+import { git } from './proc.mjs';
 
 export const CONTEXT = 3;
 const FILES_PER_DIR = 100;
@@ -60,13 +60,14 @@ export function makeRepo(dir, nFiles) {
 
 /**
  * Plans and materialises a change touching `nTouch` files of `repo` (mostly Updates with 1-2
- * chunks each; max(1, nTouch/100) Adds and as many Deletes), writes `<caseDir>/patch.v4a` and
+ * chunks each; max(1, nTouch/100) Adds and as many Deletes) in `scratch`, a pristine copy of the
+ * repository (plain file writes, then `git add -A`; the caller resets it afterwards), writes `<caseDir>/patch.v4a` and
  * `<caseDir>/patch.diff`, and returns { v4aPath, diffPath, expectedTree, updates, adds, deletes,
  * v4aBytes, diffBytes, touched: { restore, remove }, selfCheck } where expectedTree is `git write-tree` of the scratch copy
  * after the change. `selfCheck(applyDiff)` re-applies every Update body with the given V4A
  * applier and compares with the written contents.
  */
-export function makeChange(repo, nTouch, caseDir) {
+export function makeChange(repo, nTouch, caseDir, scratch) {
   mkdirSync(caseDir, { recursive: true });
   const r = rng(nTouch * 7919 + repo.nFiles);
   const nAdd = Math.max(1, Math.round(nTouch / 100));
@@ -81,8 +82,6 @@ export function makeChange(repo, nTouch, caseDir) {
   const updIdx = picked.slice(0, nUpd);
   const delIdx = picked.slice(nUpd);
 
-  const scratch = path.join(caseDir, 'scratch');
-  copyRepo(repo.dir, scratch);
 
   const ops = []; // { path, v4a: string[] }
   const checks = [];
@@ -135,7 +134,6 @@ export function makeChange(repo, nTouch, caseDir) {
   const expectedTree = git(scratch, 'write-tree').trim();
   const numstat = git(scratch, 'diff', '--cached', '--no-renames', '--name-only').trim().split('\n');
   if (numstat.length !== nTouch) throw new Error(`bench generator: diff touches ${numstat.length} files, wanted ${nTouch}`);
-  rmSync(scratch, { recursive: true, force: true });
 
   const v4aPath = path.join(caseDir, 'patch.v4a');
   const diffPath = path.join(caseDir, 'patch.diff');

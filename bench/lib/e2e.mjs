@@ -77,7 +77,9 @@ export async function runE2E({ repoRoot }) {
         }
         t0 = performance.now();
         const caseDir = path.join(root, `case-${size}-${touch}`);
-        const change = makeChange(repo, touch, caseDir);
+        wc.prepare();
+        const change = makeChange(repo, touch, caseDir, wc.dir); // edits made in the work copy
+        wc.touch(change.touched);
         const checked = change.selfCheck(applyDiff);
         console.log(`  case ${touch} files: ${change.updates} updates, ${change.adds} adds, ${change.deletes} deletes; V4A ${(change.v4aBytes / 1024).toFixed(0)} KB, unified diff ${(change.diffBytes / 1024).toFixed(0)} KB; prepared in ${((performance.now() - t0) / 1000).toFixed(1)} s (${checked} V4A bodies re-checked with applyDiff)`);
 
@@ -108,7 +110,8 @@ export async function runE2E({ repoRoot }) {
           const order = i % 2 ? [...tools].reverse() : tools; // alternate who goes first
           for (const tool of order) {
             if (tool.failed) continue;
-            wc.prepare(change.touched);
+            wc.prepare();
+            wc.touch(change.touched);
             const r = tool.run();
             if (r.fail) {
               const f = r.fail;

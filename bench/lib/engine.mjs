@@ -29,7 +29,15 @@ async function loadPatchtx(repoRoot) {
   if (typeof mod.applyPatch !== 'function') {
     return { lib, problem: `${lib} has no applyPatch export (exports: ${Object.keys(mod).join(', ') || 'none'})` };
   }
-  return { lib, fn: mod.applyPatch };
+  // parsePatch + planPatch (the engine below applyPatch, without its per-file unified diffs):
+  // timed as an extra, informational column when the bundle exports them
+  const plan = typeof mod.parsePatch === 'function' && typeof mod.planPatch === 'function'
+    ? (text, path, bytes) => mod.planPatch(mod.parsePatch(text), {
+        read: (p) => (p === path ? bytes : undefined),
+        isDirectory: (p) => path.startsWith(p + '/'),
+      })
+    : null;
+  return { lib, fn: mod.applyPatch, plan };
 }
 
 function firstDifference(a, b) {
@@ -78,6 +86,15 @@ export async function runEngine({ repoRoot }) {
         warnings: (r) => r?.warnings,
       });
     }
+    if (px.plan) {
+      const bytes = new TextEncoder().encode(c.text);
+      contenders.push({
+        name: 'plan',
+        call: () => px.plan(c.patch, c.path, bytes),
+        out: (r) => asText(r?.files?.get?.(c.path)),
+        times: [],
+      });
+    }
     const once = async (k) => {
       gc();
       const t0 = performance.now();
@@ -101,21 +118,22 @@ export async function runEngine({ repoRoot }) {
       for (const k of order) k.times.push((await once(k)).t);
     }
     const get = (name) => contenders.find((k) => k.name === name)?.times ?? [];
-    results.push({ n, patchLines: c.patch.split('\n').length, patchtx: get('patchtx'), peer: get('peer') });
+    results.push({ n, patchtx: get('patchtx'), peer: get('peer'), plan: get('plan') });
   }
 
   const rows = results.map((r) => {
     const p = median(r.patchtx);
     const q = median(r.peer);
-    return [`${r.n / 1000}k lines, ${nChunks} chunks`, spread(r.patchtx), spread(r.peer), ratio(q / p)];
+    return [`${r.n / 1000}k lines, ${nChunks} chunks`, spread(r.patchtx), spread(r.peer), ratio(q / p), spread(r.plan)];
   });
   const [a, b] = results;
   const growth = (k) => (a && b ? median(b[k]) / median(a[k]) : NaN);
   console.log('');
-  table(['case', 'patchtx ms median (min-max)', 'peer ms median (min-max)', 'peer/patchtx'], rows);
+  table(['case', 'patchtx ms median (min-max)', 'peer ms median (min-max)', 'peer/patchtx', 'info: patchtx plan only'], rows);
   if (a && b) {
-    console.log(`growth ${b.n / 1000}k/${a.n / 1000}k (median/median): patchtx ${ratio(growth('patchtx'))}, peer ${ratio(growth('peer'))}`);
+    console.log(`growth ${b.n / 1000}k/${a.n / 1000}k (median/median): patchtx ${ratio(growth('patchtx'))}, peer ${ratio(growth('peer'))}, patchtx plan only ${ratio(growth('plan'))}`);
   }
+  console.log('(info: "plan only" = parsePatch + planPatch with bytes in and out, i.e. applyPatch without its unified diffs; not a target)');
   console.log('\nTargets (engine):');
   const verdicts = [];
   for (const r of results) {

@@ -62,7 +62,7 @@ const TIME = '/usr/bin/time';
  * Node program in-process and reports process.resourceUsage().maxRSS at exit (Node programs only).
  */
 export const rssMethod = (() => {
-  if (!existsSync(TIME)) return 'wrapper';
+  if (process.env.BENCH_RSS === 'wrapper' || !existsSync(TIME)) return 'wrapper';
   const dir = mkdtempSync(path.join(os.tmpdir(), 'patchtx-bench-probe-'));
   try {
     const out = path.join(dir, 'rss');

@@ -24,7 +24,7 @@ export class WorkCopy {
     this.repo = repo; // { dir, head }
     this.dir = dir;
     this.savedGit = `${dir}.pristine-git`;
-    this.dirty = null; // { restore, remove } of the last run, or null = needs a full copy
+    this.dirty = null; // what was touched since the last reset ({ restore, remove }), or null = needs a full copy
     this.fullCopies = 0;
     this.restores = 0;
     this.fallbacks = 0; // restores that did not give a pristine copy (then a full copy was made)
@@ -67,14 +67,20 @@ export class WorkCopy {
     return ok;
   }
 
-  /** makes the work copy pristine; `touched` = what the coming run may change ({ restore, remove }) */
-  prepare(touched) {
+  /** records paths the coming run (or edit) may change: { restore: [...], remove: [...] } */
+  touch({ restore, remove }) {
+    this.dirty.restore.push(...restore);
+    this.dirty.remove.push(...remove);
+  }
+
+  /** makes the work copy pristine (then call touch() with what the coming run may change) */
+  prepare() {
     if (freshMode === 'copy' || !this.dirty) this.full();
     else if (!this.restore()) {
       this.fallbacks++;
       this.full();
     }
-    this.dirty = touched;
+    this.dirty = { restore: [], remove: [] };
     // start every run with no dirty pages left over from the preparation
     if (process.env.BENCH_SYNC !== '0') spawnSync('sync');
   }

@@ -5,7 +5,7 @@
 import { planPatch } from '../engine/plan.js';
 import { unifiedDiff } from '../engine/diff.js';
 import type { FileChange, FileLookup, PlanWarning } from '../engine/types.js';
-import { isTextContent } from '../apply/text.js';
+import { decodeText } from '../apply/text.js';
 import { parsePatch } from '../patch/parse.js';
 import { describeValue, requirePatchText, usageError } from './args.js';
 
@@ -28,12 +28,14 @@ export interface ApplyPatchResult {
   changes: FileChange[];
   summary: string[];
   warnings: PlanWarning[];
-  /** a unified diff per changed path (the key is the path after the patch, as in `changes`) */
+  /**
+   * a unified diff per changed path (the key is the path after the patch, as in `changes`);
+   * each is computed on first read
+   */
   diffs: Record<string, string>;
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export function applyPatch(patchText: string, files: FileMap, options: ApplyPatchOptions = {}): ApplyPatchResult {
   requirePatchText('applyPatch', patchText);
@@ -45,17 +47,21 @@ export function applyPatch(patchText: string, files: FileMap, options: ApplyPatc
 
   const out: Record<string, string | Uint8Array | null> = {};
   for (const [path, bytes] of plan.files) {
-    out[path] = bytes === null ? null : isTextContent(bytes) ? decoder.decode(bytes) : bytes;
+    out[path] = bytes === null ? null : (decodeText(bytes) ?? bytes);
   }
   const diffs: Record<string, string> = {};
   for (const change of plan.changes) {
     const from = change.from ?? change.path;
-    diffs[change.path] = unifiedDiff(
-      change.path,
-      change.op === 'A' ? null : (base.get(from) ?? null),
-      change.op === 'D' ? null : (plan.files.get(change.path) ?? null),
-      from,
-    );
+    const before = change.op === 'A' ? null : (base.get(from) ?? null);
+    const after = change.op === 'D' ? null : (plan.files.get(change.path) ?? null);
+    // Computed when read: a diff of a large file costs far more than applying the patch did,
+    // and many callers never look at it.
+    let diff: string | undefined;
+    Object.defineProperty(diffs, change.path, {
+      enumerable: true,
+      configurable: true,
+      get: () => (diff ??= unifiedDiff(change.path, before, after, from)),
+    });
   }
   return { files: out, changes: plan.changes, summary: plan.summary, warnings: plan.warnings, diffs };
 }

@@ -23,68 +23,65 @@ const BOM = 0xfeff;
 /** Splits `text` into lines. A leading BOM is kept aside so line 1 can match without it. */
 export function splitFileLines(text: string): FileLines {
   const prefixLength = text.charCodeAt(0) === BOM ? 1 : 0;
-  let starts = new Int32Array(64);
-  let ends = new Int32Array(64);
+  const length = text.length;
+  // Room for lines of ~32 characters; source files rarely need to grow this.
+  let capacity = Math.max(64, length >> 5);
+  let starts = new Int32Array(capacity + 1);
+  let ends = new Int32Array(capacity);
   let count = 0;
   let preferred: LineEnding | undefined;
-
-  const push = (start: number, end: number): void => {
-    if (count === ends.length) {
-      const grownStarts = new Int32Array(count * 2 + 1);
-      grownStarts.set(starts);
-      starts = grownStarts;
-      const grownEnds = new Int32Array(count * 2);
-      grownEnds.set(ends);
-      ends = grownEnds;
-    }
-    starts[count] = start;
-    ends[count] = end;
-    count++;
+  let pos = prefixLength;
+  const grow = (): void => {
+    capacity *= 2;
+    const grownStarts = new Int32Array(capacity + 1);
+    grownStarts.set(starts);
+    starts = grownStarts;
+    const grownEnds = new Int32Array(capacity);
+    grownEnds.set(ends);
+    ends = grownEnds;
   };
 
-  const length = text.length;
-  let pos = prefixLength;
   if (text.indexOf('\r', pos) === -1) {
-    // The common case: `\n` is the only terminator, and indexOf finds it natively.
+    // The common case, kept to a tight loop: `\n` is the only terminator.
     while (pos < length) {
-      const nl = text.indexOf('\n', pos);
-      if (nl === -1) {
-        push(pos, length);
+      if (count === capacity) grow();
+      const lf = text.indexOf('\n', pos);
+      starts[count] = pos;
+      if (lf === -1) {
+        ends[count++] = length;
         break;
       }
-      preferred ??= '\n';
-      push(pos, nl);
-      pos = nl + 1;
+      ends[count++] = lf;
+      pos = lf + 1;
     }
   } else {
     let nextLf = text.indexOf('\n', pos);
     let nextCr = text.indexOf('\r', pos);
     while (pos < length) {
-      if (nextLf !== -1 && nextLf < pos) nextLf = text.indexOf('\n', pos);
-      if (nextCr !== -1 && nextCr < pos) nextCr = text.indexOf('\r', pos);
-      if (nextLf === -1 && nextCr === -1) {
-        push(pos, length);
-        break;
-      }
+      if (count === capacity) grow();
+      starts[count] = pos;
       if (nextCr === -1 || (nextLf !== -1 && nextLf < nextCr)) {
+        if (nextLf === -1) {
+          ends[count++] = length;
+          break;
+        }
         preferred ??= '\n';
-        push(pos, nextLf);
+        ends[count++] = nextLf;
         pos = nextLf + 1;
-      } else if (text.charCodeAt(nextCr + 1) === 0x0a) {
-        preferred ??= '\r\n';
-        push(pos, nextCr);
-        pos = nextCr + 2;
+        nextLf = text.indexOf('\n', pos);
       } else {
-        preferred ??= '\r';
-        push(pos, nextCr);
-        pos = nextCr + 1;
+        ends[count++] = nextCr;
+        if (nextLf === nextCr + 1) {
+          preferred ??= '\r\n';
+          pos = nextCr + 2;
+          nextLf = text.indexOf('\n', pos);
+        } else {
+          preferred ??= '\r';
+          pos = nextCr + 1;
+        }
+        nextCr = text.indexOf('\r', pos);
       }
     }
-  }
-  if (starts.length < count + 1) {
-    const grown = new Int32Array(count + 1);
-    grown.set(starts.subarray(0, count));
-    starts = grown;
   }
   starts[count] = length;
   return {

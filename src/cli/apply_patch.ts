@@ -2,6 +2,8 @@
 // (`apply_patch 'PATCH'` or the patch on standard input), same success text, exit 0/1/2.
 // Inside a git repository every call is a patchtx transaction (one commit, or nothing); outside
 // one, the whole patch is still validated in memory before a single file is written.
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { openRepository } from '../git/discover.js';
 import { applyTransaction } from '../tx/apply.js';
@@ -11,14 +13,28 @@ import { readStdin } from './read-patch.js';
 
 const USAGE = `Usage: apply_patch [--preserve-crlf] 'PATCH'\n       echo 'PATCH' | apply_patch [--preserve-crlf]\n`;
 
-async function insideRepository(cwd: string): Promise<boolean> {
+/**
+ * Where `cwd` is in the repository that contains it: the repository-relative directory ('' at the
+ * top, or in a bare repository), or null outside any repository.
+ */
+async function placeInRepository(cwd: string): Promise<string | null> {
+  let repo;
   try {
-    await openRepository({ cwd });
-    return true;
+    repo = await openRepository({ cwd });
   } catch (e) {
-    if (e instanceof PatchtxError && e.kind === 'not_a_repository') return false;
+    if (e instanceof PatchtxError && e.kind === 'not_a_repository') return null;
     throw e;
   }
+  if (repo.workdir === null) return '';
+  const rel = path.relative(repo.workdir, realpathSync(cwd)).split(path.sep).join('/');
+  // patch paths are relative to cwd, as in Codex; a cwd inside .git is refused by the path checks
+  return rel;
+}
+
+/** The summary's paths as the patch spelled them (relative to cwd, not to the repository root). */
+function relativeSummary(summary: string[], prefix: string): string[] {
+  if (prefix === '') return summary;
+  return summary.map((l) => (l.slice(2).startsWith(prefix + '/') ? l.slice(0, 2) + l.slice(2 + prefix.length + 1) : l));
 }
 
 export async function main(argv: string[], streams: Streams = processStreams, cwd = process.cwd()): Promise<number> {
@@ -37,9 +53,11 @@ export async function main(argv: string[], streams: Streams = processStreams, cw
     }
   }
   try {
-    const summary = (await insideRepository(cwd))
-      ? (await applyTransaction({ patchText, cwd, dirty: 'include' })).summary
-      : await applyToDirectory(cwd, patchText);
+    const prefix = await placeInRepository(cwd);
+    const summary =
+      prefix !== null
+        ? relativeSummary((await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: prefix })).summary, prefix)
+        : await applyToDirectory(cwd, patchText);
     streams.out(codexSummary(summary));
     return 0;
   } catch (e) {

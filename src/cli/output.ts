@@ -52,16 +52,27 @@ export function jsonError(e: PatchtxError): Record<string, unknown> {
 
 export function printError(streams: Streams, e: PatchtxError, json: boolean): number {
   if (json) streams.out(JSON.stringify(jsonError(e)) + '\n');
-  else streams.err(`${useColour() ? pc.red('error:') : 'error:'} ${e.message}\n`);
+  else streams.err(`${colours().red('error:')} ${e.message}\n`);
   return exitCodeFor(e.kind);
 }
 
+/**
+ * NO_COLOR (any non-empty value, see no-color.org) always wins; FORCE_COLOR (other than 0/false)
+ * turns colour on without a terminal; otherwise colour only when stdout is a terminal.
+ */
 export function useColour(): boolean {
-  return !('NO_COLOR' in process.env) && (process.env.FORCE_COLOR !== undefined || process.stdout.isTTY === true);
+  const { NO_COLOR, FORCE_COLOR } = process.env;
+  if (NO_COLOR !== undefined && NO_COLOR !== '') return false;
+  if (FORCE_COLOR !== undefined) return FORCE_COLOR !== '0' && FORCE_COLOR.toLowerCase() !== 'false';
+  return process.stdout.isTTY === true;
 }
+
+/** Decided per call, from the environment as it is now (picocolors' default decides once, at import). */
+const colours = () => pc.createColors(useColour());
 
 export function colourDiff(text: string): string {
   if (!useColour()) return text;
+  const pc = colours();
   return text
     .split('\n')
     .map((l) =>

@@ -7,7 +7,7 @@ import { listTransactions } from '../tx/log.js';
 import { recoverCommand } from '../tx/recover-command.js';
 import { showPatch } from '../tx/show.js';
 import { redoTransaction, undoTransaction } from '../tx/undo.js';
-import { printApplied, printError, processStreams, toError, type Streams } from './output.js';
+import { jsonError, printApplied, printError, processStreams, toError, type Streams } from './output.js';
 import { readPatchSource } from './read-patch.js';
 import { printLog, printUndo } from './print.js';
 
@@ -80,10 +80,18 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
     .action((sources: string[], flags: ApplyFlags) =>
       run(flags.json, async () => {
         const list = sources.length === 0 ? [undefined] : sources;
-        for (const source of list) {
-          const patchText = await readPatchSource(source);
-          const result = await applyTransaction(applyOptions(flags, patchText, false));
+        if (list.filter((s) => s === undefined || s === '-').length > 1) {
+          throw new PatchtxError('usage', 'standard input (-) can be given only once');
+        }
+        // every patch is read before the first is applied: a missing file must not leave a half-applied series
+        const texts: string[] = [];
+        for (const source of list) texts.push(await readPatchSource(source));
+        let chained = flags;
+        for (const patchText of texts) {
+          const result = await applyTransaction(applyOptions(chained, patchText, false));
           printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
+          // the next patch applies on top of this one: --base and --expect-head were about the first
+          if (result.commit !== null) chained = { ...chained, base: result.commit, expectHead: undefined };
         }
       }),
     );
@@ -167,7 +175,12 @@ export async function main(argv: string[], streams: Streams = processStreams): P
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
+    if (e instanceof CommanderError) {
+      if (e.exitCode === 0) return 0;
+      // commander has already explained on stderr; --json callers also get the one result object
+      if (argv.includes('--json')) streams.out(JSON.stringify(jsonError(new PatchtxError('usage', e.message.replace(/^error: /, '')))) + '\n');
+      return 2;
+    }
     return printError(streams, toError(e), argv.includes('--json'));
   }
   return code;

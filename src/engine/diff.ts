@@ -2,10 +2,8 @@
 // `a/` and `b/` prefixes, /dev/null for a file that does not exist on one side, and git's
 // "Binary files ... differ" line for content that is not text.
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
-import { isTextContent } from '../apply/text.js';
+import { decodeText } from '../apply/text.js';
 import { sameBytes } from './changes.js';
-
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * The diff from `before` to `after` (null: no file on that side). `fromPath` names the old
@@ -21,11 +19,9 @@ export function unifiedDiff(
   if (before !== null && after !== null && fromPath === path && sameBytes(before, after)) return '';
   const oldName = before === null ? '/dev/null' : `a/${fromPath}`;
   const newName = after === null ? '/dev/null' : `b/${path}`;
-  if ((before !== null && !isTextContent(before)) || (after !== null && !isTextContent(after))) {
-    return `Binary files ${oldName} and ${newName} differ\n`;
-  }
-  const oldText = before === null ? '' : decoder.decode(before);
-  const newText = after === null ? '' : decoder.decode(after);
+  const oldText = before === null ? '' : decodeText(before);
+  const newText = after === null ? '' : decodeText(after);
+  if (oldText === undefined || newText === undefined) return `Binary files ${oldName} and ${newName} differ\n`;
   return createTwoFilesPatch(oldName, newName, oldText, newText, undefined, undefined, {
     headerOptions: FILE_HEADERS_ONLY,
   });

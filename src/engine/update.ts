@@ -1,7 +1,7 @@
 // One Update hunk's chunks applied to one file's bytes: decode, place the chunks, rebuild, encode.
 import type { Chunk } from '../patch/types.js';
 import { splitFileLines } from '../apply/lines.js';
-import { decodeFileText, encodeText, rebuildText } from '../apply/text.js';
+import { decodeFileText, rebuildBytes } from '../apply/text.js';
 import { locateChunks } from '../match/locate.js';
 import { SearchableLines } from '../match/searchable.js';
 import type { PlanOptions, PlanWarning } from './types.js';
@@ -19,5 +19,6 @@ export function applyChunks(
 ): UpdatedContent {
   const file = splitFileLines(decodeFileText(before, path));
   const { edits, warnings } = locateChunks(new SearchableLines(file), chunks, path, options);
-  return { bytes: encodeText(rebuildText(file, edits)), warnings };
+  // Untouched stretches are copied from the original bytes, not re-encoded.
+  return { bytes: rebuildBytes(file, edits, before), warnings };
 }

@@ -114,6 +114,14 @@ async function checkIndex(repo: Repository, config: GitConfig): Promise<void> {
   }
 }
 
+/** core.autocrlf converts line endings on checkout and commit; patchtx writes bytes as committed. */
+function checkLineEndingConversion(config: GitConfig): void {
+  const autocrlf = config.get('core.autocrlf')?.toLowerCase();
+  if (autocrlf !== undefined && autocrlf !== 'false' && autocrlf !== 'no' && autocrlf !== 'off' && autocrlf !== '0') {
+    throw refuse('autocrlf', `line-ending conversion (core.autocrlf=${autocrlf}); patchtx keeps every byte as committed, run with core.autocrlf=false`);
+  }
+}
+
 function checkSparse(config: GitConfig): void {
   if (config.getBool('core.sparseCheckout')) {
     throw refuse('sparse-checkout', 'sparse checkout (core.sparseCheckout); run `git sparse-checkout disable` first');
@@ -129,6 +137,7 @@ export async function checkRepositorySupported(
 ): Promise<void> {
   checkFormat(config);
   checkSparse(config);
+  checkLineEndingConversion(config);
   await checkAlternates(repo, env);
   await checkIndex(repo, config);
 }
@@ -152,13 +161,26 @@ export async function checkAttributesForPaths(
   if (paths.length === 0) return;
   const files = await loadAttributeFiles({ repo, readTextAt, config: options.config, env: options.env }, paths);
   for (const p of paths) {
-    const filter = attributesOf(p, files.get(p) ?? [], ['filter']).get('filter');
+    const attrs = attributesOf(p, files.get(p) ?? [], ['filter', 'eol', 'ident', 'working-tree-encoding']);
+    const filter = attrs.get('filter');
     if (filter && typeof filter.value === 'string') {
       throw new PatchtxError(
         'unsupported_repository',
         `${p} has the attribute filter=${filter.value} (${filter.source}); patchtx does not run clean/smudge filters such as Git LFS`,
         { feature: 'filter', path: p, filter: filter.value, source: filter.source },
       );
+    }
+    // these make the working-tree bytes differ from the committed bytes; patchtx writes the
+    // committed bytes as they are, so it would leave the file looking modified to git
+    for (const name of ['eol', 'ident', 'working-tree-encoding']) {
+      const a = attrs.get(name);
+      if (a && a.value !== false) {
+        throw new PatchtxError(
+          'unsupported_repository',
+          `${p} has the attribute ${name}${typeof a.value === 'string' ? `=${a.value}` : ''} (${a.source}); patchtx does not convert content between the working tree and git`,
+          { feature: name, path: p, source: a.source },
+        );
+      }
     }
   }
 }

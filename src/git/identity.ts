@@ -13,7 +13,7 @@ import type { Identity } from './model/identity.js';
 export type IdentityRole = 'author' | 'committer';
 
 /** What git strips from the ends of a name or email (control characters, space and punctuation). */
-const isCrud = (c: string): boolean => c <= ' ' || ',:;<>"\\\''.includes(c);
+const isCrud = (c: string): boolean => c <= ' ' || '.,:;<>"\\\''.includes(c);
 
 /** git's clean-up of identity parts: crud trimmed from both ends, the delimiters `<`, `>`, newline dropped. */
 export function cleanIdentityPart(text: string): string {

@@ -1,21 +1,26 @@
 // The object database of one repository (its common dir's objects/).
 //
-// Reads go through isomorphic-git, which understands loose objects, packs and deltas; the one
-// `cache` object handed to every read keeps parsed pack indexes and pack data across reads, so a
-// transaction pays for opening a pack once. Writes never touch existing objects: a new object is
-// written loose (zlib-deflated "<type> <size>\0<content>") to a temporary file in objects/xx/ and
-// renamed into place, so readers never see half an object, and an object that already exists (loose
-// or packed) is not written again.
+// Reads cost what they read: a loose object is one file; a packed one is found by binary search in
+// the pack indexes (pack-index.ts) and read with positional reads (pack-file.ts), deltas included, so
+// neither the size of the packs nor the number of objects matters. (isomorphic-git's readObject,
+// still available as `reader: 'isomorphic-git'`, loads and checksums every pack it touches in full
+// before the first object, which is proportional to the repository.) Every object read is checked
+// against its id.
+//
+// Writes never touch existing objects: a new object is written loose (zlib-deflated
+// "<type> <size>\0<content>") to a temporary file in objects/xx/ and renamed into place, so readers
+// never see half an object, and an object that already exists (loose or packed) is not written again.
 import * as fs from 'node:fs';
-import { mkdir, rename, rm, stat, writeFile, readdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { deflateSync } from 'node:zlib';
+import { deflateSync, inflateSync } from 'node:zlib';
 import { readObject } from 'isomorphic-git';
 import { PatchtxError } from '../errors.js';
 import { frameObject, hashObject, type ObjectType } from './hash.js';
 import { parseCommit, serializeCommit, type CommitObject } from './model/commit.js';
 import { EMPTY_TREE_OID, compareTreeEntries, parseTree, serializeTree, type TreeEntry } from './model/tree.js';
+import { DeltaBaseCache, PackFile } from './pack-file.js';
 import { PackIndexSet } from './pack-index.js';
 import type { Repository } from './repository.js';
 
@@ -24,27 +29,100 @@ export interface RawObject {
   content: Uint8Array;
 }
 
+export interface ObjectStoreOptions {
+  /** how objects are read: our positional pack reader (default), or isomorphic-git's readObject */
+  reader?: 'patchtx' | 'isomorphic-git';
+}
+
 const OID = /^[0-9a-f]{40}$/;
+const OBJECT_TYPES: ReadonlySet<string> = new Set(['blob', 'tree', 'commit', 'tag']);
+
+function isMissingFile(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
 
 export class ObjectStore {
   readonly repo: Repository;
   /** isomorphic-git's cache; reuse it for any other isomorphic-git call on this repository */
   readonly cache: object = {};
   readonly objectsDir: string;
+  private readonly reader: 'patchtx' | 'isomorphic-git';
   private readonly packs: PackIndexSet;
+  private readonly deltaBases = new DeltaBaseCache();
   /** trees are immutable and the ones along touched paths are read more than once per transaction */
   private readonly trees = new Map<string, TreeEntry[]>();
   /** objects this store wrote or found, so repeated checks cost nothing */
   private readonly known = new Set<string>();
 
-  constructor(repo: Repository) {
+  constructor(repo: Repository, options: ObjectStoreOptions = {}) {
     this.repo = repo;
     this.objectsDir = path.join(repo.commonDir, 'objects');
     this.packs = new PackIndexSet(this.objectsDir);
+    this.reader = options.reader ?? 'patchtx';
   }
 
   async readRaw(oid: string): Promise<RawObject> {
     if (!OID.test(oid)) throw new PatchtxError('internal', `not an object id: ${JSON.stringify(oid)}`, { oid });
+    if (oid === EMPTY_TREE_OID) return { type: 'tree', content: new Uint8Array(0) }; // git knows it without storing it
+    const raw = this.reader === 'isomorphic-git' ? await this.readWithIsomorphicGit(oid) : await this.readDirect(oid);
+    if (hashObject(raw.type, raw.content) !== oid) {
+      throw new PatchtxError('internal', `object ${oid} is corrupt (its content hashes differently)`, { oid });
+    }
+    this.known.add(oid);
+    return raw;
+  }
+
+  private async readLoose(oid: string): Promise<RawObject | null> {
+    let file: Buffer;
+    try {
+      file = await readFile(this.loosePath(oid));
+    } catch (e) {
+      if (isMissingFile(e)) return null;
+      throw new PatchtxError('internal', `cannot read object ${oid}: ${(e as Error).message}`, { oid });
+    }
+    let framed: Buffer;
+    try {
+      framed = inflateSync(file);
+    } catch (e) {
+      throw new PatchtxError('internal', `loose object ${oid} is corrupt: ${(e as Error).message}`, { oid });
+    }
+    const nul = framed.indexOf(0);
+    const [type, size] = framed.toString('latin1', 0, Math.max(nul, 0)).split(' ');
+    const content = framed.subarray(nul + 1);
+    if (nul < 0 || !OBJECT_TYPES.has(type!) || Number(size) !== content.length) {
+      throw new PatchtxError('internal', `loose object ${oid} has a malformed header`, { oid });
+    }
+    return { type: type as ObjectType, content };
+  }
+
+  private async readPacked(oid: string): Promise<RawObject | null> {
+    const location = await this.packs.locate(oid);
+    if (!location) return null;
+    const readBase = async (base: string) => {
+      const raw = await this.readRaw(base);
+      return { type: raw.type, content: Buffer.from(raw.content.buffer, raw.content.byteOffset, raw.content.byteLength) };
+    };
+    const found = await PackFile.with(location.pack, (pack) => pack.read(location.offset, this.deltaBases, readBase));
+    // the delta-base cache may hold this very buffer: hand out a copy the caller is free to change
+    return { type: found.type, content: Buffer.from(found.content) };
+  }
+
+  private async readDirect(oid: string): Promise<RawObject> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const found = (await this.readLoose(oid)) ?? (await this.readPacked(oid));
+        if (found) return found;
+      } catch (e) {
+        if (!isMissingFile(e) || attempt > 0) throw e; // a pack deleted under us by a repack
+      }
+      // a concurrent gc may have moved the object into a new pack: look again once
+      this.packs.refresh();
+    }
+    throw new PatchtxError('internal', `object ${oid} is missing from the repository`, { oid });
+  }
+
+  private async readWithIsomorphicGit(oid: string): Promise<RawObject> {
     let result;
     try {
       result = await readObject({ fs, gitdir: this.repo.commonDir, oid, format: 'content', cache: this.cache });
@@ -55,7 +133,6 @@ export class ObjectStore {
       }
       throw new PatchtxError('internal', `cannot read object ${oid}: ${(e as Error).message}`, { oid });
     }
-    this.known.add(oid);
     return { type: result.type as ObjectType, content: result.object as Uint8Array };
   }
 

@@ -210,6 +210,21 @@ export interface RefUpdate {
   message: string;
   /** the reflog line's identity and time */
   identity: Identity;
+  /** core.logAllRefUpdates as configured (undefined: git's default, on unless bare) */
+  logAllRefUpdates?: string;
+}
+
+/**
+ * Whether git would write a reflog line for `ref`: always when its log already exists; otherwise
+ * per core.logAllRefUpdates ("always": every ref; true: branches, remote-tracking refs, notes and
+ * HEAD; false), which defaults to true in a checkout and false in a bare repository.
+ */
+async function shouldLog(repo: Repository, ref: string, logFile: string, setting: string | undefined): Promise<boolean> {
+  if ((await readOptional(logFile)) !== null) return true;
+  const value = (setting ?? (repo.workdir === null ? 'false' : 'true')).toLowerCase();
+  if (value === 'always') return true;
+  if (!['true', 'yes', 'on', '1'].includes(value)) return false;
+  return ref === 'HEAD' || /^refs\/(heads|remotes|notes)\//.test(ref);
 }
 
 /** git's reflog message clean-up: leading/trailing whitespace dropped, inner runs become one space. */
@@ -283,8 +298,10 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
     handle = null;
 
     const line = reflogLine(expectedOld, newOid, identity, message);
-    await appendReflog(path.join(base, 'logs', ref), line);
-    if (headIsSymbolicToRef) await appendReflog(path.join(repo.gitdir, 'logs', 'HEAD'), line);
+    const refLog = path.join(base, 'logs', ref);
+    if (await shouldLog(repo, ref, refLog, update.logAllRefUpdates)) await appendReflog(refLog, line);
+    const headLog = path.join(repo.gitdir, 'logs', 'HEAD');
+    if (headIsSymbolicToRef && (await shouldLog(repo, 'HEAD', headLog, update.logAllRefUpdates))) await appendReflog(headLog, line);
 
     await rename(lockFile, refFile);
     renamed = true;

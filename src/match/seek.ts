@@ -5,7 +5,7 @@
 // fuzzy one early); the first position that matches wins; `*** End of File` tries only the last
 // window, and only when it lies at or after the cursor; an empty pattern matches at the cursor.
 import { MATCH_PASSES, type MatchPass, normalizeLine } from './normalize.js';
-import { SearchableLines } from './searchable.js';
+import { type LineIndex, lineKey, SearchableLines } from './searchable.js';
 
 export interface SeekMatch {
   /** 0-based index of the first matching line */
@@ -85,7 +85,7 @@ function matchesAt(search: SearchableLines, pass: MatchPass, wanted: readonly st
 /**
  * Matches of `wanted` (already in `pass` form) starting in `from..=to`, at most `max`.
  * `isSearch`: this is a search for a chunk's location, whose misses feed the decision to index
- * a fuzzy pass (scans for further matches cover disjoint stretches and must not trigger that).
+ * the pass (scans for further matches cover disjoint stretches and must not trigger that).
  */
 function collectMatches(
   search: SearchableLines,
@@ -100,93 +100,68 @@ function collectMatches(
   if (to < from) return found;
   const index = search.index(pass);
   if (index !== undefined) return collectIndexed(search, pass, wanted, index, from, to, max, found);
-  if (pass === 'exact') return collectExact(search, wanted, from, to, max, found, isSearch);
-  const lines = search.normalizedLines(pass);
-  const first = wanted[0]!;
-  for (let pos = from; pos <= to; pos++) {
-    // Comparing the first line before the rest keeps the scan to one cheap test per position.
-    if (lines[pos] === first && matchesAt(search, pass, wanted, pos)) {
-      found.push(pos);
-      if (found.length >= max) return found;
+
+  // Walk the lines where the pattern's longest line would have to be. A length test and one
+  // character from the middle rule out almost every line before a string comparison (which
+  // costs far more than a character read); the exact pass reads both from the text itself.
+  let anchor = 0;
+  for (let j = 1; j < wanted.length; j++) if (wanted[j]!.length > wanted[anchor]!.length) anchor = j;
+  const needle = wanted[anchor]!;
+  const size = needle.length;
+  const probe = size >> 1;
+  const probeChar = needle.charCodeAt(probe);
+  const last = to + anchor;
+  if (pass === 'exact') {
+    const { text, starts, ends } = search.file;
+    for (let line = from + anchor; line <= last; line++) {
+      const start = starts[line]!;
+      if (ends[line]! - start !== size || (size !== 0 && text.charCodeAt(start + probe) !== probeChar)) continue;
+      if (matchesAt(search, pass, wanted, line - anchor)) {
+        found.push(line - anchor);
+        if (found.length >= max) return found;
+      }
+    }
+  } else {
+    const lines = search.normalizedLines(pass);
+    for (let line = from + anchor; line <= last; line++) {
+      const l = lines[line]!;
+      if (l.length !== size || (size !== 0 && l.charCodeAt(probe) !== probeChar)) continue;
+      if (matchesAt(search, pass, wanted, line - anchor)) {
+        found.push(line - anchor);
+        if (found.length >= max) return found;
+      }
     }
   }
   if (found.length === 0 && isSearch) search.noteFruitlessScan(pass, to - from + 1);
   return found;
 }
 
-/**
- * The exact pass searches the file's text itself: the pattern's longest line is looked for
- * with the engine's native substring search, and only hits that are a whole line are checked
- * further. That skips through the text far faster than comparing line by line, and needs
- * neither one string per line nor an index. The search runs on a slice (a view, not a copy)
- * that ends with the last line the anchor may occupy, so a bounded scan stays bounded.
- */
-function collectExact(
-  search: SearchableLines,
-  wanted: readonly string[],
-  from: number,
-  to: number,
-  max: number,
-  found: number[],
-  isSearch: boolean,
-): number[] {
-  let anchor = 0;
-  for (let j = 1; j < wanted.length; j++) if (wanted[j]!.length > wanted[anchor]!.length) anchor = j;
-  const needle = wanted[anchor]!;
-  if (needle.length === 0) {
-    // Only empty lines: nothing to search for, compare lengths position by position.
-    for (let pos = from; pos <= to; pos++) {
-      if (matchesAt(search, 'exact', wanted, pos)) {
-        found.push(pos);
-        if (found.length >= max) break;
-      }
-    }
-    return found;
-  }
-  const { text, starts, ends } = search.file;
-  const base = starts[from + anchor]!;
-  const region = text.slice(base, ends[to + anchor]!);
-  let at = region.indexOf(needle);
-  while (at !== -1) {
-    const line = search.lineStartingAt(base + at);
-    if (line !== -1 && ends[line]! - (base + at) === needle.length) {
-      const pos = line - anchor;
-      if (matchesAt(search, 'exact', wanted, pos)) {
-        found.push(pos);
-        if (found.length >= max) break;
-      }
-      at = region.indexOf(needle, starts[line + 1]! - base);
-    } else {
-      at = region.indexOf(needle, at + 1);
-    }
-  }
-  if (found.length === 0 && isSearch) search.noteFruitlessScan('exact', region.length);
-  return found;
-}
-
-/** A fuzzy pass with an index: walk the occurrences of the pattern's rarest line. */
+/** With a line index: walk only the lines that share a key with the pattern's rarest line. */
 function collectIndexed(
   search: SearchableLines,
   pass: MatchPass,
   wanted: readonly string[],
-  index: Map<string, number[]>,
+  index: LineIndex,
   from: number,
   to: number,
   max: number,
   found: number[],
 ): number[] {
-  let anchor = 0;
-  let positions: number[] | undefined;
+  const { mask, groupStart, order } = index;
+  let anchor = -1;
+  let first = 0;
+  let end = 0;
   for (let j = 0; j < wanted.length; j++) {
-    const ps = index.get(wanted[j]!);
-    if (ps === undefined) return found;
-    if (positions === undefined || ps.length < positions.length) {
-      positions = ps;
+    const key = lineKey(wanted[j]!, 0, wanted[j]!.length) & mask;
+    const size = groupStart[key + 1]! - groupStart[key]!;
+    if (anchor === -1 || size < end - first) {
       anchor = j;
+      first = groupStart[key]!;
+      end = groupStart[key + 1]!;
     }
   }
-  for (let k = lowerBound(positions!, from + anchor); k < positions!.length; k++) {
-    const pos = positions![k]! - anchor;
+  for (let k = lowerBound(order, first, end, from + anchor); k < end; k++) {
+    const pos = order[k]! - anchor;
     if (pos > to) break;
     if (matchesAt(search, pass, wanted, pos)) {
       found.push(pos);
@@ -196,10 +171,8 @@ function collectIndexed(
   return found;
 }
 
-/** First k with sorted[k] >= value. */
-function lowerBound(sorted: readonly number[], value: number): number {
-  let lo = 0;
-  let hi = sorted.length;
+/** First k in lo..hi with sorted[k] >= value (hi when there is none). */
+function lowerBound(sorted: Int32Array, lo: number, hi: number, value: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (sorted[mid]! < value) lo = mid + 1;

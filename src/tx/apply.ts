@@ -7,21 +7,21 @@ import type { FileChange, Plan, PlanWarning } from '../engine/types.js';
 import { checkAttributesForPaths } from '../git/features.js';
 import { resolveIdentity } from '../git/identity.js';
 import { readIndex, type GitIndex } from '../git/index-file.js';
-import { appendTrailers } from '../git/model/trailers.js';
+import { appendTrailers, type Trailer } from '../git/model/trailers.js';
 import type { Identity } from '../git/model/identity.js';
 import { EMPTY_TREE_OID, type TreeMode } from '../git/model/tree.js';
 import { editTree, lookupPaths, type TreeEdit } from '../git/tree-edit.js';
-import { parsePatch } from '../patch/parse.js';
+import { parsePatchInvocation } from '../patch/parse.js';
 import type { Patch } from '../patch/types.js';
 import type { Overlay } from './overlay.js';
 import { DryRunObjectStore } from './dry-store.js';
-import { generatedMessage, parseTrailerOption, PATCH_ID_TRAILER } from './message.js';
-import { patchId } from './patch-id.js';
+import { checkMessageOption, generatedMessage, parseTrailerOption, PATCH_ID_TRAILER } from './message.js';
+import { normalisePatch, patchId } from './patch-id.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
 import { openSession, type Session, type SessionOptions } from './session.js';
 import { loadTouched, type PathState } from './state.js';
 import { resolveTarget, type Target, type TargetOptions } from './target.js';
-import { touchedPaths } from './touched.js';
+import { patchDirectory, rerootPatch, touchedPaths } from './touched.js';
 
 export interface ApplyOptions extends SessionOptions, TargetOptions {
   patchText: string;
@@ -36,6 +36,12 @@ export interface ApplyOptions extends SessionOptions, TargetOptions {
   check?: boolean;
   /** return before/after bytes of every changed path (for --diff) */
   withContents?: boolean;
+  /**
+   * The patch's paths are relative to this directory of the working tree ('' or absent: its root),
+   * as when apply_patch runs in a subdirectory. The note then keeps the patch re-rooted, so
+   * `patchtx show | patchtx apply` replays it from anywhere.
+   */
+  pathPrefix?: string;
 }
 
 export interface FileContents {
@@ -95,7 +101,7 @@ interface Built {
   commit: string | null;
 }
 
-async function build(session: Session, target: Target, patch: Patch, opts: ApplyOptions, index: GitIndex | null, author: Identity, committer: Identity, pid: string): Promise<Built> {
+async function build(session: Session, target: Target, patch: Patch, opts: ApplyOptions, index: GitIndex | null, author: Identity, committer: Identity, pid: string, noteText: string, trailers: Trailer[]): Promise<Built> {
   const store = opts.check ? new DryRunObjectStore(session.repo) : session.store;
   const touched = touchedPaths(patch);
   const { states, overlay } = await loadTouched(session, target.baseTree, touched, {
@@ -133,13 +139,13 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
   if (unchanged) return { prepared, plan, states, overlay, commit: null };
 
   const message = appendTrailers(opts.message ?? generatedMessage(plan.changes), [
-    ...(opts.trailers ?? []).map(parseTrailerOption),
+    ...trailers,
     { key: PATCH_ID_TRAILER, value: pid },
   ]);
   const commit = await store.writeCommit({ tree, parents: target.base ? [target.base] : [], author, committer, message });
   prepared.newOid = commit;
   prepared.reflogMessage = `patchtx: ${message.split('\n')[0]}`;
-  prepared.note = { ref: NOTES_REF, text: opts.patchText };
+  prepared.note = { ref: NOTES_REF, text: noteText };
   prepared.redo = { clear: true };
   return { prepared, plan, states, overlay, commit };
 }
@@ -159,23 +165,46 @@ function baseBytes(built: Built, p: string): Uint8Array | null {
   return built.overlay.read(p) ?? null;
 }
 
+/**
+ * --committer, else the configured committer (as git does: --author alone does not change the
+ * committer), else --author when no committer identity is configured at all.
+ */
+function resolveCommitter(session: Session, opts: ApplyOptions): Identity {
+  if (opts.committer !== undefined) return resolveIdentity(session.config, 'committer', session.env, opts.committer);
+  try {
+    return resolveIdentity(session.config, 'committer', session.env);
+  } catch (e) {
+    if (opts.author !== undefined && e instanceof PatchtxError && e.kind === 'missing_identity') {
+      return resolveIdentity(session.config, 'committer', session.env, opts.author);
+    }
+    throw e;
+  }
+}
+
 export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
-  const patch = parsePatch(opts.patchText);
-  const pid = patchId(patch);
+  const invocation = parsePatchInvocation(opts.patchText);
+  // every usage problem is found before anything is read or written
+  const trailers = (opts.trailers ?? []).map(parseTrailerOption);
+  checkMessageOption(opts.message);
   const session = await openSession(opts);
+  // `cd DIR && apply_patch <<'EOF'` means the paths are relative to DIR
+  const dir = patchDirectory(session.repo.workdir, opts.pathPrefix ?? '', invocation.cwd);
+  const patch = rerootPatch(invocation.patch, dir);
+  const pid = patchId(patch);
+  const noteText = opts.pathPrefix ? normalisePatch(patch) : opts.patchText;
   const target = await resolveTarget(session, opts);
   const author = resolveIdentity(session.config, 'author', session.env, opts.author);
-  const committer = resolveIdentity(session.config, 'committer', session.env, opts.committer ?? opts.author);
+  const committer = resolveCommitter(session, opts);
 
   let built: Built;
   let warnings: string[] = [];
   if (opts.check) {
     const index = target.worktree ? await readIndex(session.repo) : null;
-    built = await build(session, target, patch, opts, index, author, committer, pid);
+    built = await build(session, target, patch, opts, index, author, committer, pid, noteText, trailers);
   } else {
     let captured: Built | undefined;
     const outcome = await runTransaction(session, target, 'apply', committer, async (lock) => {
-      captured = await build(session, target, patch, opts, lock?.index ?? null, author, committer, pid);
+      captured = await build(session, target, patch, opts, lock?.index ?? null, author, committer, pid, noteText, trailers);
       return captured.prepared;
     });
     built = captured!;

@@ -5,13 +5,17 @@ export function crashPoint(point: string): void {
   if (process.env.PATCHTX_TEST_CRASH_AT === point) process.kill(process.pid, 'SIGKILL');
 }
 
+/** in the order a transaction reaches them (mid-redo-stack only when the redo stack is written) */
 export const CRASH_POINTS = [
+  'mid-journal',
   'after-journal',
   'after-index-lock',
   'after-objects',
+  'mid-publish-journal',
   'after-publish-journal',
   'after-ref',
   'after-note',
+  'mid-redo-stack',
   'mid-worktree',
   'after-worktree',
   'after-index',

@@ -1,19 +1,22 @@
 // The transaction journal: <gitdir>/patchtx/journal.json.
 //
-// It is created (O_EXCL) before anything is locked or published and removed when the working tree
+// It is created exclusively (see createJournal) before anything is locked or published and removed when the working tree
 // and index are in line again, so it doubles as patchtx's per-checkout lock: a second patchtx in
 // the same checkout sees it and reports `stale` instead of interleaving. Its `state` tells the
 // next patchtx (or `patchtx recover`) what an interrupted run left behind:
 //   prepared   nothing published yet: drop our locks, the repository is at the old state
 //   published  the ref may have moved: if it points at `newOid`, finish the note, working tree and
 //              index for `paths`; otherwise the run did not land and is dropped
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Repository } from '../git/repository.js';
 import { PatchtxError } from '../errors.js';
+import { crashPoint } from './crash.js';
 
 export interface Journal {
   version: 1;
+  /** unique per transaction (journals written before it existed: pid and startedAt stand in) */
+  id?: string;
   pid: number;
   startedAt: string;
   op: 'apply' | 'undo' | 'redo';
@@ -41,37 +44,80 @@ function writeAll(fd: number, text: string): void {
   fsyncSync(fd);
 }
 
-/** Creates the journal exclusively; an existing one means another run is in flight (or died). */
-export function createJournal(repo: Repository, journal: Journal): void {
-  const file = journalPath(repo);
-  mkdirSync(path.dirname(file), { recursive: true });
-  let fd: number;
+/** The name of the temporary file process `pid` writes a journal into before publishing it. */
+const tempPath = (file: string, pid: number): string => `${file}.${pid}.tmp`;
+
+function writeFileSynced(file: string, text: string, flags: string): void {
+  const fd = openSync(file, flags, 0o644);
   try {
-    fd = openSync(file, 'wx', 0o644);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new PatchtxError('stale', `another patchtx transaction is in progress in this checkout (${file} exists); retry, or run 'patchtx recover' if no patchtx is running`, { journal: file });
-    }
-    throw e;
-  }
-  try {
-    writeAll(fd, JSON.stringify(journal, null, 2) + '\n');
+    writeAll(fd, text);
   } finally {
     closeSync(fd);
   }
 }
 
+/**
+ * Creates the journal exclusively; an existing one means another run is in flight (or died).
+ * The journal is written complete into a temporary file first and then hard-linked to its name
+ * (link fails with EEXIST like O_EXCL does), so journal.json never exists half-written: a run
+ * killed between creating the file and writing it would otherwise leave an unreadable journal that
+ * blocks the checkout (as "a run that is starting") until its grace period is over.
+ */
+export function createJournal(repo: Repository, journal: Journal): void {
+  const file = journalPath(repo);
+  mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = tempPath(file, process.pid);
+  writeFileSynced(tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
+  crashPoint('mid-journal');
+  try {
+    linkSync(tmp, file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw inProgress(file);
+    // a file system without hard links: create it with O_EXCL and write it (the old way)
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw e;
+    try {
+      writeFileSynced(file, JSON.stringify(journal, null, 2) + '\n', 'wx');
+    } catch (e2) {
+      if ((e2 as NodeJS.ErrnoException).code === 'EEXIST') throw inProgress(file);
+      throw e2;
+    }
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+const inProgress = (file: string): PatchtxError =>
+  new PatchtxError('stale', `another patchtx transaction is in progress in this checkout (${file} exists); retry, or run 'patchtx recover' if no patchtx is running`, { journal: file });
+
 /** Replaces the journal atomically (write a sibling, rename over). */
 export function updateJournal(repo: Repository, journal: Journal): void {
   const file = journalPath(repo);
-  const tmp = `${file}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w', 0o644);
-  try {
-    writeAll(fd, JSON.stringify(journal, null, 2) + '\n');
-  } finally {
-    closeSync(fd);
-  }
+  const tmp = tempPath(file, process.pid);
+  writeFileSynced(tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
+  crashPoint('mid-publish-journal');
   renameSync(tmp, file);
+}
+
+/** Removes the temporary journal files of processes that are gone (killed while writing one). */
+export function removeDeadTempFiles(repo: Repository): void {
+  const file = journalPath(repo);
+  let names: string[];
+  try {
+    names = readdirSync(path.dirname(file));
+  } catch {
+    return;
+  }
+  const prefix = `${path.basename(file)}.`;
+  for (const name of names) {
+    const m = name.startsWith(prefix) ? /^(\d+)\.tmp$/.exec(name.slice(prefix.length)) : null;
+    if (m && !processAlive(Number(m[1]))) rmSync(path.join(path.dirname(file), name), { force: true });
+  }
+}
+
+/** What identifies a transaction (in the redo stack's record of the last change, say). */
+export function transactionId(journal: Journal): string {
+  return journal.id ?? `${journal.pid}-${journal.startedAt}`;
 }
 
 export type JournalRead = { kind: 'none' } | { kind: 'journal'; journal: Journal } | { kind: 'unreadable'; ageMs: number };

@@ -22,7 +22,7 @@ export interface LogOptions extends SessionOptions {
 
 export async function listTransactions(opts: LogOptions): Promise<LogEntry[]> {
   const session = await openSession(opts);
-  const target = await resolveTarget(session, { ref: opts.ref });
+  const target = await resolveTarget(session, { ref: opts.ref, readOnly: true });
   const out: LogEntry[] = [];
   for await (const { oid, commit } of firstParents(session.store, target.oldOid)) {
     if (out.length >= opts.max) break;

@@ -3,7 +3,7 @@
 // the body lists every change as A/M/D/R lines, the way `git status --short` would.
 import type { FileChange } from '../engine/types.js';
 import { PatchtxError } from '../errors.js';
-import type { Trailer } from '../git/model/trailers.js';
+import { readTrailers, type Trailer } from '../git/model/trailers.js';
 
 const VERB: Record<FileChange['op'], string> = { A: 'add', M: 'update', D: 'delete', R: 'rename' };
 const SUBJECT_FILES = 2;
@@ -19,14 +19,26 @@ export function generatedMessage(changes: FileChange[]): string {
   return `${subject}\n\n${changes.map(changeLine).join('\n')}\n`;
 }
 
+export const PATCH_ID_TRAILER = 'Patch-Id';
+export const UNDO_TRAILER = 'Patchtx-Undo';
+
+/** Trailers only patchtx writes: log, undo and redo trust them to find and pair transactions. */
+const isReserved = (key: string): boolean => [PATCH_ID_TRAILER, UNDO_TRAILER].some((r) => r.toLowerCase() === key.toLowerCase());
+
 /** `--trailer KEY=VALUE` (also accepts `KEY: VALUE`, as git interpret-trailers does). */
 export function parseTrailerOption(spec: string): Trailer {
   const m = /^([A-Za-z0-9][A-Za-z0-9-]*)\s*[=:]\s*(.*)$/s.exec(spec);
   if (!m || m[2].includes('\n')) {
     throw new PatchtxError('usage', `invalid --trailer '${spec}': expected KEY=VALUE with a key of letters, digits and '-' and a one-line value`);
   }
+  if (isReserved(m[1])) throw new PatchtxError('usage', `--trailer ${m[1]} is reserved: patchtx writes it itself`, { trailer: m[1] });
   return { key: m[1], value: m[2].trim() };
 }
 
-export const PATCH_ID_TRAILER = 'Patch-Id';
-export const UNDO_TRAILER = 'Patchtx-Undo';
+/** Refuses a -m message git would refuse (empty) or one that forges patchtx's own trailers. */
+export function checkMessageOption(message: string | undefined): void {
+  if (message === undefined) return;
+  if (message.trim() === '') throw new PatchtxError('usage', 'the commit message (-m) is empty');
+  const forged = readTrailers(message).find((t) => isReserved(t.key));
+  if (forged) throw new PatchtxError('usage', `the commit message (-m) has a ${forged.key} trailer; patchtx writes it itself`, { trailer: forged.key });
+}

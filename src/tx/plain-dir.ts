@@ -1,13 +1,13 @@
 // apply_patch outside a git repository: no commit to make, but still all-or-nothing up to the
 // last moment. Every touched file is read first, the whole patch is planned in memory, and only
 // then are the results written (each file by write-to-temp and rename).
-import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { planPatch } from '../engine/plan.js';
-import { parsePatch } from '../patch/parse.js';
+import { parsePatchInvocation } from '../patch/parse.js';
 import { Overlay } from './overlay.js';
-import { touchedPaths } from './touched.js';
+import { patchDirectory, rerootPatch, touchedPaths } from './touched.js';
 
 function loadPath(root: string, p: string, overlay: Overlay): void {
   // refuse to read or write through a symlink anywhere along the path
@@ -32,7 +32,10 @@ function loadPath(root: string, p: string, overlay: Overlay): void {
 }
 
 export async function applyToDirectory(root: string, patchText: string): Promise<string[]> {
-  const patch = parsePatch(patchText);
+  const invocation = parsePatchInvocation(patchText);
+  // `cd DIR && apply_patch <<'EOF'`: the paths are relative to DIR (which must be below root)
+  const dir = patchDirectory(realpathSync(root), '', invocation.cwd);
+  const patch = rerootPatch(invocation.patch, dir);
   const overlay = new Overlay();
   for (const p of touchedPaths(patch).keys()) loadPath(root, p, overlay);
   const plan = planPatch(patch, overlay);

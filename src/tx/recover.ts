@@ -1,13 +1,15 @@
 // Finishing or dropping what an interrupted run left behind (its journal says which; see run.ts).
 // Runs at the start of every patchtx command that opens a repository, and as `patchtx recover`.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { resolveIdentity } from '../git/identity.js';
 import { lockIndex } from '../git/index-file.js';
 import type { Identity } from '../git/model/identity.js';
 import { readHead, readRef } from '../git/refs.js';
 import { lookupPaths, type TreeEdit } from '../git/tree-edit.js';
-import { processAlive, readJournal, removeJournal, type Journal } from './journal.js';
+import { processAlive, readJournal, removeDeadTempFiles, removeJournal, transactionId, type Journal } from './journal.js';
+import { removeDeadRedoTemps } from './redo-stack.js';
 import { finishPublished, refLockPath } from './run.js';
 import type { Session } from './session.js';
 
@@ -45,8 +47,34 @@ function removeOwnLocks(session: Session, journal: Journal): void {
   }
 }
 
+/**
+ * Removes the temporary files a run (or a recovery finishing it) killed while writing the working
+ * tree left next to the run's paths: `.<name>.patchtx-<pid>-<8 hex>`, the names src/git/worktree.ts
+ * writes new content under before renaming it into place. Only files of processes that are gone.
+ */
+function removeWorktreeTemps(session: Session, journal: Journal): void {
+  const workdir = session.repo.workdir;
+  if (!journal.worktree || workdir === null) return;
+  for (const p of journal.paths) {
+    const file = path.join(workdir, ...p.split('/'));
+    const dir = path.dirname(file);
+    const prefix = `.${path.basename(file).slice(0, 64)}.patchtx-`;
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue; // the directory is not there (any more): nothing was left in it
+    }
+    for (const name of names) {
+      const m = name.startsWith(prefix) ? /^(\d+)-[0-9a-f]{8}$/.exec(name.slice(prefix.length)) : null;
+      if (m && !processAlive(Number(m[1]))) rmSync(path.join(dir, name), { force: true });
+    }
+  }
+}
+
 export async function recoverInterrupted(session: Session): Promise<RecoveryReport | null> {
   const { repo, store } = session;
+  removeDeadTempFiles(repo);
   const read = readJournal(repo);
   if (read.kind === 'none') return null;
   if (read.kind === 'unreadable') {
@@ -63,7 +91,17 @@ export async function recoverInterrupted(session: Session): Promise<RecoveryRepo
       pid: journal.pid,
     });
   }
+  // The journal was read while its run may still have been finishing: a run that removed its
+  // journal and exited between the read and the liveness check looks dead, and its journal's lock
+  // list would then name locks that belong to whoever started next. Only a journal still there
+  // after its process is known to be gone is an orphan (a dead process cannot remove it any more).
+  const again = readJournal(repo);
+  if (again.kind !== 'journal' || transactionId(again.journal) !== transactionId(journal)) {
+    return again.kind === 'none' ? null : recoverInterrupted(session);
+  }
   removeOwnLocks(session, journal);
+  removeDeadRedoTemps(repo, journal.ref);
+  removeWorktreeTemps(session, journal);
   const current = journal.ref === 'HEAD' ? (await readHead(repo)).oid : await readRef(repo, journal.ref);
   const report: RecoveryReport = { outcome: 'dropped', op: journal.op, ref: journal.ref, commit: journal.newOid, pid: journal.pid, warnings: [] };
   if (journal.state === 'published' && journal.newOid !== null && current === journal.newOid) {

@@ -7,6 +7,7 @@
 //   6. attach the note, then bring working tree and index in line, then drop the journal
 // Before 5 the repository is at the old state; after 5 it is at the new one, and an interrupted
 // step 6 is finished by the next patchtx command (see recover.ts).
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { indexPathOf, lockIndex, type IndexLock } from '../git/index-file.js';
@@ -15,7 +16,7 @@ import { addNote } from '../git/notes.js';
 import { updateRef } from '../git/refs.js';
 import type { TreeEdit } from '../git/tree-edit.js';
 import { crashPoint } from './crash.js';
-import { createJournal, removeJournal, updateJournal, type Journal } from './journal.js';
+import { createJournal, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
 import { updateRedoStack } from './redo-stack.js';
 import type { Session } from './session.js';
 import { syncCheckout } from './sync.js';
@@ -54,6 +55,7 @@ export async function runTransaction(
   const { repo } = session;
   const journal: Journal = {
     version: 1,
+    id: randomBytes(8).toString('hex'),
     pid: process.pid,
     startedAt: new Date().toISOString(),
     op,
@@ -122,7 +124,8 @@ export async function finishPublished(
     }
   }
   crashPoint('after-note');
-  if (journal.redo) updateRedoStack(session.repo, journal.ref, journal.redo);
+  // recovery repeats this step for a run that died after it: the id makes the second time a no-op
+  if (journal.redo) updateRedoStack(session.repo, journal.ref, journal.redo, transactionId(journal));
   if (journal.worktree) {
     if (!lock) throw new PatchtxError('internal', 'checkout sync without the index lock');
     await syncCheckout(session, lock, targets, contents);

@@ -2,6 +2,8 @@
 // working tree. From that: the refusals that protect the user (symlinks, gitlinks, uncommitted
 // work) and the overlay the engine runs on. Only touched paths are ever looked at.
 import type { BigIntStats } from 'node:fs';
+import { lstat } from 'node:fs/promises';
+import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import type { GitIndex, IndexEntry } from '../git/index-file.js';
 import { lookupPaths, type PathInfo } from '../git/tree-edit.js';
@@ -96,7 +98,15 @@ export async function inspectPaths(
       st.index = found.get(p) ?? [];
       st.worktree = await inspectWorktreePath(session.repo.workdir!, p);
       if (st.worktree.kind === 'blocked') {
-        throw new PatchtxError('path_rejected', `cannot touch ${p}: ${st.worktree.by} is a symbolic link or a file in the working tree`, { path: p, reason: 'worktree_prefix' });
+        const by = st.worktree.by;
+        // `a` a tracked, clean file and the patch adds `a/b`: fine when the patch also deletes `a`
+        // (checkBlockedAdds in apply.ts makes sure it does; `a` itself is checked as a touched path)
+        const tracked = base.type === 'missing' && base.blockedBy?.type === 'blob' && base.blockedBy.path === by;
+        const onDisk = tracked ? await lstat(path.join(session.repo.workdir!, ...by.split('/'))).catch(() => null) : null;
+        if (!onDisk?.isFile()) {
+          throw new PatchtxError('path_rejected', `cannot touch ${p}: ${by} is a symbolic link or a file in the working tree`, { path: p, by, reason: 'worktree_prefix' });
+        }
+        st.worktree = { kind: 'missing' };
       }
       st.dirty = await dirtyReason(session, st, index);
     }

@@ -4,6 +4,8 @@
 // With --ref, it moves that ref only and never reads or writes the working tree or index, unless
 // the ref is the very branch checked out here (then the checkout must follow, or `git status`
 // would lie).
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { readHead, readRef, resolveRevision } from '../git/refs.js';
 import type { Session } from './session.js';
@@ -24,13 +26,58 @@ export interface TargetOptions {
   ref?: string;
   base?: string;
   expectHead?: string;
+  /** only reading the ref (log): a branch checked out in another worktree is fine */
+  readOnly?: boolean;
+}
+
+/**
+ * The other checkouts of this repository whose HEAD is the branch `ref`: moving it from here would
+ * leave their index and working tree describing the old commit (their `git status` would show the
+ * change reversed), so, as git does for `git branch -f`, that is refused.
+ */
+async function checkedOutElsewhere(repo: Session['repo'], ref: string, mainIsCheckout: boolean): Promise<string | null> {
+  const candidates: { gitdir: string; where: () => Promise<string> }[] = [];
+  if (repo.gitdir !== repo.commonDir && mainIsCheckout) {
+    candidates.push({ gitdir: repo.commonDir, where: async () => path.dirname(repo.commonDir) });
+  }
+  let names: string[] = [];
+  try {
+    names = await readdir(path.join(repo.commonDir, 'worktrees'));
+  } catch {
+    // no linked worktrees
+  }
+  for (const name of names) {
+    const gitdir = path.join(repo.commonDir, 'worktrees', name);
+    candidates.push({
+      gitdir,
+      where: async () => {
+        try {
+          return path.dirname((await readFile(path.join(gitdir, 'gitdir'), 'utf8')).trim());
+        } catch {
+          return gitdir;
+        }
+      },
+    });
+  }
+  for (const c of candidates) {
+    if (path.resolve(c.gitdir) === path.resolve(repo.gitdir)) continue;
+    let head: string;
+    try {
+      head = (await readFile(path.join(c.gitdir, 'HEAD'), 'utf8')).trim();
+    } catch {
+      continue;
+    }
+    if (head === `ref: ${ref}`) return c.where();
+  }
+  return null;
 }
 
 const BAD_REF = /(^|\/)\.|\.\.|[\x00-\x20~^:?*[\\\x7f]|@\{|\/\/|\/$|\.lock(\/|$)|^@$/;
 
 export function normaliseRefName(name: string): string {
   const full = name.startsWith('refs/') ? name : `refs/heads/${name}`;
-  if (BAD_REF.test(full) || full.endsWith('.')) {
+  // git refuses a branch named HEAD (`git branch HEAD`): it would shadow HEAD in every revision
+  if (BAD_REF.test(full) || full.endsWith('.') || full === 'refs/heads/HEAD' || name.startsWith('-')) {
     throw new PatchtxError('usage', `'${name}' is not a valid ref name`, { ref: name });
   }
   return full;
@@ -41,12 +88,22 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
   const head = await readHead(repo);
   let ref: string;
   let worktree: boolean;
-  if (opts.ref !== undefined) {
+  if (opts.ref !== undefined && opts.ref !== 'HEAD') {
     ref = normaliseRefName(opts.ref);
     worktree = repo.workdir !== null && head.ref === ref;
   } else {
     ref = head.ref ?? 'HEAD';
     worktree = repo.workdir !== null;
+  }
+  if (!opts.readOnly && !worktree && ref.startsWith('refs/heads/')) {
+    const elsewhere = await checkedOutElsewhere(repo, ref, session.config.getBool('core.bare') !== true);
+    if (elsewhere !== null) {
+      throw new PatchtxError(
+        'usage',
+        `${ref} is checked out in the worktree at ${elsewhere}; run patchtx there (--repo ${elsewhere}) so its working tree and index follow the branch`,
+        { ref, worktree: elsewhere },
+      );
+    }
   }
   const oldOid = ref === 'HEAD' ? head.oid : await readRef(repo, ref);
 

@@ -35,13 +35,18 @@ export interface UndoResult {
   commit: string | null;
   /** the commit that was undone (undo) or brought back (redo) */
   target: string;
+  /** what this undo or redo changed on the ref (an undo of an Add is a D) */
   files: FileChange[];
 }
 
 const refused = (message: string, data: Record<string, unknown> = {}): PatchtxError => new PatchtxError('undo_refused', message, data);
 
-function changesOf(deltas: PathDelta[]): FileChange[] {
-  return deltas.map((d) => ({ op: d.before === null ? 'A' : d.after === null ? 'D' : 'M', path: d.path }));
+/** The changes `deltas` make, or with `reverse`, the changes that take them back (what an undo does). */
+function changesOf(deltas: PathDelta[], reverse = false): FileChange[] {
+  return deltas.map((d) => {
+    const [from, to] = reverse ? [d.after, d.before] : [d.before, d.after];
+    return { op: from === null ? 'A' : to === null ? 'D' : 'M', path: d.path };
+  });
 }
 
 const editOf = (e: PathDelta['before']): TreeEdit => (e === null ? null : { oid: e.oid, mode: e.mode as Exclude<TreeEdit, null>['mode'] });
@@ -144,11 +149,11 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
   const deltas = await diffTrees(store, parentTree, commit.tree);
   if (oid === tip) {
     await moveTip(session, target, parent, deltas, 'before', `undo ${oid.slice(0, 12)}`, redo ?? { push: oid });
-    return { ok: true, action: 'reset', ref: target.ref, commit: parent, target: oid, files: changesOf(deltas) };
+    return { ok: true, action: 'reset', ref: target.ref, commit: parent, target: oid, files: changesOf(deltas, true) };
   }
   if (!(await isFirstParentAncestor(session, tip, oid))) throw refused(`${oid.slice(0, 12)} is not on ${target.ref}`, { commit: oid });
   const revert = await revertCommit(session, target, oid, commit, deltas, redo);
-  return { ok: true, action: 'revert', ref: target.ref, commit: revert, target: oid, files: changesOf(deltas) };
+  return { ok: true, action: 'revert', ref: target.ref, commit: revert, target: oid, files: changesOf(deltas, true) };
 }
 
 export async function undoTransaction(opts: UndoOptions): Promise<UndoResult> {

@@ -89,7 +89,8 @@ describe.each(FIXTURE_KINDS)('refs in a $kind repository', ({ kind, pick }) => {
     const branch = kind === 'worktree' ? 'refs/heads/feature' : 'refs/heads/main';
     const old = git(fx.dir, 'rev-parse', branch).trim();
     const next = newCommit(fx.dir, old, 'moved by patchtx');
-    await updateRef(fx.repo, { ref: branch, expectedOld: old, newOid: next, message: 'patchtx: apply\nsecond  line', identity });
+    // bare repositories log only when asked to (git's default); ask here so every kind logs
+    await updateRef(fx.repo, { ref: branch, expectedOld: old, newOid: next, message: 'patchtx: apply\nsecond  line', identity, logAllRefUpdates: 'true' });
     expect(git(fx.dir, 'rev-parse', branch).trim()).toBe(next);
     expect(existsSync(path.join(fx.repo.commonDir, `${branch}.lock`))).toBe(false);
     const line = `${old} ${next} Patch Tx <patchtx@example.com> 1700000000 +0200\tpatchtx: apply second line\n`;
@@ -150,7 +151,17 @@ describe.each(FIXTURE_KINDS)('refs in a $kind repository', ({ kind, pick }) => {
     const oid = git(fx.dir, 'rev-parse', 'main').trim();
     await updateRef(fx.repo, { ref: 'refs/heads/topic/new', expectedOld: null, newOid: oid, message: 'branch: created', identity });
     expect(git(fx.dir, 'rev-parse', 'topic/new').trim()).toBe(oid);
-    expect(git(fx.dir, 'reflog', 'show', '--format=%gs', 'refs/heads/topic/new').trim()).toBe('branch: created');
+    // git's default: reflogs in a checkout, none in a bare repository
+    const log = path.join(fx.repo.commonDir, 'logs', 'refs/heads/topic/new');
+    if (kind === 'bare') expect(existsSync(log)).toBe(false);
+    else expect(git(fx.dir, 'reflog', 'show', '--format=%gs', 'refs/heads/topic/new').trim()).toBe('branch: created');
+  });
+
+  it('logs every ref with core.logAllRefUpdates=always', async () => {
+    const fx = await openFixture(kind, pick);
+    const oid = git(fx.dir, 'rev-parse', 'main').trim();
+    await updateRef(fx.repo, { ref: 'refs/tags/t1', expectedOld: null, newOid: oid, message: 'tag: created', identity, logAllRefUpdates: 'always' });
+    expect(git(fx.dir, 'reflog', 'show', '--format=%gs', 'refs/tags/t1').trim()).toBe('tag: created');
   });
 });
 

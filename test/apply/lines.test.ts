@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { fileLinesOf, lineTerminator, lineText, lineTexts, splitFileLines } from '../../src/apply/lines.js';
+
+function shape(text: string) {
+  const f = splitFileLines(text);
+  return {
+    lines: Array.from({ length: f.count }, (_, i) => [lineText(f, i), lineTerminator(f, i)]),
+    preferred: f.preferredEnding,
+    prefix: f.prefixLength,
+  };
+}
+
+describe('splitFileLines', () => {
+  it('an empty file has no lines', () => {
+    expect(shape('')).toEqual({ lines: [], preferred: '\n', prefix: 0 });
+  });
+
+  it('keeps each line terminator, none for an unterminated last line', () => {
+    expect(shape('a\nb')).toEqual({ lines: [['a', '\n'], ['b', '']], preferred: '\n', prefix: 0 });
+    expect(shape('a\n\n')).toEqual({ lines: [['a', '\n'], ['', '\n']], preferred: '\n', prefix: 0 });
+    expect(shape('a').lines).toEqual([['a', '']]);
+  });
+
+  it('CRLF, lone CR and LF are all terminators', () => {
+    expect(shape('one\r\ntwo\rthree\nfour\r\n')).toEqual({
+      lines: [
+        ['one', '\r\n'],
+        ['two', '\r'],
+        ['three', '\n'],
+        ['four', '\r\n'],
+      ],
+      preferred: '\r\n',
+      prefix: 0,
+    });
+    expect(shape('a\r\r\nb').lines).toEqual([
+      ['a', '\r'],
+      ['', '\r\n'],
+      ['b', ''],
+    ]);
+    expect(shape('\r').lines).toEqual([['', '\r']]);
+  });
+
+  it('the preferred ending is the first one seen, LF when there is none', () => {
+    expect(shape('a\nb\r\nc\r\n').preferred).toBe('\n');
+    expect(shape('a\rb\nc\n').preferred).toBe('\r');
+    expect(shape('a\r\nb\n').preferred).toBe('\r\n');
+    expect(shape('no terminator').preferred).toBe('\n');
+  });
+
+  it('keeps a leading BOM out of line 1', () => {
+    expect(shape('\ufeffa\r\nb')).toEqual({ lines: [['a', '\r\n'], ['b', '']], preferred: '\r\n', prefix: 1 });
+    expect(shape('\ufeff')).toEqual({ lines: [], preferred: '\n', prefix: 1 });
+    // only at the very start
+    expect(shape('a\n\ufeffb').lines).toEqual([['a', '\n'], ['\ufeffb', '']]);
+  });
+
+  it('grows past its initial capacity', () => {
+    const text = Array.from({ length: 1000 }, (_, i) => `l${i}`).join('\r\n');
+    const f = splitFileLines(text);
+    expect(f.count).toBe(1000);
+    expect(lineText(f, 999)).toBe('l999');
+    expect(f.starts[f.count]).toBe(text.length);
+    expect(lineTexts(splitFileLines('x\ny\n'))).toEqual(['x', 'y']);
+  });
+
+  it('fileLinesOf joins with LF', () => {
+    expect(lineTexts(fileLinesOf(['a', '', 'b']))).toEqual(['a', '', 'b']);
+    expect(fileLinesOf(['a'], false).text).toBe('a');
+  });
+});

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { splitFileLines } from '../../src/apply/lines.js';
+import { decodeFileText, isTextContent, rebuildBytes, rebuildText } from '../../src/apply/text.js';
+import { PatchtxError } from '../../src/errors.js';
+import { locateChunks } from '../../src/match/locate.js';
+import { SearchableLines } from '../../src/match/searchable.js';
+import type { Chunk } from '../../src/patch/types.js';
+import { chunk } from '../match/chunks.js';
+
+function update(text: string, ...chunks: Chunk[]): string {
+  const file = splitFileLines(text);
+  const { edits } = locateChunks(new SearchableLines(file), chunks, 'f.txt');
+  const out = rebuildText(file, edits);
+  // the byte routes (copying from the source bytes, or encoding the text) give the same bytes
+  const expected = new TextEncoder().encode(out);
+  expect(rebuildBytes(file, edits, new TextEncoder().encode(text))).toEqual(expected);
+  expect(rebuildBytes(file, edits)).toEqual(expected);
+  return out;
+}
+
+describe('rebuildText (preserve line endings)', () => {
+  it('scenario 023: CRLF file, new lines get CRLF', () => {
+    expect(update('one\r\ntwo\r\nthree\r\n', chunk(['-one', '+ONE', ' two', '+between', ' three']))).toBe(
+      'ONE\r\ntwo\r\nbetween\r\nthree\r\n',
+    );
+  });
+
+  it('scenario 024: mixed endings, context lines keep their own', () => {
+    expect(update('one\r\ntwo\rthree\nfour\r\n', chunk([' one', ' two', '-three', '+THREE', ' four']))).toBe(
+      'one\r\ntwo\rTHREE\r\nfour\r\n',
+    );
+  });
+
+  it('a surviving context line keeps its LF in a CRLF-first file (upstream test)', () => {
+    expect(update('same\r\nsame\n', chunk(['-same', ' same']))).toBe('same\n');
+  });
+
+  it('terminates every line after an update', () => {
+    expect(update('one\r\ntwo', chunk(['-one', '+ONE']))).toBe('ONE\r\ntwo\r\n');
+    expect(update('no newline at end', chunk(['-no newline at end', '+first line', '+second line']))).toBe(
+      'first line\nsecond line\n',
+    );
+    // an appended line after an unterminated last line
+    expect(update('a', chunk(['+b']))).toBe('a\nb\n');
+    expect(update('a\r\nb', chunk(['+c']))).toBe('a\r\nb\r\nc\r\n');
+    // a lone-CR file keeps CR
+    expect(update('a\rb\r', chunk(['-b', '+B', '+C']))).toBe('a\rB\rC\r');
+  });
+
+  it('appends after a final blank line (preserve mode, not NormalizeToLf)', () => {
+    expect(update('a\n\n', chunk(['+b']))).toBe('a\n\nb\n');
+  });
+
+  it('a file whose every line is removed becomes empty', () => {
+    expect(update('a\nb', chunk(['-a', '-b']))).toBe('');
+    expect(update('\ufeffa\n', chunk(['-a']))).toBe('');
+  });
+
+  it('keeps the BOM in front and matches line 1 without it', () => {
+    expect(update('\ufeffa\r\nb\r\n', chunk(['-a', '+A']))).toBe('\ufeffA\r\nb\r\n');
+    expect(update('\ufeffa\nb\n', chunk(['-b', '+B']))).toBe('\ufeffa\nB\n');
+    expect(update('\ufeffa\n', chunk(['+z'], { contexts: ['a'] }))).toBe('\ufeffa\nz\n');
+  });
+
+  it('context lines keep the file bytes even when matched fuzzily', () => {
+    expect(update('  x  \r\n\u201cq\u201d\r\nold\r\n', chunk([' x', ' "q"', '-old', '+new']))).toBe(
+      '  x  \r\n\u201cq\u201d\r\nnew\r\n',
+    );
+  });
+
+  it('copies non-ASCII stretches byte for byte', () => {
+    expect(update('\ufeffé\n✅ ok\nñ\n𝄞 x\n', chunk([' ✅ ok', '-ñ', '+ü', ' 𝄞 x']))).toBe('\ufeffé\n✅ ok\nü\n𝄞 x\n');
+    expect(update('日本\r\n語\r\n', chunk(['+追加'], { contexts: ['日本'] }))).toBe('日本\r\n追加\r\n語\r\n');
+  });
+
+  it('removed lines may be matched fuzzily too; added lines are the patch text', () => {
+    expect(update('a\u2014b  \n', chunk(['-a-b', '+a - b']))).toBe('a - b\n');
+  });
+});
+
+describe('decodeFileText', () => {
+  const enc = (s: string) => new TextEncoder().encode(s);
+
+  it('decodes ASCII and UTF-8, keeping a BOM', () => {
+    expect(decodeFileText(enc('plain\n'), 'a')).toBe('plain\n');
+    expect(decodeFileText(enc('\ufeffcaf\u00e9 \u2705\n'), 'a')).toBe('\ufeffcaf\u00e9 \u2705\n');
+  });
+
+  it('refuses invalid UTF-8 and NUL bytes, naming the path', () => {
+    for (const bytes of [new Uint8Array([0x61, 0xff, 0x0a]), new Uint8Array([0x61, 0x00, 0x62]), new Uint8Array([0xc3, 0xa9, 0])]) {
+      let error: unknown;
+      try {
+        decodeFileText(bytes, 'img/logo.png');
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(PatchtxError);
+      expect((error as PatchtxError).kind).toBe('binary_or_encoding');
+      expect((error as PatchtxError).message).toMatch(/^Failed to read file to update img\/logo\.png: /);
+      expect((error as PatchtxError).data).toEqual({ path: 'img/logo.png' });
+    }
+  });
+
+  it('isTextContent agrees', () => {
+    expect(isTextContent(enc('x\u00e9'))).toBe(true);
+    expect(isTextContent(new Uint8Array([0x61, 0x00]))).toBe(false);
+    expect(isTextContent(new Uint8Array([0xff]))).toBe(false);
+    expect(isTextContent(new Uint8Array([]))).toBe(true);
+  });
+});

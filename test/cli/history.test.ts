@@ -1,0 +1,478 @@
+// undo, redo, log and show, against real repositories, cross-checked with git log, git reflog,
+// git notes and git status.
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupRepos, makeRepo } from '../helpers/repos.js';
+import {
+  BASIC_PATCH,
+  cleanupScratch,
+  expectFsckClean,
+  expectNoLeftovers,
+  expectUntouched,
+  g,
+  isolateGitEnv,
+  patchFile,
+  patchtx,
+  patchtxJson,
+  rev,
+  snapshot,
+  treeOf,
+  v4a,
+  worktreeFiles,
+} from './support.js';
+
+beforeAll(() => isolateGitEnv());
+afterAll(() => {
+  cleanupRepos();
+  cleanupScratch();
+});
+
+/** A patch with every kind of change: modify, add, delete, and a rename of the executable. */
+const ALL_KINDS = v4a(
+  '*** Update File: src/math.js',
+  '@@',
+  '-  return a + b;',
+  '+  return a - b;',
+  '*** Add File: docs/added.md',
+  '+added',
+  '*** Delete File: docs/notes.txt',
+  '*** Update File: bin/run.sh',
+  '*** Move to: bin/go.sh',
+);
+
+const PA = v4a('*** Update File: README.md', '@@', '-# Sample', '+# Sample A');
+const PB = v4a('*** Add File: b.txt', '+b');
+const PC = v4a('*** Update File: src/math.js', '@@', '-  return a + b;', '+  return a * b;');
+
+async function applyAll(dir: string, ...patches: string[]): Promise<string[]> {
+  const r = await patchtxJson('apply', '--repo', dir, ...patches.map(patchFile));
+  expect(r.code, r.out).toBe(0);
+  return r.lines.map((l) => l.commit as string);
+}
+
+describe('undo', () => {
+  it('of the tip: the branch goes back to the parent, every path is restored, a reflog entry says so', async () => {
+    const dir = makeRepo('basic');
+    const base = rev(dir);
+    const baseFiles = worktreeFiles(dir);
+    const baseIndex = g(dir, 'ls-files', '-s');
+    const [c] = await applyAll(dir, ALL_KINDS);
+    expect(existsSync(path.join(dir, 'bin/go.sh'))).toBe(true);
+    const r = await patchtxJson('undo', '--repo', dir);
+    expect(r.code).toBe(0);
+    expect(r.json).toEqual({
+      ok: true,
+      action: 'reset',
+      ref: 'refs/heads/main',
+      commit: base,
+      target: c,
+      files: expect.arrayContaining([
+        // what the undo did: the reverse of the commit
+        { op: 'M', path: 'src/math.js' },
+        { op: 'D', path: 'docs/added.md' },
+        { op: 'A', path: 'docs/notes.txt' },
+        { op: 'A', path: 'bin/run.sh' },
+        { op: 'D', path: 'bin/go.sh' },
+      ]),
+    });
+    expect(r.json.files).toHaveLength(5);
+    expect(rev(dir)).toBe(base);
+    expect(worktreeFiles(dir)).toEqual(baseFiles);
+    expect(g(dir, 'ls-files', '-s')).toBe(baseIndex);
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(statSync(path.join(dir, 'bin/run.sh')).mode & 0o111).not.toBe(0);
+    expect(g(dir, 'reflog', '-1', '--format=%H %gs', 'refs/heads/main').trim()).toBe(`${base} patchtx: undo ${c!.slice(0, 12)}`);
+    expect(g(dir, 'reflog', '-1', '--format=%H %gs', 'HEAD').trim()).toBe(`${base} patchtx: undo ${c!.slice(0, 12)}`);
+    // the undone commit still exists (redo can bring it back)
+    expect(g(dir, 'cat-file', '-t', c!).trim()).toBe('commit');
+    expectNoLeftovers(dir);
+    expectFsckClean(dir);
+  });
+
+  it('other staged and unstaged work stays as it is', async () => {
+    const dir = makeRepo('basic');
+    await applyAll(dir, PA);
+    writeFileSync(path.join(dir, 'docs/notes.txt'), 'staged\n');
+    g(dir, 'add', 'docs/notes.txt');
+    writeFileSync(path.join(dir, 'src/math.js'), 'unstaged\n');
+    const staged = g(dir, 'diff', '--cached');
+    expect((await patchtx('undo', '--repo', dir)).code).toBe(0);
+    // README.md went back with HEAD; the staged change to notes.txt is still staged, unchanged
+    expect(g(dir, 'diff', '--cached')).toBe(staged);
+    expect(g(dir, 'status', '--porcelain')).toBe('M  docs/notes.txt\n M src/math.js\n');
+    expect(readFileSync(path.join(dir, 'src/math.js'), 'utf8')).toBe('unstaged\n');
+  });
+
+  it('text output names the commit, where the branch is now, and the files', async () => {
+    const dir = makeRepo('basic');
+    const base = rev(dir);
+    const [c] = await applyAll(dir, PA);
+    const r = await patchtx('undo', '--repo', dir);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(`Undid ${c!.slice(0, 7)}: main is back at ${base.slice(0, 7)}\nM README.md\n`);
+  });
+
+  it('refused (exit 7) when a path it would restore has uncommitted changes; everything stays', async () => {
+    const dir = makeRepo('basic');
+    await applyAll(dir, ALL_KINDS);
+    writeFileSync(path.join(dir, 'src/math.js'), 'local edit\n');
+    writeFileSync(path.join(dir, 'docs/notes.txt'), 'untracked where the undo would restore a file\n');
+    writeFileSync(path.join(dir, 'README.md'), 'dirty but not touched by the commit\n');
+    const before = snapshot(dir);
+    const r = await patchtxJson('undo', '--repo', dir);
+    expect(r.code).toBe(7);
+    expect(r.json.error.kind).toBe('undo_refused');
+    expect([...r.json.error.paths].sort()).toEqual(['docs/notes.txt', 'src/math.js']);
+    const t = await patchtx('undo', '--repo', dir);
+    expect(t.code).toBe(7);
+    expect(t.err).toContain('src/math.js: modified in the working tree');
+    expect(t.err).toContain('docs/notes.txt: untracked file in the way');
+    expect(t.err).not.toContain('README.md');
+    expectUntouched(dir, before);
+  });
+
+  it('of an older commit: a revert commit with Revert "…" and Patchtx-Undo / Patch-Id trailers', async () => {
+    const dir = makeRepo('basic');
+    const [a, b] = await applyAll(dir, PA, PB);
+    const r = await patchtxJson('undo', '--repo', dir, a!);
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({ ok: true, action: 'revert', ref: 'refs/heads/main', target: a, files: [{ op: 'M', path: 'README.md' }] });
+    const revert = rev(dir);
+    expect(r.json.commit).toBe(revert);
+    expect(rev(dir, 'HEAD~1')).toBe(b);
+    const msg = g(dir, 'log', '-1', '--format=%B');
+    const pid = g(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)').trim();
+    expect(pid).toMatch(/^[0-9a-f]{40}$/);
+    expect(msg).toBe(`Revert "Apply patch: update README.md"\n\nThis reverts commit ${a}.\n\nPatchtx-Undo: ${a}\nPatch-Id: ${pid}\n\n`);
+    // the tree: README as before a, b.txt still there
+    expect(g(dir, 'show', 'HEAD:README.md')).toBe('# Sample\n\nA small repository for patchtx tests.\n');
+    expect(g(dir, 'show', 'HEAD:b.txt')).toBe('b\n');
+    expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toBe('# Sample\n\nA small repository for patchtx tests.\n');
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+    // the revert is a transaction like any other: it has a note with the reverse patch
+    const shown = await patchtx('show', '--repo', dir, 'HEAD');
+    expect(shown.code).toBe(0);
+    expect(shown.out).toContain('*** Update File: README.md');
+    expect(shown.out).toContain('-# Sample A');
+    expect(shown.out).toContain('+# Sample');
+    expect(g(dir, 'reflog', '-1', '--format=%gs', 'refs/heads/main').trim()).toBe(`patchtx: revert ${a!.slice(0, 12)}`);
+    const t = await patchtx('undo', '--repo', dir, b!);
+    expect(t.code).toBe(0);
+    expect(t.out).toBe(`Reverted ${b!.slice(0, 7)} with a new commit ${rev(dir).slice(0, 7)} on main\nD b.txt\n`);
+    expectFsckClean(dir);
+  });
+
+  it('of an older commit whose paths later commits changed: refused (exit 7)', async () => {
+    const dir = makeRepo('basic');
+    const [a] = await applyAll(dir, PA, v4a('*** Update File: README.md', '@@', '-# Sample A', '+# Sample B'));
+    const before = snapshot(dir);
+    const r = await patchtxJson('undo', '--repo', dir, a!);
+    expect(r.code).toBe(7);
+    expect(r.json.error).toMatchObject({ kind: 'undo_refused', paths: ['README.md'] });
+    expect(r.json.error.message).toMatch(/later commits changed README\.md/);
+    expectUntouched(dir, before);
+  });
+
+  it('of a commit patchtx did not make: refused (exit 7), use git revert', async () => {
+    const dir = makeRepo('basic');
+    const before = snapshot(dir);
+    const r = await patchtxJson('undo', '--repo', dir, 'HEAD');
+    expect(r.code).toBe(7);
+    expect(r.json.error.message).toMatch(/was not made by patchtx.*git revert/);
+    // and with no commit named: there is none to find
+    const none = await patchtxJson('undo', '--repo', dir);
+    expect(none.code).toBe(7);
+    expect(none.json.error.message).toMatch(/no patchtx commit/);
+    expectUntouched(dir, before);
+  });
+
+  it('without a commit: the newest patchtx commit, even below a commit made with git', async () => {
+    const dir = makeRepo('basic');
+    const [a] = await applyAll(dir, PA);
+    writeFileSync(path.join(dir, 'other.txt'), 'by git\n');
+    g(dir, 'add', 'other.txt');
+    g(dir, 'commit', '-q', '-m', 'made with git');
+    const r = await patchtxJson('undo', '--repo', dir);
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({ action: 'revert', target: a });
+    expect(g(dir, 'log', '--format=%s', '-3').trim().split('\n')).toEqual([
+      'Revert "Apply patch: update README.md"',
+      'made with git',
+      'Apply patch: update README.md',
+    ]);
+  });
+
+  it('of a commit not on the branch: refused', async () => {
+    const dir = makeRepo('basic');
+    const r0 = await patchtxJson('apply', '--repo', dir, '--ref', 'side', '--base', 'HEAD', patchFile(PA));
+    expect(r0.code).toBe(0);
+    await applyAll(dir, PB);
+    const before = snapshot(dir);
+    const r = await patchtxJson('undo', '--repo', dir, r0.json.commit);
+    expect(r.code).toBe(7);
+    expect(r.json.error.message).toMatch(/is not on refs\/heads\/main/);
+    expectUntouched(dir, before);
+  });
+
+  it('--ref in a bare repository', async () => {
+    const dir = makeRepo('bare');
+    g(dir, 'config', 'user.name', 'Bare User');
+    g(dir, 'config', 'user.email', 'bare@example.invalid');
+    const main = rev(dir, 'main');
+    await applyAll(dir, PA);
+    const r = await patchtxJson('undo', '--repo', dir, '--ref', 'main');
+    expect(r.code).toBe(0);
+    expect(rev(dir, 'main')).toBe(main);
+    const redo = await patchtxJson('redo', '--repo', dir, '--ref', 'main');
+    expect(redo.code).toBe(0);
+    expect(g(dir, 'show', 'main:README.md')).toContain('# Sample A');
+    expectFsckClean(dir);
+  });
+
+  it('in a linked worktree: its branch and checkout only', async () => {
+    const main = makeRepo('worktree');
+    const wt = `${main}-wt`;
+    const mainBefore = snapshot(main);
+    await applyAll(wt, PA);
+    const r = await patchtxJson('undo', '--repo', wt);
+    expect(r.code).toBe(0);
+    expect(rev(wt)).toBe(mainBefore.head);
+    expect(readFileSync(path.join(wt, 'README.md'), 'utf8')).toBe('# Sample\n\nA small repository for patchtx tests.\n');
+    expect(g(wt, 'status', '--porcelain')).toBe('');
+    const after = snapshot(main);
+    expect(after.files).toEqual(mainBefore.files);
+    expect(after.index).toBe(mainBefore.index);
+    expect(after.head).toBe(mainBefore.head);
+  });
+});
+
+describe('redo', () => {
+  it('after an undo of the tip: fast-forward back to the very same commit', async () => {
+    const dir = makeRepo('basic');
+    const [c] = await applyAll(dir, ALL_KINDS);
+    const files = worktreeFiles(dir);
+    const index = g(dir, 'ls-files', '-s');
+    expect((await patchtx('undo', '--repo', dir)).code).toBe(0);
+    const r = await patchtxJson('redo', '--repo', dir);
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({ ok: true, action: 'fast-forward', ref: 'refs/heads/main', commit: c, target: c });
+    expect(rev(dir)).toBe(c);
+    expect(worktreeFiles(dir)).toEqual(files);
+    expect(g(dir, 'ls-files', '-s')).toBe(index);
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(g(dir, 'reflog', '-1', '--format=%gs', 'refs/heads/main').trim()).toBe(`patchtx: redo ${c!.slice(0, 12)}`);
+    // nothing left to redo
+    const again = await patchtxJson('redo', '--repo', dir);
+    expect(again.code).toBe(7);
+    expect(again.json.error.message).toMatch(/nothing to redo/);
+    expectFsckClean(dir);
+  });
+
+  it('several undos, then as many redos, in reverse order', async () => {
+    const dir = makeRepo('basic');
+    const commits = await applyAll(dir, PA, PB, PC);
+    for (let i = 0; i < 3; i++) expect((await patchtx('undo', '--repo', dir)).code).toBe(0);
+    expect(g(dir, 'log', '-1', '--format=%s').trim()).toBe('Add notes and vendor/lib');
+    for (const c of commits) {
+      const r = await patchtxJson('redo', '--repo', dir);
+      expect(r.code).toBe(0);
+      expect(r.json.commit).toBe(c);
+    }
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+  });
+
+  it('after an undo that made a revert commit: the revert is undone', async () => {
+    const dir = makeRepo('basic');
+    const [a, b] = await applyAll(dir, PA, PB);
+    expect((await patchtx('undo', '--repo', dir, a!)).code).toBe(0);
+    expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toMatch(/^# Sample\n/);
+    const r = await patchtxJson('redo', '--repo', dir);
+    expect(r.code).toBe(0);
+    expect(rev(dir)).toBe(b);
+    expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toMatch(/^# Sample A\n/);
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect((await patchtxJson('redo', '--repo', dir)).code).toBe(7);
+  });
+
+  it('after a revert that is no longer the tip: redo reverts the revert', async () => {
+    const dir = makeRepo('basic');
+    const [a] = await applyAll(dir, PA, PB);
+    expect((await patchtx('undo', '--repo', dir, a!)).code).toBe(0);
+    const revert = rev(dir);
+    // a commit made with git on top does not clear patchtx's redo history
+    writeFileSync(path.join(dir, 'other.txt'), 'x\n');
+    g(dir, 'add', 'other.txt');
+    g(dir, 'commit', '-q', '-m', 'other');
+    const r = await patchtxJson('redo', '--repo', dir);
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({ action: 'revert', target: revert });
+    expect(g(dir, 'log', '-1', '--format=%s').trim()).toBe('Revert "Revert "Apply patch: update README.md""');
+    expect(g(dir, 'show', 'HEAD:README.md')).toMatch(/^# Sample A\n/);
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+  });
+
+  it('a new transaction clears the redo history', async () => {
+    const dir = makeRepo('basic');
+    await applyAll(dir, PA);
+    expect((await patchtx('undo', '--repo', dir)).code).toBe(0);
+    await applyAll(dir, PB);
+    const before = snapshot(dir);
+    const r = await patchtxJson('redo', '--repo', dir);
+    expect(r.code).toBe(7);
+    expectUntouched(dir, before);
+  });
+
+  it('refused when the branch moved since the undo (exit 7, says how to re-apply)', async () => {
+    const dir = makeRepo('basic');
+    const [a] = await applyAll(dir, PA);
+    expect((await patchtx('undo', '--repo', dir)).code).toBe(0);
+    writeFileSync(path.join(dir, 'other.txt'), 'x\n');
+    g(dir, 'add', 'other.txt');
+    g(dir, 'commit', '-q', '-m', 'other');
+    const before = snapshot(dir);
+    const r = await patchtxJson('redo', '--repo', dir);
+    expect(r.code).toBe(7);
+    expect(r.json.error.message).toContain(`patchtx show ${a!.slice(0, 12)} | patchtx apply`);
+    expectUntouched(dir, before);
+  });
+
+  it('refused when the paths it would bring back are dirty', async () => {
+    const dir = makeRepo('basic');
+    await applyAll(dir, PA);
+    expect((await patchtx('undo', '--repo', dir)).code).toBe(0);
+    writeFileSync(path.join(dir, 'README.md'), 'local\n');
+    const before = snapshot(dir);
+    const r = await patchtxJson('redo', '--repo', dir);
+    expect(r.code).toBe(7);
+    expect(r.json.error.paths).toEqual(['README.md']);
+    expectUntouched(dir, before);
+  });
+});
+
+describe('log', () => {
+  it('lists transactions newest first with files and Patch-Id, skipping commits made with git (JSON)', async () => {
+    const dir = makeRepo('basic');
+    const [a, b] = await applyAll(dir, PA, PB);
+    writeFileSync(path.join(dir, 'other.txt'), 'x\n');
+    g(dir, 'add', 'other.txt');
+    g(dir, 'commit', '-q', '-m', 'other');
+    const [c] = await applyAll(dir, ALL_KINDS);
+    const r = await patchtxJson('log', '--repo', dir);
+    expect(r.code).toBe(0);
+    const log = r.json as any[];
+    expect(log.map((e) => e.commit)).toEqual([c, b, a]);
+    for (const e of log) {
+      expect(Object.keys(e).sort()).toEqual(['commit', 'files', 'patchId', 'ref', 'subject', 'time', 'undoOf']);
+      expect(e.patchId).toBe(g(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)', e.commit).trim());
+      expect(e.subject).toBe(g(dir, 'log', '-1', '--format=%s', e.commit).trim());
+      expect(e.time).toBe(new Date(Number(g(dir, 'log', '-1', '--format=%ct', e.commit).trim()) * 1000).toISOString());
+      expect(e.ref).toBe('refs/heads/main');
+      expect(e.undoOf).toBe(null);
+    }
+    expect(log[1].files).toEqual([{ op: 'A', path: 'b.txt' }]);
+    expect(log[2].files).toEqual([{ op: 'M', path: 'README.md' }]);
+    const gitFiles = g(dir, 'diff-tree', '--no-commit-id', '-r', '--name-status', '--no-renames', c!)
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'))
+      .map(([op, p]) => ({ op, path: p }));
+    expect([...log[0].files].sort((x, y) => x.path.localeCompare(y.path))).toEqual(gitFiles.sort((x, y) => x.path!.localeCompare(y.path!)));
+    // -n limits
+    const one = await patchtxJson('log', '--repo', dir, '-n', '1');
+    expect(one.json.map((e: any) => e.commit)).toEqual([c]);
+  });
+
+  it('text: one block per transaction', async () => {
+    const dir = makeRepo('basic');
+    const [a, b] = await applyAll(dir, PA, PB);
+    const r = await patchtx('log', '--repo', dir);
+    expect(r.code).toBe(0);
+    const lines = r.out.split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^${b!.slice(0, 12)} \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.000Z Apply patch: add b\\.txt$`));
+    expect(lines[1]).toMatch(/^ {2}Patch-Id: [0-9a-f]{40}$/);
+    expect(lines[2]).toBe('  A b.txt');
+    expect(lines[3]).toMatch(new RegExp(`^${a!.slice(0, 12)} .* Apply patch: update README\\.md$`));
+    expect(lines[5]).toBe('  M README.md');
+    expect(lines).toHaveLength(7);
+  });
+
+  it('undo reverts show up with the commit they undo', async () => {
+    const dir = makeRepo('basic');
+    const [a] = await applyAll(dir, PA, PB);
+    await patchtx('undo', '--repo', dir, a!);
+    const r = await patchtxJson('log', '--repo', dir);
+    expect(r.json[0]).toMatchObject({ subject: 'Revert "Apply patch: update README.md"', undoOf: a, files: [{ op: 'M', path: 'README.md' }] });
+  });
+
+  it('no transactions: an empty list', async () => {
+    const dir = makeRepo('basic');
+    expect((await patchtxJson('log', '--repo', dir)).json).toEqual([]);
+    expect((await patchtx('log', '--repo', dir)).out).toBe('No patchtx transactions on this ref.\n');
+  });
+
+  it('--ref: another branch', async () => {
+    const dir = makeRepo('basic');
+    const r0 = await patchtxJson('apply', '--repo', dir, '--ref', 'side', '--base', 'HEAD', patchFile(PA));
+    const r = await patchtxJson('log', '--repo', dir, '--ref', 'side');
+    expect(r.json.map((e: any) => e.commit)).toEqual([r0.json.commit]);
+    expect(r.json[0].ref).toBe('refs/heads/side');
+    expect((await patchtxJson('log', '--repo', dir)).json).toEqual([]);
+  });
+});
+
+describe('show', () => {
+  it('prints the patch text exactly as it was given; git notes --ref=patchtx agrees', async () => {
+    const dir = makeRepo('basic');
+    const text = `apply_patch <<'EOF'\n${BASIC_PATCH}EOF\n`;
+    const [c] = await applyAll(dir, text);
+    const r = await patchtx('show', '--repo', dir, c!);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(text);
+    expect(g(dir, 'notes', '--ref=patchtx', 'show', c!)).toBe(text);
+    // any revision spelling works
+    expect((await patchtx('show', '--repo', dir, 'HEAD')).out).toBe(text);
+    expect((await patchtx('show', '--repo', dir, c!.slice(0, 8))).out).toBe(text);
+  });
+
+  it('a CRLF patch is kept byte for byte; a patch without a final newline gets one', async () => {
+    const dir = makeRepo('basic');
+    const crlf = PA.replace(/\n/g, '\r\n');
+    const [c1] = await applyAll(dir, crlf);
+    expect((await patchtx('show', '--repo', dir, c1!)).out).toBe(crlf);
+    expect(g(dir, 'notes', '--ref=patchtx', 'show', c1!)).toBe(crlf);
+    const [c2] = await applyAll(dir, PB.trimEnd());
+    expect((await patchtx('show', '--repo', dir, c2!)).out).toBe(PB);
+  });
+
+  it('the notes ref is a real git notes ref: git log --notes=patchtx shows the patch', async () => {
+    const dir = makeRepo('basic');
+    await applyAll(dir, PA, PB);
+    const out = g(dir, 'log', '--notes=patchtx', '--format=%H%n%N', '-2');
+    expect(out).toContain('*** Add File: b.txt');
+    expect(out).toContain('*** Update File: README.md');
+    expect(g(dir, 'notes', '--ref=patchtx', 'list').trim().split('\n')).toHaveLength(2);
+    expectFsckClean(dir);
+  });
+
+  it('a commit without a note: exit 2 with an explanation', async () => {
+    const dir = makeRepo('basic');
+    const r = await patchtx('show', '--repo', dir, 'HEAD');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^error: no patch text is stored for [0-9a-f]{12}: it was not made by patchtx/);
+    const bad = await patchtx('show', '--repo', dir, 'no-such-thing');
+    expect(bad.code).toBe(2);
+  });
+
+  it('undo then re-apply what show printed: the same tree and Patch-Id', async () => {
+    const dir = makeRepo('basic');
+    const [c] = await applyAll(dir, ALL_KINDS);
+    const tree = treeOf(dir);
+    const text = (await patchtx('show', '--repo', dir, c!)).out;
+    expect((await patchtx('undo', '--repo', dir)).code).toBe(0);
+    const r = await patchtxJson('apply', '--repo', dir, patchFile(text));
+    expect(r.code).toBe(0);
+    expect(treeOf(dir)).toEqual(tree);
+    expect(r.json.patchId).toBe(g(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)', c!).trim());
+  });
+});

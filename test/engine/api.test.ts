@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { applyPatch, parsePatch, PatchtxError } from '../../src/index.js';
+import { patchOf } from './support.js';
+
+function failure(fn: () => unknown): PatchtxError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof PatchtxError) return e;
+    throw e;
+  }
+  throw new Error('expected a PatchtxError');
+}
+
+describe('applyPatch (library face)', () => {
+  it('applies a patch to files held in an object', () => {
+    const input = { 'src/a.txt': 'one\ntwo\n', 'old.txt': 'bye\n' };
+    const r = applyPatch(
+      patchOf('*** Update File: src/a.txt', '@@', '-two', '+TWO', '*** Delete File: old.txt', '*** Add File: new/n.txt', '+hi'),
+      input,
+    );
+    expect(r.files).toEqual({ 'src/a.txt': 'one\nTWO\n', 'old.txt': null, 'new/n.txt': 'hi\n' });
+    expect(r.changes).toEqual([
+      { op: 'M', path: 'src/a.txt' },
+      { op: 'D', path: 'old.txt' },
+      { op: 'A', path: 'new/n.txt' },
+    ]);
+    expect(r.summary).toEqual(['M src/a.txt', 'D old.txt', 'A new/n.txt']);
+    expect(r.warnings).toEqual([]);
+    expect(r.diffs['src/a.txt']).toBe('--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n');
+    expect(r.diffs['old.txt']).toContain('+++ /dev/null');
+    expect(r.diffs['new/n.txt']).toContain('--- /dev/null');
+    // the input is not modified
+    expect(input).toEqual({ 'src/a.txt': 'one\ntwo\n', 'old.txt': 'bye\n' });
+  });
+
+  it('accepts a Map and Uint8Array contents; binary passes through as bytes', () => {
+    const png = new Uint8Array([0x89, 0x50, 0x00, 0xff]);
+    const r = applyPatch(patchOf('*** Update File: a.png', '*** Move to: b.png'), new Map([['a.png', png]]));
+    expect(r.files['b.png']).toBeInstanceOf(Uint8Array);
+    expect(r.files['b.png']).toEqual(png);
+    expect(r.files['a.png']).toBeNull();
+    expect(r.changes).toEqual([{ op: 'R', path: 'b.png', from: 'a.png' }]);
+    expect(r.diffs['b.png']).toBe('Binary files a/a.png and b/b.png differ\n');
+  });
+
+  it('infers directories from the keys', () => {
+    const e = failure(() => applyPatch(patchOf('*** Delete File: src'), { 'src/a/b.txt': 'x' }));
+    expect(e.kind).toBe('is_directory');
+  });
+
+  it('strict option', () => {
+    const e = failure(() => applyPatch(patchOf('*** Add File: a', '+x'), { a: 'y' }, { strict: true }));
+    expect(e.kind).toBe('already_exists');
+    expect(applyPatch(patchOf('*** Add File: a', '+x'), { a: 'y' }).warnings[0]).toMatchObject({ kind: 'overwrite' });
+  });
+
+  it('throws PatchtxError for patches that do not apply, with a code alias', () => {
+    const e = failure(() => applyPatch(patchOf('*** Update File: a', '@@', '-zzz'), { a: 'x\n' }));
+    expect(e.kind).toBe('context_not_found');
+    expect(e.code).toBe('context_not_found');
+    expect(e.data).toMatchObject({ path: 'a', chunk: 1 });
+  });
+
+  it('usage errors for wrong argument types', () => {
+    const bad: [unknown, unknown, unknown][] = [
+      [42, {}, undefined],
+      ['x', null, undefined],
+      ['x', ['a'], undefined],
+      ['x', 'files', undefined],
+      ['x', { a: 5 }, undefined],
+      ['x', new Map([[1, 'a']]), undefined],
+      ['x', {}, 'strict'],
+      ['x', {}, { strict: 'yes' }],
+    ];
+    for (const [patch, files, options] of bad) {
+      const e = failure(() => (applyPatch as (...a: unknown[]) => unknown)(patch, files, options));
+      expect(e.kind).toBe('usage');
+      expect(e.message).toMatch(/^applyPatch: /);
+    }
+    expect(failure(() => (applyPatch as (...a: unknown[]) => unknown)(42, {})).message).toContain('got a number');
+  });
+});
+
+describe('parsePatch (library face)', () => {
+  it('parses, and refuses a non-string', () => {
+    expect(parsePatch(patchOf('*** Delete File: a')).hunks).toEqual([{ kind: 'delete', path: 'a', line: 2 }]);
+    const e = failure(() => (parsePatch as (x: unknown) => unknown)(undefined));
+    expect(e.kind).toBe('usage');
+    expect(e.message).toBe('parsePatch: the patch text must be a string, got undefined');
+  });
+});

@@ -1,0 +1,266 @@
+// Concurrent writers on one branch, end to end: several processes apply patches that touch disjoint
+// files to the same ref at once, each retrying when it is refused as `stale` (exit 5), until every
+// patch has landed. Nothing may be lost or garbled: every patch is exactly one commit on a linear
+// first-parent chain, with its Patch-Id trailer and its note, the final tree has every file with
+// the right content, every refusal was a clean `stale`, and git fsck is happy.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gitOk, inLanes, leftoverFiles, prng, requireBuiltCli, runCli, seedFrom } from '../helpers/cli.js';
+import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';
+
+const SEED = seedFrom('PATCHTX_CONCURRENCY_SEED');
+const rand = prng(SEED);
+const NOTES = 'refs/notes/patchtx';
+
+const work = mkdtempSync(path.join(tmpdir(), 'patchtx-concurrency-'));
+
+beforeAll(() => {
+  requireBuiltCli();
+  console.log(`concurrency test seed: ${SEED} (replay the retry back-off with PATCHTX_CONCURRENCY_SEED=${SEED})`);
+});
+
+afterAll(() => {
+  cleanupRepos();
+  rmSync(work, { recursive: true, force: true });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The workload: writer w's patch i touches only w<w>/f<i>.txt; odd i update a file the base has,
+// even i add one
+
+const fileOf = (w: number, i: number): string => `w${w}/f${i}.txt`;
+const baseContent = (w: number, i: number): string => `base of writer ${w} file ${i}\n`;
+const finalContent = (w: number, i: number): string => `written by writer ${w}, patch ${i}\n`;
+
+function patchText(w: number, i: number): string {
+  const file = fileOf(w, i);
+  const line = finalContent(w, i).trimEnd();
+  return i % 2 === 1
+    ? `*** Begin Patch\n*** Update File: ${file}\n@@\n-${baseContent(w, i).trimEnd()}\n+${line}\n*** End Patch\n`
+    : `*** Begin Patch\n*** Add File: ${file}\n+${line}\n*** End Patch\n`;
+}
+
+/** A checkout whose last commit holds the files the update patches expect. */
+function seedCheckout(dir: string, writers: number, perWriter: number): string {
+  for (let w = 0; w < writers; w++) {
+    for (let i = 1; i < perWriter; i += 2) {
+      execFileSync('mkdir', ['-p', path.join(dir, `w${w}`)]);
+      writeFileSync(path.join(dir, fileOf(w, i)), baseContent(w, i));
+    }
+  }
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'Files for the concurrent writers');
+  return git(dir, 'rev-parse', 'HEAD').trim();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writers
+
+interface Landed {
+  writer: number;
+  patch: number;
+  commit: string;
+  patchId: string;
+}
+
+interface Stats {
+  landed: Landed[];
+  attempts: number;
+  /** refusals: exit 5 with a JSON error of kind stale */
+  stale: number;
+  /** anything else that was not a success (must stay empty) */
+  failures: string[];
+}
+
+interface WriterOptions {
+  /** --repo for writer w (all the same repository, or linked worktrees of one) */
+  repoOf: (w: number) => string;
+  extraArgs: string[];
+  writers: number;
+  perWriter: number;
+}
+
+/**
+ * Each writer is a sequence of `patchtx apply --json` processes, one patch each, retried with a
+ * short random back-off whenever it is refused as stale, until it lands. All writers run at once.
+ */
+async function runWriters(opts: WriterOptions): Promise<Stats> {
+  const stats: Stats = { landed: [], attempts: 0, stale: 0, failures: [] };
+  const patchFiles = new Map<string, string>();
+  for (let w = 0; w < opts.writers; w++) {
+    for (let i = 0; i < opts.perWriter; i++) {
+      const file = path.join(work, `p-${w}-${i}.patch`);
+      writeFileSync(file, patchText(w, i));
+      patchFiles.set(`${w}/${i}`, file);
+    }
+  }
+  const writer = async (w: number): Promise<void> => {
+    for (let i = 0; i < opts.perWriter; i++) {
+      for (let attempt = 1; ; attempt++) {
+        stats.attempts++;
+        const r = await runCli(['apply', '--json', '--repo', opts.repoOf(w), ...opts.extraArgs, patchFiles.get(`${w}/${i}`)!]);
+        let out: { ok: boolean; commit?: string; patchId?: string; error?: { kind: string; message: string } } | null = null;
+        try {
+          out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '');
+        } catch {
+          out = null;
+        }
+        if (r.status === 0 && out?.ok === true && out.commit) {
+          stats.landed.push({ writer: w, patch: i, commit: out.commit, patchId: out.patchId! });
+          break;
+        }
+        if (r.status === 5 && out?.ok === false && out.error?.kind === 'stale') {
+          stats.stale++;
+          if (attempt > 500) {
+            stats.failures.push(`writer ${w} patch ${i}: still stale after ${attempt} attempts`);
+            return;
+          }
+          await sleep(Math.floor(rand() * 20));
+          continue;
+        }
+        stats.failures.push(`writer ${w} patch ${i}: exit ${r.status ?? r.signal}: ${r.stdout}${r.stderr}`);
+        return;
+      }
+    }
+  };
+  await inLanes(
+    Array.from({ length: opts.writers }, (_, w) => w),
+    opts.writers,
+    writer,
+  );
+  return stats;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks
+
+/** `git cat-file --batch` for many object names at once: name → content (null when missing). */
+function catFileBatch(dir: string, names: string[]): Map<string, string | null> {
+  const out = execFileSync('git', ['cat-file', '--batch'], { cwd: dir, env: gitEnv, input: names.map((n) => n + '\n').join(''), maxBuffer: 64 << 20 });
+  const result = new Map<string, string | null>();
+  let pos = 0;
+  for (const name of names) {
+    const nl = out.indexOf(10, pos);
+    const header = out.subarray(pos, nl).toString('utf8');
+    pos = nl + 1;
+    if (header.endsWith(' missing')) {
+      result.set(name, null);
+      continue;
+    }
+    const size = Number(header.split(' ')[2]);
+    result.set(name, out.subarray(pos, pos + size).toString('utf8'));
+    pos += size + 1;
+  }
+  return result;
+}
+
+async function checkHistory(dir: string, ref: string, base: string, stats: Stats, opts: WriterOptions, label: string): Promise<void> {
+  const total = opts.writers * opts.perWriter;
+  expect(stats.failures, `${label}: refusals other than a clean stale`).toEqual([]);
+  expect(stats.landed).toHaveLength(total);
+
+  // a linear chain of exactly `total` new commits, each with one parent
+  const chain = (await gitOk(dir, 'rev-list', '--parents', `${base}..${ref}`)).trim().split('\n');
+  expect(chain, `${label}: commits between the base and ${ref}`).toHaveLength(total);
+  for (const line of chain) expect(line.split(' '), `${label}: ${line} has one parent`).toHaveLength(2);
+  const firstParent = (await gitOk(dir, 'rev-list', '--first-parent', `${base}..${ref}`)).trim().split('\n');
+  expect(firstParent).toEqual(chain.map((l) => l.split(' ')[0]));
+  expect((await gitOk(dir, 'rev-list', '--max-count=1', `${ref}~${total}`)).trim()).toBe(base);
+  // every landed commit is on it, once, and carries its Patch-Id
+  const onChain = new Set(firstParent);
+  expect(new Set(stats.landed.map((l) => l.commit)).size).toBe(total);
+  for (const l of stats.landed) expect(onChain.has(l.commit), `${label}: ${l.commit} (writer ${l.writer} patch ${l.patch}) is on ${ref}`).toBe(true);
+  const trailers = new Map(
+    (await gitOk(dir, 'log', '--format=%H %(trailers:key=Patch-Id,valueonly,separator=%x2C)', `${base}..${ref}`))
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ') as [string, string]),
+  );
+  for (const l of stats.landed) expect(trailers.get(l.commit), `${label}: Patch-Id of ${l.commit}`).toBe(l.patchId);
+
+  // the final tree: every file, with the content of its patch
+  const names: string[] = [];
+  for (let w = 0; w < opts.writers; w++) for (let i = 0; i < opts.perWriter; i++) names.push(`${ref}:${fileOf(w, i)}`);
+  const blobs = catFileBatch(dir, names);
+  for (let w = 0; w < opts.writers; w++) {
+    for (let i = 0; i < opts.perWriter; i++) expect(blobs.get(`${ref}:${fileOf(w, i)}`), `${label}: ${fileOf(w, i)}`).toBe(finalContent(w, i));
+  }
+
+  // every commit has its note, holding its patch (patchtx writes notes flat: <commit id> in the notes tree)
+  const noted = (await gitOk(dir, 'notes', `--ref=${NOTES}`, 'list')).trim().split('\n');
+  expect(noted, `${label}: notes`).toHaveLength(total);
+  expect(new Set(noted.map((l) => l.split(' ')[1]))).toEqual(onChain);
+  const notes = catFileBatch(
+    dir,
+    stats.landed.map((l) => `${NOTES}:${l.commit}`),
+  );
+  for (const l of stats.landed) expect(notes.get(`${NOTES}:${l.commit}`), `${label}: the note of ${l.commit}`).toBe(patchText(l.writer, l.patch));
+
+  const fsck = execFileSync('git', ['fsck', '--full', '--no-dangling', '--no-progress'], { cwd: dir, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  expect(fsck.trim(), `${label}: git fsck`).toBe('');
+}
+
+function report(label: string, stats: Stats, ms: number): void {
+  console.log(
+    `${label}: ${stats.landed.length} commits landed in ${(ms / 1000).toFixed(1)} s, ${stats.attempts} patchtx runs, ${stats.stale} refused as stale (all retried), ${stats.failures.length} other failures`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('concurrent writers on one branch', () => {
+  it('8 processes x 25 patches into a bare repository with --ref', { timeout: 600_000 }, async () => {
+    const seedDir = makeRepo('basic');
+    const base = seedCheckout(seedDir, 8, 25);
+    const bare = path.join(path.dirname(seedDir), 'bare.git');
+    execFileSync('git', ['clone', '-q', '--bare', seedDir, bare], { env: gitEnv });
+    const opts: WriterOptions = { repoOf: () => bare, extraArgs: ['--ref', 'refs/heads/main'], writers: 8, perWriter: 25 };
+    const started = performance.now();
+    const stats = await runWriters(opts);
+    report('bare, 8x25', stats, performance.now() - started);
+    await checkHistory(bare, 'refs/heads/main', base, stats, opts, 'bare');
+    expect(leftoverFiles(bare)).toEqual([]);
+  });
+
+  it('4 processes x 10 patches into a checkout (working tree and index follow)', { timeout: 600_000 }, async () => {
+    const dir = makeRepo('basic');
+    const base = seedCheckout(dir, 4, 10);
+    // a staged change and an untracked file that no writer touches
+    writeFileSync(path.join(dir, 'README.md'), 'staged meanwhile\n');
+    git(dir, 'add', 'README.md');
+    writeFileSync(path.join(dir, 'untracked.txt'), 'untracked\n');
+    const opts: WriterOptions = { repoOf: () => dir, extraArgs: [], writers: 4, perWriter: 10 };
+    const started = performance.now();
+    const stats = await runWriters(opts);
+    report('checkout, 4x10', stats, performance.now() - started);
+    await checkHistory(dir, 'refs/heads/main', base, stats, opts, 'checkout');
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('M  README.md\n?? untracked.txt\n');
+    for (let w = 0; w < 4; w++) {
+      for (let i = 0; i < 10; i++) expect(git(dir, 'cat-file', 'blob', `:${fileOf(w, i)}`)).toBe(finalContent(w, i));
+    }
+    expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
+  });
+
+  it('4 linked worktrees x 2 processes x 10 patches onto one --ref (separate journals: the ref lock and compare-and-swap decide)', { timeout: 600_000 }, async () => {
+    const dir = makeRepo('basic');
+    const base = seedCheckout(dir, 8, 10);
+    git(dir, 'branch', 'shared');
+    const trees = [dir];
+    for (let t = 1; t < 4; t++) {
+      const wt = path.join(path.dirname(dir), `wt${t}`);
+      git(dir, 'worktree', 'add', '-q', '-b', `side${t}`, wt);
+      trees.push(wt);
+    }
+    const opts: WriterOptions = { repoOf: (w) => trees[w % trees.length]!, extraArgs: ['--ref', 'refs/heads/shared'], writers: 8, perWriter: 10 };
+    const started = performance.now();
+    const stats = await runWriters(opts);
+    report('linked worktrees, 8x10', stats, performance.now() - started);
+    await checkHistory(dir, 'refs/heads/shared', base, stats, opts, 'worktrees');
+    for (const t of trees) expect(git(t, 'status', '--porcelain', '--untracked-files=all'), `status of ${t}`).toBe('');
+    expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
+  });
+});
