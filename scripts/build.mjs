@@ -1,27 +1,45 @@
 // Bundles the library and the two command-line programs into dist/ with esbuild.
 // One bundled file per entry keeps start-up cheap: Node resolves and loads a single module
-// instead of hundreds (isomorphic-git alone is many files), which dominates small patches.
+// instead of hundreds, which dominates small patches. Each output is written to a temporary
+// file and renamed into place, so a program started during a rebuild never reads half a file.
 import { build } from 'esbuild';
-import { chmodSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
+const requireShim = "import { createRequire as __patchtxCreateRequire } from 'node:module'; const require = __patchtxCreateRequire(import.meta.url);";
 const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
   format: 'esm',
   sourcemap: false,
+  // smaller files parse faster at start-up; names are kept so error classes stay recognisable
+  minify: true,
+  keepNames: true,
+  legalComments: 'none',
   logLevel: 'warning',
-  // Some CommonJS dependencies call require() for Node built-ins; give ESM bundles a require.
-  banner: { js: "import { createRequire as __patchtxCreateRequire } from 'node:module'; const require = __patchtxCreateRequire(import.meta.url);" },
+  write: false,
 };
 
-await build({ ...common, entryPoints: { index: 'src/index.ts' }, outdir: 'dist' });
-for (const name of ['patchtx', 'apply_patch']) {
-  await build({
+async function bundle(entry, name, { executable = false } = {}) {
+  const result = await build({
     ...common,
-    entryPoints: { [name]: `src/bin/${name}.ts` },
+    // the programs share one chunk of common code; what only some runs need (isomorphic-git's
+    // reader) is split off and loaded on first use
+    ...(name === null ? { entryPoints: entry, splitting: true, chunkNames: 'chunks/[name]-[hash]' } : { entryPoints: { [name]: entry } }),
     outdir: 'dist',
-    banner: { js: '#!/usr/bin/env node\n' + common.banner.js },
+    // some CommonJS dependencies call require() for Node built-ins; give the ESM bundle one
+    banner: { js: (executable ? '#!/usr/bin/env node\n' : '') + requireShim },
   });
-  chmodSync(`dist/${name}.js`, 0o755);
+  for (const file of result.outputFiles) {
+    mkdirSync(path.dirname(file.path), { recursive: true });
+    const tmp = `${file.path}.${process.pid}.tmp`;
+    const isProgram = executable && !file.path.includes(`${path.sep}chunks${path.sep}`);
+    writeFileSync(tmp, file.contents, { mode: isProgram ? 0o755 : 0o644 });
+    if (isProgram) chmodSync(tmp, 0o755);
+    renameSync(tmp, file.path);
+  }
 }
+
+await bundle('src/index.ts', 'index');
+await bundle(['src/bin/patchtx.ts', 'src/bin/apply_patch.ts'], null, { executable: true });

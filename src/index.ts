@@ -1,7 +1,7 @@
 // The library: `import { parsePatch, applyPatch, PatchtxError } from 'patchtx'`.
 export { parsePatch } from './api/parsePatch.js';
 export { applyPatch } from './api/applyPatch.js';
-export type { ApplyPatchOptions, ApplyPatchResult, FileContent, FileMap } from './api/applyPatch.js';
+export type { ApplyPatchOptions, ApplyPatchResult, FileInput, FileMap } from './api/applyPatch.js';
 export { PatchtxError, isPatchtxError, exitCodeFor } from './errors.js';
 export type { ErrorData, ErrorKind } from './errors.js';
 export type { Chunk, ChunkLine, Hunk, Patch } from './patch/types.js';

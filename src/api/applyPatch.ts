@@ -2,17 +2,18 @@
 // `applyPatch(text, { 'src/a.ts': '...' })` returns the touched files' new contents, the net
 // changes, the reference's summary lines, warnings and a unified diff per changed file, or
 // throws a PatchtxError (nothing is half-applied: the input is never modified).
-import { planPatch } from '../engine/plan.js';
+import { type ContentLookup, FileContent } from '../engine/content.js';
+import { planContents } from '../engine/plan.js';
 import { unifiedDiff } from '../engine/diff.js';
-import type { FileChange, FileLookup, PlanWarning } from '../engine/types.js';
-import { decodeText } from '../apply/text.js';
+import type { FileChange, PlanWarning } from '../engine/types.js';
 import { parsePatch } from '../patch/parse.js';
 import { describeValue, requirePatchText, usageError } from './args.js';
 
-export type FileContent = string | Uint8Array;
+/** One file's content as the caller gives it: text, or bytes. */
+export type FileInput = string | Uint8Array;
 
 /** Files by repository-relative path (`/`-separated); strings are taken as UTF-8 text. */
-export type FileMap = Record<string, FileContent> | Map<string, FileContent>;
+export type FileMap = Record<string, FileInput> | Map<string, FileInput>;
 
 export interface ApplyPatchOptions {
   /** refuse ambiguous matches and overwrites instead of warning (see PlanOptions) */
@@ -35,51 +36,49 @@ export interface ApplyPatchResult {
   diffs: Record<string, string>;
 }
 
-const encoder = new TextEncoder();
-
 export function applyPatch(patchText: string, files: FileMap, options: ApplyPatchOptions = {}): ApplyPatchResult {
   requirePatchText('applyPatch', patchText);
   const base = readFileMap(files);
   const strict = readOptions(options);
 
-  const lookup = lookupOf(base);
-  const plan = planPatch(parsePatch(patchText), lookup, { strict });
+  // Strings stay strings all the way through (no encoding and decoding of whole files).
+  const plan = planContents(parsePatch(patchText), lookupOf(base), { strict });
 
   const out: Record<string, string | Uint8Array | null> = {};
-  for (const [path, bytes] of plan.files) {
-    out[path] = bytes === null ? null : (decodeText(bytes) ?? bytes);
+  for (const [path, content] of plan.files) {
+    out[path] = content === null ? null : (content.text() ?? content.bytes());
   }
   const diffs: Record<string, string> = {};
   for (const change of plan.changes) {
     const from = change.from ?? change.path;
-    const before = change.op === 'A' ? null : (base.get(from) ?? null);
-    const after = change.op === 'D' ? null : (plan.files.get(change.path) ?? null);
+    const before = change.op === 'A' ? undefined : base.get(from);
+    const after = change.op === 'D' ? undefined : plan.files.get(change.path);
     // Computed when read: a diff of a large file costs far more than applying the patch did,
     // and many callers never look at it.
     let diff: string | undefined;
     Object.defineProperty(diffs, change.path, {
       enumerable: true,
       configurable: true,
-      get: () => (diff ??= unifiedDiff(change.path, before, after, from)),
+      get: () => (diff ??= unifiedDiff(change.path, before?.bytes() ?? null, after?.bytes() ?? null, from)),
     });
   }
   return { files: out, changes: plan.changes, summary: plan.summary, warnings: plan.warnings, diffs };
 }
 
-function readFileMap(files: unknown): Map<string, Uint8Array> {
+function readFileMap(files: unknown): Map<string, FileContent> {
   const entries: [unknown, unknown][] =
     files instanceof Map
       ? [...files.entries()]
       : files !== null && typeof files === 'object' && !Array.isArray(files) && !(files instanceof Uint8Array)
         ? Object.entries(files)
         : badFiles(files);
-  const base = new Map<string, Uint8Array>();
+  const base = new Map<string, FileContent>();
   for (const [path, content] of entries) {
     if (typeof path !== 'string' || path === '') {
       throw usageError(`applyPatch: file paths must be non-empty strings, got ${describeValue(path)}`);
     }
-    if (typeof content === 'string') base.set(path, encoder.encode(content));
-    else if (content instanceof Uint8Array) base.set(path, content);
+    if (typeof content === 'string') base.set(path, FileContent.ofText(content));
+    else if (content instanceof Uint8Array) base.set(path, FileContent.ofBytes(content));
     else {
       throw usageError(
         `applyPatch: the content of '${path}' must be a string or a Uint8Array, got ${describeValue(content)}`,
@@ -107,8 +106,8 @@ function readOptions(options: unknown): boolean {
   return strict === true;
 }
 
-/** The given files as a FileLookup; every proper prefix of a path is a directory. */
-function lookupOf(files: ReadonlyMap<string, Uint8Array>): FileLookup {
+/** The given files as a lookup; every proper prefix of a path is a directory. */
+function lookupOf(files: ReadonlyMap<string, FileContent>): ContentLookup {
   const directories = new Set<string>();
   for (const path of files.keys()) {
     for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {

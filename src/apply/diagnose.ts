@@ -8,7 +8,7 @@ import type { Chunk } from '../patch/types.js';
 import { PatchtxError, type ErrorData } from '../errors.js';
 import { trimEndRust, trimRust } from '../patch/grammar.js';
 import { foldTypography } from '../match/normalize.js';
-import type { SearchableLines } from '../match/searchable.js';
+import { type SearchableLines, lineAt, normalizedLines } from '../match/searchable.js';
 import { seekSequence } from '../match/seek.js';
 
 export interface ChunkFailure {
@@ -28,8 +28,8 @@ export function linesNotFoundError(f: ChunkFailure): PatchtxError {
   const pattern = chunk.oldLines;
   const data: ErrorData = { path, chunk: chunkNumber, line: chunk.line };
   const hints: string[] = [];
-  const where = chunk.isEndOfFile ? 'at the end of the file (*** End of File)' : `from line ${cursor + 1}`;
-  hints.push(`Chunk ${chunkNumber} (patch line ${chunk.line}) was searched for ${where}.`);
+  const where = chunk.isEndOfFile ? 'at the end of the file (*** End of File)' : `from line ${cursor + 1} on`;
+  hints.push(`Chunk ${chunkNumber} (patch line ${chunk.line}): searched ${where}.`);
 
   const anywhere = seekSequence(search, pattern, 0, false, 0);
   if (anywhere !== undefined && anywhere.index < cursor) {
@@ -48,8 +48,9 @@ export function linesNotFoundError(f: ChunkFailure): PatchtxError {
   if (region !== undefined) {
     data.candidates = [region.start + 1];
     const last = Math.min(region.start + pattern.length, search.count);
+    const lines = last === region.start + 1 ? `line ${last}` : `lines ${region.start + 1}-${last}`;
     hints.push(
-      `Closest match: lines ${region.start + 1}-${last} (${region.score} of ${pattern.length} ` +
+      `Closest match: ${lines} (${region.score} of ${pattern.length} ` +
         `line${pattern.length === 1 ? '' : 's'} equal ignoring surrounding whitespace).`,
     );
     hints.push(...firstDifference(search, pattern, region.start));
@@ -72,7 +73,7 @@ export function linesNotFoundError(f: ChunkFailure): PatchtxError {
 export function contextNotFoundError(f: ChunkFailure & { context: string }): PatchtxError {
   const { search, path, chunk, chunkNumber, cursor, context } = f;
   const data: ErrorData = { path, chunk: chunkNumber, line: chunk.line };
-  const hints: string[] = [`@@ line of chunk ${chunkNumber} (patch line ${chunk.line}), searched from line ${cursor + 1}.`];
+  const hints: string[] = [`Chunk ${chunkNumber} (patch line ${chunk.line}): @@ line searched from line ${cursor + 1} on.`];
 
   const anywhere = seekSequence(search, [context], 0, false, 0);
   const wanted = trimRust(context);
@@ -89,12 +90,12 @@ export function contextNotFoundError(f: ChunkFailure & { context: string }): Pat
     if (containing !== undefined) {
       data.candidates = [containing + 1];
       hints.push(
-        `Line ${containing + 1} contains it: '${makeVisible(search.text(containing))}'. An @@ line ` +
+        `Line ${containing + 1} contains it: '${makeVisible(lineAt(search, containing))}'. An @@ line ` +
           `must equal a whole line of the file (surrounding whitespace aside), not a part of one.`,
       );
     } else if (otherCase !== undefined) {
       data.candidates = [otherCase + 1];
-      hints.push(`Line ${otherCase + 1} differs only in letter case: '${makeVisible(search.text(otherCase))}'.`);
+      hints.push(`Line ${otherCase + 1} differs only in letter case: '${makeVisible(lineAt(search, otherCase))}'.`);
     }
   }
   const message = `Failed to find context '${context}' in ${path}\n\n${hints.join('\n')}`;
@@ -127,7 +128,7 @@ export function closestRegion(search: SearchableLines, pattern: readonly string[
   });
   const maxStart = Math.max(0, n - m);
   const votes = new Int32Array(maxStart + 1);
-  const trimmed = search.normalizedLines('trim');
+  const trimmed = normalizedLines(search, 'trim');
   for (let i = 0; i < n; i++) {
     const js = slots.get(trimmed[i]!);
     if (js === undefined) continue;
@@ -156,7 +157,7 @@ function firstDifference(search: SearchableLines, pattern: readonly string[], st
       return [`The file ends after line ${search.count}; the patch expects more lines:`, `  patch: '${makeVisible(pattern[j]!)}'`];
     }
     const expected = pattern[j]!;
-    const actual = search.text(i);
+    const actual = lineAt(search, i);
     if (actual === expected) continue;
     const how = describeDifference(expected, actual);
     return [
@@ -178,8 +179,8 @@ function describeDifference(expected: string, actual: string): string {
 }
 
 function firstLineWhere(search: SearchableLines, from: number, test: (text: string) => boolean): number | undefined {
-  for (let i = from; i < search.count; i++) if (test(search.text(i))) return i;
-  for (let i = 0; i < Math.min(from, search.count); i++) if (test(search.text(i))) return i;
+  for (let i = from; i < search.count; i++) if (test(lineAt(search, i))) return i;
+  for (let i = 0; i < Math.min(from, search.count); i++) if (test(lineAt(search, i))) return i;
   return undefined;
 }
 

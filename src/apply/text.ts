@@ -1,11 +1,11 @@
-// Bytes <-> text for files being updated, and the rebuild of a file from its placed chunks.
+// Bytes -> text for files being updated, and the rebuild of a file from its placed chunks.
 //
 // The rebuild follows the reference's preserve-line-endings mode (always on here): only the
 // runs of removed/added lines between context lines change; context lines and untouched lines
 // keep their own characters and terminators, even when they were matched fuzzily; inserted
 // lines get the file's preferred ending; after an update every line is terminated (unless no
 // line is left).
-import { Buffer, isAscii, isUtf8 } from 'node:buffer';
+import { Buffer, isAscii } from 'node:buffer';
 import { PatchtxError } from '../errors.js';
 import type { LineEdit } from '../match/locate.js';
 import type { FileLines } from './lines.js';
@@ -32,17 +32,9 @@ export function decodeText(bytes: Uint8Array): string | undefined {
   return text.indexOf('\0') === -1 ? text : undefined;
 }
 
-/**
- * The text of a file that is about to be updated. Files that are not valid UTF-8, or contain
- * NUL (binary), are refused: rewriting them as text would corrupt them.
- */
-export function decodeFileText(bytes: Uint8Array, path: string): string {
-  const text = decodeText(bytes);
-  if (text !== undefined) return text;
-  const reason =
-    isUtf8(bytes) ? 'it contains NUL bytes (a binary file)'
-      : 'stream did not contain valid UTF-8';
-  throw new PatchtxError(
+/** `binary_or_encoding` for an Update of a file that is not UTF-8 text. */
+export function notTextError(path: string, reason: string): PatchtxError {
+  return new PatchtxError(
     'binary_or_encoding',
     `Failed to read file to update ${path}: ${reason}; patchtx updates UTF-8 text files only ` +
       `(replace such a file with Delete File + Add File)`,
@@ -50,21 +42,13 @@ export function decodeFileText(bytes: Uint8Array, path: string): string {
   );
 }
 
-/** True when `bytes` would be accepted by decodeFileText. */
-export function isTextContent(bytes: Uint8Array): boolean {
-  return decodeText(bytes) !== undefined;
-}
-
-export function encodeText(text: string): Uint8Array {
-  return encoder.encode(text);
-}
-
-/** Where rebuilt content goes: stretches of the original text, and new text. */
-interface PieceSink {
-  /** the original text from offset `from` to `to` */
-  copy(from: number, to: number): void;
-  add(text: string): void;
-}
+/**
+ * The rebuilt file as a list of pieces: a stretch of the original text is two numbers (its
+ * start and end offsets), new text is a string. Adjacent stretches are merged (a context line
+ * right after an untouched stretch, say) and consecutive new lines joined, so the list is
+ * about as long as the number of edits, not of lines.
+ */
+type Pieces = (number | string)[];
 
 /**
  * The file after applying `edits` (sorted by start; each edit's lines begin at its start line).
@@ -72,13 +56,15 @@ interface PieceSink {
  * one copy of the text, not a per-line join.
  */
 export function rebuildText(file: FileLines, edits: readonly LineEdit[]): string {
-  const pieces: string[] = [];
+  const pieces = piecesOf(file, edits);
   const { text } = file;
-  writePieces(file, edits, {
-    copy: (from, to) => pieces.push(text.slice(from, to)),
-    add: (s) => pieces.push(s),
-  });
-  return pieces.join('');
+  const parts: string[] = [];
+  for (let k = 0; k < pieces.length; k++) {
+    const piece = pieces[k]!;
+    if (typeof piece === 'string') parts.push(piece);
+    else parts.push(text.slice(piece, pieces[++k] as number));
+  }
+  return parts.join('');
 }
 
 /**
@@ -90,100 +76,89 @@ export function rebuildText(file: FileLines, edits: readonly LineEdit[]): string
  */
 export function rebuildBytes(file: FileLines, edits: readonly LineEdit[], source?: Uint8Array): Uint8Array {
   if (source === undefined) return encoder.encode(rebuildText(file, edits));
+  const pieces = piecesOf(file, edits);
   const { text } = file;
   const oneBytePerChar = source.length === text.length;
   let charAt = 0;
   let byteAt = 0;
-  const byteOffset = (offset: number): number => {
-    if (oneBytePerChar) return offset;
-    byteAt += Buffer.byteLength(text.slice(charAt, offset), 'utf8');
-    charAt = offset;
-    return byteAt;
-  };
-  const pieces: Uint8Array[] = [];
+  const parts: Uint8Array[] = [];
   let length = 0;
-  writePieces(file, edits, {
-    copy: (from, to) => {
-      const piece = source.subarray(byteOffset(from), byteOffset(to));
-      pieces.push(piece);
-      length += piece.length;
-    },
-    add: (s) => {
-      const encoded = encoder.encode(s);
-      pieces.push(encoded);
-      length += encoded.length;
-    },
-  });
+  for (let k = 0; k < pieces.length; k++) {
+    const piece = pieces[k]!;
+    let part: Uint8Array;
+    if (typeof piece === 'string') {
+      part = encoder.encode(piece);
+    } else {
+      const from = piece;
+      const to = pieces[++k] as number;
+      if (oneBytePerChar) {
+        part = source.subarray(from, to);
+      } else {
+        byteAt += Buffer.byteLength(text.slice(charAt, from), 'utf8');
+        const size = Buffer.byteLength(text.slice(from, to), 'utf8');
+        part = source.subarray(byteAt, byteAt + size);
+        byteAt += size;
+        charAt = to;
+      }
+    }
+    parts.push(part);
+    length += part.length;
+  }
   const out = new Uint8Array(length);
   let at = 0;
-  for (const piece of pieces) {
-    out.set(piece, at);
-    at += piece.length;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
   }
   return out;
 }
 
-/**
- * Merges what is written into as few pieces as possible: adjacent stretches of the original
- * become one copy (a context line right after an untouched stretch, say), consecutive new
- * lines one string (encoded once).
- */
-function coalescing(sink: PieceSink): PieceSink & { flush(): void } {
-  let copyFrom = -1;
-  let copyTo = -1;
-  let added = '';
-  const flushCopy = (): void => {
-    if (copyFrom !== -1) sink.copy(copyFrom, copyTo);
-    copyFrom = -1;
-  };
-  const flushAdded = (): void => {
-    if (added !== '') sink.add(added);
-    added = '';
-  };
-  return {
-    copy(from, to) {
-      flushAdded();
-      if (copyFrom !== -1 && copyTo === from) {
-        copyTo = to;
-      } else {
-        flushCopy();
-        copyFrom = from;
-        copyTo = to;
-      }
-    },
-    add(text) {
-      flushCopy();
-      added += text;
-    },
-    flush() {
-      flushCopy();
-      flushAdded();
-    },
-  };
-}
-
-function writePieces(file: FileLines, edits: readonly LineEdit[], target: PieceSink): void {
+function piecesOf(file: FileLines, edits: readonly LineEdit[]): Pieces {
   const { text, starts, ends, count, preferredEnding, prefixLength } = file;
-  const sink = coalescing(target);
+  const pieces: Pieces = [];
+  let added = ''; // new text not yet in `pieces`
+  let copyFrom = -1; // a stretch not yet in `pieces`, when copyFrom !== -1
+  let copyTo = -1;
   // Set when the last thing written is the file's unterminated last line: anything written
   // after it, and the end of an updated file, needs a terminator first.
   let unterminated = false;
   let wroteLine = false;
   let next = 0; // first file line not yet written or skipped
 
+  const flush = (): void => {
+    if (copyFrom !== -1) pieces.push(copyFrom, copyTo);
+    else if (added !== '') pieces.push(added);
+    copyFrom = -1;
+    added = '';
+  };
+  const startLine = (): void => {
+    if (!wroteLine && prefixLength > 0) {
+      copyFrom = 0; // the BOM, once, in front
+      copyTo = prefixLength;
+    }
+    wroteLine = true;
+    if (unterminated) {
+      flush();
+      added = preferredEnding;
+      unterminated = false;
+    }
+  };
   const copyLines = (from: number, to: number): void => {
     if (from >= to) return;
-    if (!wroteLine && prefixLength > 0) sink.copy(0, prefixLength); // the BOM, once, in front
-    if (unterminated) sink.add(preferredEnding);
-    sink.copy(starts[from]!, starts[to]!);
+    startLine();
+    if (copyFrom !== -1 && copyTo === starts[from]) {
+      copyTo = starts[to]!;
+    } else {
+      flush();
+      copyFrom = starts[from]!;
+      copyTo = starts[to]!;
+    }
     unterminated = to === count && ends[count - 1] === text.length;
-    wroteLine = true;
   };
   const addLine = (line: string): void => {
-    if (!wroteLine && prefixLength > 0) sink.copy(0, prefixLength);
-    sink.add(unterminated ? preferredEnding + line + preferredEnding : line + preferredEnding);
-    unterminated = false;
-    wroteLine = true;
+    startLine();
+    if (copyFrom !== -1) flush();
+    added += line + preferredEnding;
   };
 
   for (const edit of edits) {
@@ -207,6 +182,10 @@ function writePieces(file: FileLines, edits: readonly LineEdit[], target: PieceS
   copyLines(next, count);
   // Every line ends terminated after an update; a file with no line left is empty (its BOM
   // goes too: nothing was written).
-  if (unterminated) sink.add(preferredEnding);
-  sink.flush();
+  if (unterminated) {
+    flush();
+    added = preferredEnding;
+  }
+  flush();
+  return pieces;
 }

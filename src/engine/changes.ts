@@ -2,7 +2,6 @@
 // added and then deleted is no change; an update that restores the original bytes is no change;
 // content that moved away from a base file that is gone at the end is a rename (R), even when
 // it was edited on the way.
-import { Buffer } from 'node:buffer';
 import type { Overlay } from './overlay.js';
 import type { FileChange } from './types.js';
 
@@ -10,39 +9,32 @@ export function netChanges(tree: Overlay): FileChange[] {
   const finals = tree.touched();
   const renamedFrom = new Map<string, string>(); // destination -> base source
   const renamedAway = new Set<string>();
-  for (const [path, bytes] of finals) {
-    if (bytes === null) continue;
+  for (const [path, content] of finals) {
+    if (content === null) continue;
     const origin = tree.originOf(path);
     if (origin === undefined || origin === path) continue;
     if (tree.baseRead(origin) === undefined || tree.read(origin) !== undefined) continue;
     const base = tree.baseRead(path);
-    if (base !== undefined && sameBytes(base, bytes)) continue; // destination ends up unchanged
+    if (base !== undefined && base.equals(content)) continue; // destination ends up unchanged
     renamedFrom.set(path, origin);
     renamedAway.add(origin);
   }
 
   const changes: FileChange[] = [];
-  for (const [path, bytes] of finals) {
+  for (const [path, content] of finals) {
     const from = renamedFrom.get(path);
     if (from !== undefined) {
       changes.push({ op: 'R', path, from });
       continue;
     }
     const base = tree.baseRead(path);
-    if (bytes === null) {
+    if (content === null) {
       if (base !== undefined && !renamedAway.has(path)) changes.push({ op: 'D', path });
     } else if (base === undefined) {
       changes.push({ op: 'A', path });
-    } else if (!sameBytes(base, bytes)) {
+    } else if (!base.equals(content)) {
       changes.push({ op: 'M', path });
     }
   }
   return changes;
-}
-
-export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  // memcmp, not a JS loop: files can be large
-  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }

@@ -3,7 +3,7 @@
 // "Binary files ... differ" line for content that is not text.
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { decodeText } from '../apply/text.js';
-import { sameBytes } from './changes.js';
+import { sameBytes } from './content.js';
 
 /**
  * The diff from `before` to `after` (null: no file on that side). `fromPath` names the old

@@ -1,32 +1,32 @@
-// The file tree as the patch sees it while it is being applied: the base (a read-only
-// FileLookup) with the results of the hunks applied so far laid over it. Hunks run in patch
-// order against this view, so a later hunk sees what an earlier one did.
-import type { FileLookup } from './types.js';
+// The file tree as the patch sees it while it is being applied: the base (read-only) with the
+// results of the hunks applied so far laid over it. Hunks run in patch order against this
+// view, so a later hunk sees what an earlier one did.
+import type { ContentLookup, FileContent } from './content.js';
 
 export class Overlay {
-  private readonly base: FileLookup;
-  private readonly baseCache = new Map<string, Uint8Array | undefined>();
+  private readonly base: ContentLookup;
+  private readonly baseCache = new Map<string, FileContent | undefined>();
   /** written paths in order of first touch; null = removed */
-  private readonly writes = new Map<string, Uint8Array | null>();
+  private readonly writes = new Map<string, FileContent | null>();
   /**
    * Which base file a path's current content descends from through moves (null: none, the
    * content is new). Paths not listed descend from themselves, if they exist in the base.
    */
   private readonly origins = new Map<string, string | null>();
 
-  constructor(base: FileLookup) {
+  constructor(base: ContentLookup) {
     this.base = base;
   }
 
-  /** The file's bytes in the base, before the patch (read once, then cached). */
-  baseRead(path: string): Uint8Array | undefined {
+  /** The file's content in the base, before the patch (read once, then cached). */
+  baseRead(path: string): FileContent | undefined {
     if (this.baseCache.has(path)) return this.baseCache.get(path);
-    const bytes = this.base.read(path);
-    this.baseCache.set(path, bytes);
-    return bytes;
+    const content = this.base.read(path);
+    this.baseCache.set(path, content);
+    return content;
   }
 
-  read(path: string): Uint8Array | undefined {
+  read(path: string): FileContent | undefined {
     const written = this.writes.get(path);
     if (written !== undefined) return written ?? undefined;
     return this.baseRead(path);
@@ -39,7 +39,7 @@ export class Overlay {
   /** A directory now: a file lives below it (in the base, or written by the patch). */
   isDirectory(path: string): boolean {
     const prefix = path + '/';
-    for (const [p, bytes] of this.writes) if (bytes !== null && p.startsWith(prefix)) return true;
+    for (const [p, content] of this.writes) if (content !== null && p.startsWith(prefix)) return true;
     // A base directory whose files the patch removed stays a directory: the reference leaves
     // emptied directories in place, and the lookup cannot list what else lives below it.
     return this.base.isDirectory(path);
@@ -55,14 +55,14 @@ export class Overlay {
   }
 
   /** Add File: new content, descending from nothing. */
-  create(path: string, bytes: Uint8Array): void {
-    this.writes.set(path, bytes);
+  create(path: string, content: FileContent): void {
+    this.writes.set(path, content);
     this.origins.set(path, null);
   }
 
   /** Update in place: the content keeps its ancestry. */
-  replace(path: string, bytes: Uint8Array): void {
-    this.writes.set(path, bytes);
+  replace(path: string, content: FileContent): void {
+    this.writes.set(path, content);
   }
 
   remove(path: string): void {
@@ -70,10 +70,10 @@ export class Overlay {
     this.origins.set(path, null);
   }
 
-  move(from: string, to: string, bytes: Uint8Array): void {
+  move(from: string, to: string, content: FileContent): void {
     const origin = this.originOf(from);
     this.remove(from);
-    this.writes.set(to, bytes);
+    this.writes.set(to, content);
     this.origins.set(to, origin ?? null);
   }
 
@@ -84,7 +84,7 @@ export class Overlay {
   }
 
   /** Every path the patch wrote or removed, in order of first touch, with its final content. */
-  touched(): Map<string, Uint8Array | null> {
+  touched(): Map<string, FileContent | null> {
     return new Map(this.writes);
   }
 }

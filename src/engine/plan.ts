@@ -9,7 +9,7 @@
 // a pure rename or a delete never decodes the file, so binary files survive them byte for byte.
 import type { Hunk, Patch } from '../patch/types.js';
 import { PatchtxError } from '../errors.js';
-import { encodeText } from '../apply/text.js';
+import { type ContentLookup, FileContent } from './content.js';
 import { netChanges } from './changes.js';
 import { Overlay } from './overlay.js';
 import { applyChunks } from './update.js';
@@ -20,6 +20,26 @@ type DeleteHunk = Extract<Hunk, { kind: 'delete' }>;
 type UpdateHunk = Extract<Hunk, { kind: 'update' }>;
 
 export function planPatch(patch: Patch, lookup: FileLookup, options: PlanOptions = {}): Plan {
+  const contents: ContentLookup = {
+    read: (path) => {
+      const bytes = lookup.read(path);
+      return bytes === undefined ? undefined : FileContent.ofBytes(bytes);
+    },
+    isDirectory: (path) => lookup.isDirectory(path),
+  };
+  const plan = planContents(patch, contents, options);
+  const files = new Map<string, Uint8Array | null>();
+  for (const [path, content] of plan.files) files.set(path, content === null ? null : content.bytes());
+  return { ...plan, files };
+}
+
+/** A Plan whose files are contents (each in the form it was made in, bytes or text). */
+export interface ContentPlan extends Omit<Plan, 'files'> {
+  files: Map<string, FileContent | null>;
+}
+
+/** planPatch over contents: the library face uses it to keep strings as strings. */
+export function planContents(patch: Patch, lookup: ContentLookup, options: PlanOptions = {}): ContentPlan {
   if (patch.hunks.length === 0) {
     // The parser already refuses this; kept for callers that build a Patch themselves.
     throw new PatchtxError('no_changes', 'No files were modified.');
@@ -59,7 +79,7 @@ function addFile(tree: Overlay, hunk: AddHunk, options: PlanOptions, warnings: P
     }
     warnings.push({ kind: 'overwrite', message: `Add File ${path} overwrites the existing file`, path, line });
   }
-  tree.create(path, encodeText(hunk.contents));
+  tree.create(path, FileContent.ofText(hunk.contents));
 }
 
 function deleteFile(tree: Overlay, hunk: DeleteHunk): void {
@@ -93,7 +113,7 @@ function updateFile(tree: Overlay, hunk: UpdateHunk, options: PlanOptions, warni
   if (hunk.chunks.length > 0) {
     try {
       const updated = applyChunks(before, hunk.chunks, path, options);
-      after = updated.bytes;
+      after = updated.content;
       warnings.push(...updated.warnings);
     } catch (e) {
       if (e instanceof PatchtxError && e.data.line === undefined) e.data.line = line;

@@ -1,24 +1,38 @@
-// One Update hunk's chunks applied to one file's bytes: decode, place the chunks, rebuild, encode.
+// One Update hunk's chunks applied to one file's content: place the chunks, rebuild.
 import type { Chunk } from '../patch/types.js';
 import { splitFileLines } from '../apply/lines.js';
-import { decodeFileText, rebuildBytes } from '../apply/text.js';
+import { notTextError, rebuildBytes, rebuildText } from '../apply/text.js';
 import { locateChunks } from '../match/locate.js';
-import { SearchableLines } from '../match/searchable.js';
+import { searchableLines } from '../match/searchable.js';
+import { FileContent } from './content.js';
 import type { PlanOptions, PlanWarning } from './types.js';
 
 export interface UpdatedContent {
-  bytes: Uint8Array;
+  content: FileContent;
   warnings: PlanWarning[];
 }
 
 export function applyChunks(
-  before: Uint8Array,
+  before: FileContent,
   chunks: readonly Chunk[],
   path: string,
   options: PlanOptions,
 ): UpdatedContent {
-  const file = splitFileLines(decodeFileText(before, path));
-  const { edits, warnings } = locateChunks(new SearchableLines(file), chunks, path, options);
-  // Untouched stretches are copied from the original bytes, not re-encoded.
-  return { bytes: rebuildBytes(file, edits, before), warnings };
+  const text = before.text();
+  // Rewriting a binary or non-UTF-8 file as text would corrupt it.
+  if (text === undefined) throw notTextError(path, before.whyNotText());
+  const file = splitFileLines(text);
+  const { edits, warnings } = locateChunks(searchableLines(file), chunks, path, options);
+  // The result keeps the form of the input: bytes are rebuilt by copying the untouched
+  // stretches of the original bytes, text by joining slices of the original text.
+  const content =
+    before.origin === 'bytes'
+      ? FileContent.ofBytes(rebuildBytes(file, edits, before.bytes()))
+      : FileContent.ofText(rebuildText(file, edits), !chunks.some(addsNul));
+  return { content, warnings };
+}
+
+/** The result of a text update is text unless the patch itself brings a NUL character. */
+function addsNul(chunk: Chunk): boolean {
+  return chunk.lines.some((line) => line.op === '+' && line.text.indexOf('\0') !== -1);
 }

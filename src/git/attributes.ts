@@ -11,7 +11,7 @@
 // matches the file name at any depth below its file's directory; one with a slash (a leading slash
 // only anchors) matches the path relative to that directory with wildmatch; `**` spans directories. A
 // pattern ending in a slash matches directories only, so never a file.
-import { readFile } from 'node:fs/promises';
+import { readFile } from './fsx.js';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { GitConfig } from './config.js';

@@ -11,7 +11,7 @@
 // $GIT_CONFIG_NOSYSTEM), global ($GIT_CONFIG_GLOBAL, else $XDG_CONFIG_HOME/git/config then
 // ~/.gitconfig), the repository's config, its config.worktree when extensions.worktreeConfig is on,
 // then $GIT_CONFIG_COUNT/$GIT_CONFIG_KEY_n/$GIT_CONFIG_VALUE_n.
-import { readFile, realpath } from 'node:fs/promises';
+import { readFile, realpath } from './fsx.js';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';

@@ -6,7 +6,7 @@
 //                              `.git` of a checkout whose config says core.bare=false)
 // A gitdir with a `commondir` file (linked worktrees) shares objects, refs and config with that
 // common dir. $GIT_DIR (and $GIT_WORK_TREE) are honoured as git honours them.
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from './fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { GitConfig, parseConfig } from './config.js';

@@ -8,7 +8,7 @@
 //   - sparse checkouts (core.sparseCheckout, index.sparse): paths outside the cone are not on disk
 //   - per path: a `filter` attribute (Git LFS and other clean/smudge filters), since patchtx writes
 //     blobs from the patched bytes as they are and never runs filters
-import { open, readdir, readFile } from 'node:fs/promises';
+import { open, readdir, readFile } from './fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { attributesOf, loadAttributeFiles } from './attributes.js';

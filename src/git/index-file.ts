@@ -15,8 +15,8 @@
 //   trailer     SHA-1 of everything before it (all zeros when written with index.skipHash)
 import { createHash } from 'node:crypto';
 import type { BigIntStats, Stats } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
+import { open, rename, unlink } from './fsx.js';
+import type { FileHandle } from './fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import type { Repository } from './repository.js';

@@ -11,11 +11,10 @@
 // "<type> <size>\0<content>") to a temporary file in objects/xx/ and renamed into place, so readers
 // never see half an object, and an object that already exists (loose or packed) is not written again.
 import * as fs from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from './fsx.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
-import { readObject } from 'isomorphic-git';
 import { PatchtxError } from '../errors.js';
 import { frameObject, hashObject, type ObjectType } from './hash.js';
 import { parseCommit, serializeCommit, type CommitObject } from './model/commit.js';
@@ -59,7 +58,7 @@ export class ObjectStore {
     this.repo = repo;
     this.objectsDir = path.join(repo.commonDir, 'objects');
     this.packs = new PackIndexSet(this.objectsDir);
-    this.reader = options.reader ?? 'patchtx';
+    this.reader = options.reader ?? (process.env.PATCHTX_OBJECT_READER === 'isomorphic-git' ? 'isomorphic-git' : 'patchtx');
   }
 
   async readRaw(oid: string): Promise<RawObject> {
@@ -123,6 +122,10 @@ export class ObjectStore {
   }
 
   private async readWithIsomorphicGit(oid: string): Promise<RawObject> {
+    // loaded on first use: the default reader does not need it, and start-up time matters
+    const isogit = await import('isomorphic-git');
+    // the bundler may hand over the CommonJS build, whose exports sit under `default`
+    const readObject = isogit.readObject ?? (isogit as unknown as { default: typeof isogit }).default.readObject;
     let result;
     try {
       result = await readObject({ fs, gitdir: this.repo.commonDir, oid, format: 'content', cache: this.cache });

@@ -7,7 +7,7 @@
 // (high bit set: an index into the table of 8-byte offsets that follows, for packs over 2 GiB).
 // Version 1 (no magic) has the fan-out table at offset 0 followed by (4-byte offset, 20-byte id)
 // records.
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile } from './fsx.js';
 import path from 'node:path';
 
 interface LoadedIndex {

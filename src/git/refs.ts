@@ -8,7 +8,7 @@
 // patchtx processes) safe: create "<ref>.lock" exclusively, check the current value under the lock
 // (compare-and-swap), write and fsync the new value into the lock file, append the reflog, rename the
 // lock over the ref.
-import { appendFile, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { appendFile, mkdir, open, readFile, rename, unlink } from './fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { formatIdentity, type Identity } from './model/identity.js';

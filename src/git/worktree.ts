@@ -5,7 +5,7 @@
 // could still swap a directory for a symlink; Node has no openat() to close that window.)
 import { randomBytes } from 'node:crypto';
 import { constants, type BigIntStats, type Stats } from 'node:fs';
-import { chmod, lstat, mkdir, open, readlink, rename, rmdir, symlink, unlink } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readlink, rename, rmdir, symlink, unlink } from './fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { hashBlob } from './hash.js';

@@ -11,7 +11,7 @@ import type { PlanOptions, PlanWarning } from '../engine/types.js';
 import { PatchtxError } from '../errors.js';
 import { contextNotFoundError, linesNotFoundError } from '../apply/diagnose.js';
 import type { MatchPass } from './normalize.js';
-import { SearchableLines } from './searchable.js';
+import type { SearchableLines } from './searchable.js';
 import { DEFAULT_MAX_OTHERS, findMatchesOfPass, seekSequence } from './seek.js';
 
 /** One chunk placed in the file. */
@@ -112,11 +112,12 @@ export function locateChunks(
 /**
  * A chunk is ambiguous when its lines also match, in the same pass, somewhere it could have
  * been placed instead: after its match and before the first line the next chunk consumed.
- * Looking no further is not a blind spot. The placement found is the earliest one for every
- * chunk, so if any other placement of all chunks exists, take its last chunk k that sits
- * elsewhere: it lies after chunk k's match and ends before chunk k+1's (unchanged) place, which
- * is exactly this stretch. The stretches of consecutive chunks do not overlap, so the check
- * costs one pass over the file per hunk, however many chunks there are.
+ * Looking no further is not a blind spot. Each chunk sits at its earliest match (of that
+ * pass), so if all chunks could also be placed some other way, take the last chunk k that
+ * would sit elsewhere: that place lies after chunk k's match and ends before chunk k+1's
+ * (unchanged) place, which is exactly the stretch searched for chunk k. The stretches of
+ * consecutive chunks do not overlap, so the check costs one pass over the file per hunk,
+ * however many chunks there are (a scan to the end of the file per chunk would not).
  */
 function ambiguityWarnings(
   search: SearchableLines,
@@ -166,13 +167,6 @@ function ambiguityWarnings(
 export function oldSide(lines: readonly ChunkLine[]): string[] {
   const out: string[] = [];
   for (const l of lines) if (l.op !== '+') out.push(l.text);
-  return out;
-}
-
-/** The new side of chunk lines: context and added lines. */
-export function newSide(lines: readonly ChunkLine[]): string[] {
-  const out: string[] = [];
-  for (const l of lines) if (l.op !== '-') out.push(l.text);
   return out;
 }
 

@@ -43,11 +43,3 @@ export function normalizeLine(line: string, pass: MatchPass): string {
       return foldTypography(trimRust(line));
   }
 }
-
-/** Every line of `lines` in the given pass's form (the same array for the exact pass). */
-export function normalizeLines(lines: readonly string[], pass: MatchPass): readonly string[] {
-  if (pass === 'exact') return lines;
-  const out = new Array<string>(lines.length);
-  for (let i = 0; i < lines.length; i++) out[i] = normalizeLine(lines[i]!, pass);
-  return out;
-}

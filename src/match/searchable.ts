@@ -8,7 +8,7 @@
 // line text to positions would be exact but costs some 30 ms to build for such a file, more
 // than the scans it saves; lines that share a key are told apart by the comparison that
 // follows anyway.
-import { type FileLines, fileLinesOf, lineText } from '../apply/lines.js';
+import { type FileLines, fileLinesOf, keepShapesAlive, lineText } from '../apply/lines.js';
 import { type MatchPass, normalizeLine } from './normalize.js';
 
 export type FuzzyPass = Exclude<MatchPass, 'exact'>;
@@ -40,98 +40,108 @@ export function lineKey(s: string, start: number, length: number): number {
   return (h ^ (h >>> 15)) >>> 0;
 }
 
-export class SearchableLines {
+/**
+ * A file being searched, with what has been built for it so far. A plain object with free
+ * functions rather than a class: V8 keeps the shape of an object literal alive with the code
+ * that creates it, while the shapes of class instances can be collected between patches, and
+ * optimised search code that depended on them is thrown away (measured: the search loops then
+ * run several times slower after every full garbage collection).
+ */
+export interface SearchableLines {
   readonly file: FileLines;
-  private readonly normalized = new Map<FuzzyPass, readonly string[]>();
-  private readonly indexes = new Map<MatchPass, LineIndex>();
-  private readonly fruitlessWork = new Map<MatchPass, number>();
-
-  constructor(file: FileLines) {
-    this.file = file;
-  }
-
-  /** For tests and small inputs: lines given as strings (no `\r`/`\n` inside them). */
-  static of(lines: readonly string[]): SearchableLines {
-    return new SearchableLines(fileLinesOf(lines));
-  }
-
-  get count(): number {
-    return this.file.count;
-  }
-
-  /** Line i's own text, without terminator (and without the BOM for line 0). */
-  text(i: number): string {
-    return lineText(this.file, i);
-  }
-
-  /** Every line in `pass`'s form; built on first use and kept. */
-  normalizedLines(pass: FuzzyPass): readonly string[] {
-    let lines = this.normalized.get(pass);
-    if (lines === undefined) {
-      const out = new Array<string>(this.count);
-      for (let i = 0; i < out.length; i++) out[i] = normalizeLine(this.text(i), pass);
-      lines = out;
-      this.normalized.set(pass, lines);
-    }
-    return lines;
-  }
-
-  /**
-   * True when line i equals `wanted` in `pass` (`wanted` already normalised for that pass).
-   * The exact pass compares a slice of the text (a view, no copy of the characters).
-   */
-  lineEquals(pass: MatchPass, i: number, wanted: string): boolean {
-    if (pass === 'exact') {
-      const { text, starts, ends } = this.file;
-      const start = starts[i]!;
-      const end = ends[i]!;
-      return end - start === wanted.length && (wanted.length === 0 || text.slice(start, end) === wanted);
-    }
-    return this.normalizedLines(pass)[i] === wanted;
-  }
-
-  /**
-   * Records a search that scanned `lines` positions and found nothing. Once such waste adds
-   * up to a scan of the whole file, the pass gets its line index: it costs a few more scans,
-   * and makes every later search of the pass touch only lines with a fitting key (a chunk
-   * that needs a fuzzy pass, or is absent, no longer costs a scan of the rest of the file).
-   */
-  noteFruitlessScan(pass: MatchPass, lines: number): void {
-    const total = (this.fruitlessWork.get(pass) ?? 0) + lines;
-    this.fruitlessWork.set(pass, total);
-    if (total >= this.count) this.buildIndex(pass);
-  }
-
-  /** The line index of `pass`, if one has been built. */
-  index(pass: MatchPass): LineIndex | undefined {
-    return this.indexes.get(pass);
-  }
-
-  /** Builds (once) the line index of `pass`: a counting sort of line numbers by key. */
-  buildIndex(pass: MatchPass): LineIndex {
-    let index = this.indexes.get(pass);
-    if (index === undefined) {
-      const count = this.count;
-      let groups = 256;
-      while (groups < count) groups *= 2;
-      const mask = groups - 1;
-      const keys = new Int32Array(count);
-      if (pass === 'exact') {
-        const { text, starts, ends } = this.file;
-        for (let i = 0; i < count; i++) keys[i] = lineKey(text, starts[i]!, ends[i]! - starts[i]!) & mask;
-      } else {
-        const lines = this.normalizedLines(pass);
-        for (let i = 0; i < count; i++) keys[i] = lineKey(lines[i]!, 0, lines[i]!.length) & mask;
-      }
-      const groupStart = new Int32Array(groups + 1);
-      for (let i = 0; i < count; i++) groupStart[keys[i]! + 1]!++;
-      for (let k = 0; k < groups; k++) groupStart[k + 1]! += groupStart[k]!;
-      const fill = groupStart.slice(0, groups);
-      const order = new Int32Array(count);
-      for (let i = 0; i < count; i++) order[fill[keys[i]!]!++] = i;
-      index = { mask, groupStart, order };
-      this.indexes.set(pass, index);
-    }
-    return index;
-  }
+  readonly count: number;
+  /** normalised lines per fuzzy pass, built on first use */
+  readonly normalized: Map<FuzzyPass, readonly string[]>;
+  /** line index per pass, built once its fruitless scans add up to a file's worth */
+  readonly indexes: Map<MatchPass, LineIndex>;
+  readonly fruitlessWork: Map<MatchPass, number>;
 }
+
+export function searchableLines(file: FileLines): SearchableLines {
+  return { file, count: file.count, normalized: new Map(), indexes: new Map(), fruitlessWork: new Map() };
+}
+
+/** For tests and small inputs: lines given as strings (no `\r`/`\n` inside them). */
+export function searchableOf(lines: readonly string[]): SearchableLines {
+  return searchableLines(fileLinesOf(lines));
+}
+
+/** Line i's own text, without terminator (and without the BOM for line 0). */
+export function lineAt(search: SearchableLines, i: number): string {
+  return lineText(search.file, i);
+}
+
+/** Every line in `pass`'s form; built on first use and kept. */
+export function normalizedLines(search: SearchableLines, pass: FuzzyPass): readonly string[] {
+  let lines = search.normalized.get(pass);
+  if (lines === undefined) {
+    const out = new Array<string>(search.count);
+    for (let i = 0; i < out.length; i++) out[i] = normalizeLine(lineText(search.file, i), pass);
+    lines = out;
+    search.normalized.set(pass, lines);
+  }
+  return lines;
+}
+
+/**
+ * True when line i equals `wanted` in `pass` (`wanted` already normalised for that pass).
+ * The exact pass compares a slice of the text (a view, no copy of the characters).
+ */
+export function lineEquals(search: SearchableLines, pass: MatchPass, i: number, wanted: string): boolean {
+  if (pass === 'exact') {
+    const { text, starts, ends } = search.file;
+    const start = starts[i]!;
+    const end = ends[i]!;
+    return end - start === wanted.length && (wanted.length === 0 || text.slice(start, end) === wanted);
+  }
+  return normalizedLines(search, pass)[i] === wanted;
+}
+
+/**
+ * Records a search that scanned `lines` positions and found nothing. Once such waste adds up
+ * to a scan of the whole file, the pass gets its line index: it costs a few more scans, and
+ * makes every later search of the pass touch only lines with a fitting key (a chunk that needs
+ * a fuzzy pass, or is absent, no longer costs a scan of the rest of the file).
+ */
+export function noteFruitlessScan(search: SearchableLines, pass: MatchPass, lines: number): void {
+  const total = (search.fruitlessWork.get(pass) ?? 0) + lines;
+  search.fruitlessWork.set(pass, total);
+  if (total >= search.count) buildLineIndex(search, pass);
+}
+
+/** The line index of `pass`, if one has been built. */
+export function lineIndex(search: SearchableLines, pass: MatchPass): LineIndex | undefined {
+  return search.indexes.get(pass);
+}
+
+/** Builds (once) the line index of `pass`: a counting sort of line numbers by key. */
+export function buildLineIndex(search: SearchableLines, pass: MatchPass): LineIndex {
+  let index = search.indexes.get(pass);
+  if (index === undefined) {
+    const count = search.count;
+    let groups = 256;
+    while (groups < count) groups *= 2;
+    const mask = groups - 1;
+    const keys = new Int32Array(count);
+    if (pass === 'exact') {
+      const { text, starts, ends } = search.file;
+      for (let i = 0; i < count; i++) keys[i] = lineKey(text, starts[i]!, ends[i]! - starts[i]!) & mask;
+    } else {
+      const lines = normalizedLines(search, pass);
+      for (let i = 0; i < count; i++) keys[i] = lineKey(lines[i]!, 0, lines[i]!.length) & mask;
+    }
+    const groupStart = new Int32Array(groups + 1);
+    for (let i = 0; i < count; i++) groupStart[keys[i]! + 1]!++;
+    for (let k = 0; k < groups; k++) groupStart[k + 1]! += groupStart[k]!;
+    const fill = groupStart.slice(0, groups);
+    const order = new Int32Array(count);
+    for (let i = 0; i < count; i++) order[fill[keys[i]!]!++] = i;
+    index = { mask, groupStart, order };
+    search.indexes.set(pass, index);
+  }
+  return index;
+}
+
+// Same reason as in lines.ts: one SearchableLines alive keeps its shape, and with it the
+// optimised search code, across full garbage collections.
+keepShapesAlive.push(searchableLines(keepShapesAlive[0] as FileLines));

@@ -5,7 +5,16 @@
 // fuzzy one early); the first position that matches wins; `*** End of File` tries only the last
 // window, and only when it lies at or after the cursor; an empty pattern matches at the cursor.
 import { MATCH_PASSES, type MatchPass, normalizeLine } from './normalize.js';
-import { type LineIndex, lineKey, SearchableLines } from './searchable.js';
+import {
+  type LineIndex,
+  type SearchableLines,
+  lineEquals,
+  lineIndex,
+  lineKey,
+  normalizedLines,
+  noteFruitlessScan,
+  searchableOf,
+} from './searchable.js';
 
 export interface SeekMatch {
   /** 0-based index of the first matching line */
@@ -20,9 +29,10 @@ export interface SeekMatch {
 export const DEFAULT_MAX_OTHERS = 5;
 
 /**
- * Finds `pattern` in `lines` at or after `start`. With `maxOthers > 0` it also lists further
- * matches of the winning pass up to the end of the file (that costs a scan of the rest of the
- * file; the chunk locator bounds that scan itself, see locate.ts).
+ * Finds `pattern` in `lines` at or after `start` (0-based). With `maxOthers > 0` it also lists
+ * further matches of the winning pass up to the end of the file (that costs a scan of the rest
+ * of the file; the chunk locator bounds that scan itself, see locate.ts). Lines given as an
+ * array must not contain `\r` or `\n`.
  */
 export function seekSequence(
   lines: SearchableLines | readonly string[],
@@ -31,7 +41,7 @@ export function seekSequence(
   eof: boolean,
   maxOthers: number = DEFAULT_MAX_OTHERS,
 ): SeekMatch | undefined {
-  const search = lines instanceof SearchableLines ? lines : SearchableLines.of(lines);
+  const search = isLineArray(lines) ? searchableOf(lines) : lines;
   if (pattern.length === 0) return { index: start, pass: 'exact', others: [] };
   const last = search.count - pattern.length;
   if (last < start) return undefined;
@@ -71,13 +81,17 @@ export function findMatchesOfPass(
   return collectMatches(search, pass, normalizePattern(pattern, pass), from, last, max, false);
 }
 
+function isLineArray(lines: SearchableLines | readonly string[]): lines is readonly string[] {
+  return Array.isArray(lines);
+}
+
 function normalizePattern(pattern: readonly string[], pass: MatchPass): readonly string[] {
   return pass === 'exact' ? pattern : pattern.map((line) => normalizeLine(line, pass));
 }
 
 function matchesAt(search: SearchableLines, pass: MatchPass, wanted: readonly string[], pos: number): boolean {
   for (let j = 0; j < wanted.length; j++) {
-    if (!search.lineEquals(pass, pos + j, wanted[j]!)) return false;
+    if (!lineEquals(search, pass, pos + j, wanted[j]!)) return false;
   }
   return true;
 }
@@ -98,7 +112,7 @@ function collectMatches(
 ): number[] {
   const found: number[] = [];
   if (to < from) return found;
-  const index = search.index(pass);
+  const index = lineIndex(search, pass);
   if (index !== undefined) return collectIndexed(search, pass, wanted, index, from, to, max, found);
 
   // Walk the lines where the pattern's longest line would have to be. A length test and one
@@ -122,7 +136,7 @@ function collectMatches(
       }
     }
   } else {
-    const lines = search.normalizedLines(pass);
+    const lines = normalizedLines(search, pass);
     for (let line = from + anchor; line <= last; line++) {
       const l = lines[line]!;
       if (l.length !== size || (size !== 0 && l.charCodeAt(probe) !== probeChar)) continue;
@@ -132,7 +146,7 @@ function collectMatches(
       }
     }
   }
-  if (found.length === 0 && isSearch) search.noteFruitlessScan(pass, to - from + 1);
+  if (found.length === 0 && isSearch) noteFruitlessScan(search, pass, to - from + 1);
   return found;
 }
 

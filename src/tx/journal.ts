@@ -1,8 +1,8 @@
 // The transaction journal: <gitdir>/patchtx/journal.json.
 //
-// It is created exclusively (see createJournal) before anything is locked or published and removed when the working tree
-// and index are in line again, so it doubles as patchtx's per-checkout lock: a second patchtx in
-// the same checkout sees it and reports `stale` instead of interleaving. Its `state` tells the
+// It is created exclusively (see createJournal) before anything is locked or published and removed
+// when the working tree and index are in line again, so it doubles as patchtx's per-checkout lock:
+// a second patchtx in the same checkout sees it and reports `stale` instead of interleaving. Its `state` tells the
 // next patchtx (or `patchtx recover`) what an interrupted run left behind:
 //   prepared   nothing published yet: drop our locks, the repository is at the old state
 //   published  the ref may have moved: if it points at `newOid`, finish the note, working tree and
@@ -118,6 +118,89 @@ export function removeDeadTempFiles(repo: Repository): void {
 /** What identifies a transaction (in the redo stack's record of the last change, say). */
 export function transactionId(journal: Journal): string {
   return journal.id ?? `${journal.pid}-${journal.startedAt}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recovery claims. Several patchtx commands may start at once in a checkout whose journal was left
+// by a dead run; exactly one of them may recover it, or they delete each other's locks (and the
+// journal of whoever started next) and break the index. A recoverer claims the journal by hard-
+// linking a file holding its pid to `recovering-<transaction>.<generation>` (link fails if the name
+// exists, and the file is never seen half-written). A claim whose process is alive makes the others
+// back off as stale; a claim whose process died (a recovery that was itself killed) is passed over
+// to the next generation, so no claim file is ever removed or rewritten while its journal exists,
+// and no two live processes can hold claims on one journal. The claims go once the journal has.
+
+const CLAIM_PREFIX = 'recovering-';
+
+const claimKey = (journal: Journal): string => transactionId(journal).replace(/[^A-Za-z0-9-]/g, '_');
+
+export type RecoveryClaim = { claimed: true; file: string } | { claimed: false; holder: number };
+
+/** Claims the recovery of `journal` for this process (see above), or names the live process that has. */
+export function claimRecovery(repo: Repository, journal: Journal): RecoveryClaim {
+  const dir = path.dirname(journalPath(repo));
+  const tmp = tempPath(journalPath(repo), process.pid);
+  writeFileSynced(tmp, `${process.pid}\n`, 'w');
+  try {
+    for (let generation = 0; ; generation++) {
+      const file = path.join(dir, `${CLAIM_PREFIX}${claimKey(journal)}.${generation}`);
+      try {
+        linkSync(tmp, file);
+        return { claimed: true, file };
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
+      const holder = Number.parseInt(readFileSync(file, 'utf8'), 10);
+      if (holder !== process.pid && processAlive(holder)) return { claimed: false, holder };
+    }
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+/** Gives up one claim (a recovery that could not finish: the next one may try). */
+export function dropClaim(claim: RecoveryClaim): void {
+  if (claim.claimed) rmSync(claim.file, { force: true });
+}
+
+/** Removes every claim on `journal`, once it is gone (ours, and those of recoveries that died). */
+export function removeClaimsOn(repo: Repository, journal: Journal): void {
+  const dir = path.dirname(journalPath(repo));
+  const prefix = `${CLAIM_PREFIX}${claimKey(journal)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) if (name.startsWith(prefix)) rmSync(path.join(dir, name), { force: true });
+}
+
+/**
+ * Removes the claims on journals that are gone (a recovery killed after removing its journal):
+ * claims on transactions other than `current`, the journal there now (null: none), whose
+ * processes are gone. Claims of live processes are left to them.
+ */
+export function removeFinishedClaims(repo: Repository, current: Journal | null): void {
+  const dir = path.dirname(journalPath(repo));
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  const keep = current === null ? null : `${CLAIM_PREFIX}${claimKey(current)}.`;
+  for (const name of names) {
+    if (!name.startsWith(CLAIM_PREFIX) || (keep !== null && name.startsWith(keep))) continue;
+    const file = path.join(dir, name);
+    let holder = NaN;
+    try {
+      holder = Number.parseInt(readFileSync(file, 'utf8'), 10);
+    } catch {
+      continue;
+    }
+    if (holder === process.pid || !processAlive(holder)) rmSync(file, { force: true });
+  }
 }
 
 export type JournalRead = { kind: 'none' } | { kind: 'journal'; journal: Journal } | { kind: 'unreadable'; ageMs: number };

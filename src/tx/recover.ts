@@ -1,15 +1,28 @@
 // Finishing or dropping what an interrupted run left behind (its journal says which; see run.ts).
 // Runs at the start of every patchtx command that opens a repository, and as `patchtx recover`.
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PatchtxError } from '../errors.js';
 import { resolveIdentity } from '../git/identity.js';
-import { lockIndex } from '../git/index-file.js';
+import { indexPathOf, lockIndex } from '../git/index-file.js';
 import type { Identity } from '../git/model/identity.js';
 import { readHead, readRef } from '../git/refs.js';
 import { lookupPaths, type TreeEdit } from '../git/tree-edit.js';
-import { processAlive, readJournal, removeDeadTempFiles, removeJournal, transactionId, type Journal } from './journal.js';
+import {
+  claimRecovery,
+  dropClaim,
+  processAlive,
+  readJournal,
+  removeClaimsOn,
+  removeDeadTempFiles,
+  removeFinishedClaims,
+  removeJournal,
+  transactionId,
+  type Journal,
+} from './journal.js';
 import { removeDeadRedoTemps } from './redo-stack.js';
+import { firstParents } from './history.js';
 import { finishPublished, refLockPath } from './run.js';
 import type { Session } from './session.js';
 
@@ -35,15 +48,54 @@ function recoveryIdentity(session: Session): Identity {
   }
 }
 
-function removeOwnLocks(session: Session, journal: Journal): void {
+/** How long a lock file that may be another process's has to stay exactly as it is to count as
+ * abandoned. A live holder of a ref lock writes and renames it within milliseconds. */
+const LOCK_GRACE_MS = 1_500;
+const LOCK_POLL_MS = 25;
+
+/** True when `file` exists and stays the same file, with the same size and mtime, for `ms`. */
+async function unchangedFor(file: string, ms: number): Promise<boolean> {
+  const first = statSync(file, { throwIfNoEntry: false, bigint: true });
+  if (!first) return false;
+  for (const deadline = Date.now() + ms; Date.now() < deadline; ) {
+    await sleep(LOCK_POLL_MS);
+    const now = statSync(file, { throwIfNoEntry: false, bigint: true });
+    if (!now || now.ino !== first.ino || now.size !== first.size || now.mtimeNs !== first.mtimeNs) return false;
+  }
+  return true;
+}
+
+function readOrNull(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Removes the locks the dead run held. The journal lists every lock the run may have taken, not
+ * the ones it did take, and ref locks live in the common dir, where patchtx runs in other linked
+ * worktrees (and git) take the same locks all the time: a lock is removed only when it is known to
+ * be the dead run's, or stays untouched long enough to be nobody's.
+ *   index.lock   this checkout's: other patchtx runs here are kept out by the journal and the
+ *                recovery claim, so it is the dead run's (or a dead recovery's)
+ *   the ref      ours when it holds the new commit id (the run died before renaming it); empty, it
+ *                may be ours (died before writing it) or a live process's about to write its value
+ *   the notes    ours or anyone's adding a note: its content cannot tell
+ */
+async function removeOwnLocks(session: Session, journal: Journal): Promise<void> {
+  const indexLock = session.repo.workdir === null ? null : `${indexPathOf(session.repo)}.lock`;
+  const refLock = refLockPath(session, journal.ref);
   for (const lock of journal.locks) {
     if (!existsSync(lock)) continue;
-    // A ref lock holds the new value once written: only a lock with our value (or still empty) is ours.
-    if (lock === refLockPath(session, journal.ref)) {
-      const content = readFileSync(lock, 'utf8').trim();
-      if (content !== '' && content !== journal.newOid) continue;
-    }
-    rmSync(lock, { force: true });
+    let ours: boolean;
+    if (lock === indexLock) ours = true;
+    else if (lock === refLock) {
+      const content = readOrNull(lock)?.trim();
+      ours = content === journal.newOid || (content === '' && (await unchangedFor(lock, LOCK_GRACE_MS)));
+    } else ours = await unchangedFor(lock, LOCK_GRACE_MS);
+    if (ours) rmSync(lock, { force: true });
   }
 }
 
@@ -73,9 +125,10 @@ function removeWorktreeTemps(session: Session, journal: Journal): void {
 }
 
 export async function recoverInterrupted(session: Session): Promise<RecoveryReport | null> {
-  const { repo, store } = session;
+  const { repo } = session;
   removeDeadTempFiles(repo);
   const read = readJournal(repo);
+  removeFinishedClaims(repo, read.kind === 'journal' ? read.journal : null);
   if (read.kind === 'none') return null;
   if (read.kind === 'unreadable') {
     if (read.ageMs < STARTING_GRACE_MS) {
@@ -91,21 +144,71 @@ export async function recoverInterrupted(session: Session): Promise<RecoveryRepo
       pid: journal.pid,
     });
   }
-  // The journal was read while its run may still have been finishing: a run that removed its
-  // journal and exited between the read and the liveness check looks dead, and its journal's lock
-  // list would then name locks that belong to whoever started next. Only a journal still there
-  // after its process is known to be gone is an orphan (a dead process cannot remove it any more).
+  // Only one process may recover a journal (see claimRecovery in journal.ts).
+  const claim = claimRecovery(repo, journal);
+  if (!claim.claimed) {
+    throw new PatchtxError('stale', `another patchtx (pid ${claim.holder}) is recovering an interrupted transaction on ${journal.ref}; retry when it is done`, {
+      ref: journal.ref,
+      pid: claim.holder,
+    });
+  }
+  // The journal was read while its run may still have been finishing (a run that removed its
+  // journal and exited between the read and the liveness check looks dead), or while another
+  // recovery was finishing it: then its lock list names locks that belong to whoever started next.
+  // Only a journal still there once we hold the claim is an orphan that is ours to recover.
   const again = readJournal(repo);
   if (again.kind !== 'journal' || transactionId(again.journal) !== transactionId(journal)) {
+    dropClaim(claim);
     return again.kind === 'none' ? null : recoverInterrupted(session);
   }
-  removeOwnLocks(session, journal);
+  let report: RecoveryReport;
+  try {
+    report = await recoverClaimed(session, journal);
+  } catch (e) {
+    dropClaim(claim);
+    throw e;
+  }
+  // the journal is gone: its claims (ours, and those of recoveries that died) with it
+  removeClaimsOn(repo, journal);
+  return report;
+}
+
+/**
+ * Whether a run that moved its ref forward (its new commit's first parent is the old value: apply,
+ * revert, redo) landed although the ref is somewhere else now: the new commit is on the ref's
+ * first-parent history, above the old value. A run that moved the ref back (undo of the tip) cannot
+ * be told apart from one that never landed once the ref has moved on, and counts as not landed.
+ */
+async function landedAndMovedOn(session: Session, journal: Journal, current: string): Promise<boolean> {
+  const newOid = journal.newOid!;
+  let commit;
+  try {
+    commit = await session.store.readCommit(newOid);
+  } catch {
+    return false;
+  }
+  if ((commit.parents[0] ?? null) !== journal.oldOid) return false;
+  for await (const { oid } of firstParents(session.store, current)) {
+    if (oid === newOid) return true;
+    if (oid === journal.oldOid) return false;
+  }
+  return false;
+}
+
+async function recoverClaimed(session: Session, journal: Journal): Promise<RecoveryReport> {
+  const { repo, store } = session;
+  await removeOwnLocks(session, journal);
   removeDeadRedoTemps(repo, journal.ref);
   removeWorktreeTemps(session, journal);
   const current = journal.ref === 'HEAD' ? (await readHead(repo)).oid : await readRef(repo, journal.ref);
   const report: RecoveryReport = { outcome: 'dropped', op: journal.op, ref: journal.ref, commit: journal.newOid, pid: journal.pid, warnings: [] };
-  if (journal.state === 'published' && journal.newOid !== null && current === journal.newOid) {
-    const commit = await store.readCommit(journal.newOid);
+  if (journal.state === 'published' && journal.newOid !== null && current !== null && (current === journal.newOid || (await landedAndMovedOn(session, journal, current)))) {
+    // The ref may have moved on since (another worktree, or a process following git's protocol):
+    // the commit stays landed and gets its note, but the redo-stack change is left out (the later
+    // transactions made theirs after it) and the paths are brought in line with the ref as it is.
+    const movedOn = current !== journal.newOid;
+    if (movedOn) report.warnings.push(`${journal.ref} had moved on from ${journal.newOid} to ${current} before the interrupted run was finished`);
+    const commit = await store.readCommit(current);
     const infos = await lookupPaths(store, commit.tree, journal.paths);
     const targets = new Map<string, TreeEdit>();
     for (const [p, info] of infos) {
@@ -115,7 +218,8 @@ export async function recoverInterrupted(session: Session): Promise<RecoveryRepo
     }
     const lock = journal.worktree ? await lockIndex(repo) : null;
     try {
-      report.warnings = await finishPublished(session, journal, recoveryIdentity(session), lock, targets);
+      const finishing = movedOn ? { ...journal, redo: undefined } : journal;
+      report.warnings.push(...(await finishPublished(session, finishing, recoveryIdentity(session), lock, targets)));
     } finally {
       await lock?.release().catch(() => undefined);
     }

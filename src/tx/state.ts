@@ -2,7 +2,7 @@
 // working tree. From that: the refusals that protect the user (symlinks, gitlinks, uncommitted
 // work) and the overlay the engine runs on. Only touched paths are ever looked at.
 import type { BigIntStats } from 'node:fs';
-import { lstat } from 'node:fs/promises';
+import { lstat } from '../git/fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import type { GitIndex, IndexEntry } from '../git/index-file.js';

@@ -4,7 +4,7 @@
 // With --ref, it moves that ref only and never reads or writes the working tree or index, unless
 // the ref is the very branch checked out here (then the checkout must follow, or `git status`
 // would lie).
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile } from '../git/fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { readHead, readRef, resolveRevision } from '../git/refs.js';

@@ -2,6 +2,7 @@
 // swap, like any transaction) and restores exactly the paths the commit changed; undo of an older
 // commit makes a revert commit, when the later history left those paths alone. Both refuse when
 // the paths have uncommitted changes. Redo brings back what the last undo removed.
+import { createHash } from 'node:crypto';
 import { PatchtxError } from '../errors.js';
 import type { FileChange } from '../engine/types.js';
 import { resolveIdentity } from '../git/identity.js';
@@ -91,6 +92,25 @@ async function moveTip(session: Session, target: Target, to: string, deltas: Pat
   });
 }
 
+/**
+ * The reverse edit as a V4A patch, so a revert is a patchtx transaction like any other (show,
+ * replay). V4A cannot say everything git can (binary content, a change of line endings or of the
+ * final newline alone, names the patch grammar refuses): then the revert keeps no patch text and
+ * its Patch-Id is derived from the commit it reverts.
+ */
+async function reversePatch(session: Session, deltas: PathDelta[], undone: string): Promise<{ text: string | null; id: string }> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const text = async (e: PathDelta['before']): Promise<string | null> => (e === null ? null : decoder.decode(await session.store.readBlob(e.oid)));
+  try {
+    const files = await Promise.all(deltas.map(async (d) => ({ path: d.path, before: await text(d.after), after: await text(d.before) })));
+    if (files.some((f) => (f.before ?? '').includes('\0') || (f.after ?? '').includes('\0'))) throw new Error('binary');
+    const reverseText = createPatchFromTexts(files);
+    return { text: reverseText, id: patchId(parsePatch(reverseText)) };
+  } catch {
+    return { text: null, id: createHash('sha256').update(`revert ${undone}`).digest('hex').slice(0, 40) };
+  }
+}
+
 async function revertCommit(session: Session, target: Target, undone: string, commit: CommitObject, deltas: PathDelta[], redo: Prepared['redo'] | undefined): Promise<string> {
   const { store } = session;
   const tipTree = target.baseTree!;
@@ -103,15 +123,7 @@ async function revertCommit(session: Session, target: Target, undone: string, co
   if (moved.length > 0) {
     throw refused(`cannot revert ${undone.slice(0, 12)}: later commits changed ${moved.map((d) => d.path).join(', ')}`, { paths: moved.map((d) => d.path) });
   }
-  // the reverse edit as a patch, so the revert is a patchtx transaction like any other (show, replay)
-  const texts = await Promise.all(
-    deltas.map(async (d) => ({
-      path: d.path,
-      before: d.after ? Buffer.from(await store.readBlob(d.after.oid)).toString('utf8') : null,
-      after: d.before ? Buffer.from(await store.readBlob(d.before.oid)).toString('utf8') : null,
-    })),
-  );
-  const reverseText = createPatchFromTexts(texts);
+  const reverse = await reversePatch(session, deltas, undone);
   const subject = commit.message.split('\n')[0];
   const committer = identities(session);
   let result = '';
@@ -120,7 +132,7 @@ async function revertCommit(session: Session, target: Target, undone: string, co
     const tree = await editTree(store, tipTree, new Map(deltas.map((d) => [d.path, editOf(d.before)])));
     const message = appendTrailers(`Revert "${subject}"\n\nThis reverts commit ${undone}.\n`, [
       { key: UNDO_TRAILER, value: undone },
-      { key: PATCH_ID_TRAILER, value: patchId(parsePatch(reverseText)) },
+      { key: PATCH_ID_TRAILER, value: reverse.id },
     ]);
     result = await store.writeCommit({ tree, parents: [target.base!], author: committer, committer, message });
     return {
@@ -128,7 +140,7 @@ async function revertCommit(session: Session, target: Target, undone: string, co
       targets: new Map(deltas.map((d) => [d.path, editOf(d.before)])),
       contents: new Map(),
       reflogMessage: `patchtx: revert ${undone.slice(0, 12)}`,
-      note: { ref: NOTES_REF, text: reverseText },
+      ...(reverse.text !== null ? { note: { ref: NOTES_REF, text: reverse.text } } : {}),
       // by default remember the revert itself: redo of a revert is the undo of that revert
       redo: redo ?? { push: result },
     };

@@ -3,13 +3,13 @@ import { splitFileLines } from '../../src/apply/lines.js';
 import { closestRegion, linesNotFoundError, makeVisible } from '../../src/apply/diagnose.js';
 import { PatchtxError } from '../../src/errors.js';
 import { locateChunks } from '../../src/match/locate.js';
-import { SearchableLines } from '../../src/match/searchable.js';
+import { searchableLines } from '../../src/match/searchable.js';
 import type { Chunk } from '../../src/patch/types.js';
 import { chunk } from '../match/chunks.js';
 
 function failure(text: string, ...chunks: Chunk[]): PatchtxError {
   try {
-    locateChunks(new SearchableLines(splitFileLines(text)), chunks, 'src/app.py');
+    locateChunks(searchableLines(splitFileLines(text)), chunks, 'src/app.py');
   } catch (e) {
     if (e instanceof PatchtxError) return e;
     throw e;
@@ -25,7 +25,7 @@ describe('linesNotFoundError', () => {
     expect(e.kind).toBe('context_not_found');
     const [head, hints] = e.message.split('\n\n');
     expect(head).toBe('Failed to find expected lines in src/app.py:\ndef main():\n    print("hallo")\n    return 0');
-    expect(hints).toContain('Chunk 1 (patch line 5) was searched for from line 1.');
+    expect(hints).toContain('Chunk 1 (patch line 5): searched from line 1 on.');
     expect(hints).toContain('Closest match: lines 3-5 (2 of 3 lines equal ignoring surrounding whitespace).');
     expect(hints).toContain('First difference at line 4:');
     expect(hints).toContain(`  patch: '    print("hallo")'`);
@@ -66,7 +66,7 @@ describe('linesNotFoundError', () => {
   });
 
   it('can be built directly', () => {
-    const search = new SearchableLines(splitFileLines('one\n'));
+    const search = searchableLines(splitFileLines('one\n'));
     const e = linesNotFoundError({ search, path: 'p', chunk: chunk(['-two']), chunkNumber: 2, cursor: 0 });
     expect(e.message.startsWith('Failed to find expected lines in p:\ntwo\n\n')).toBe(true);
     expect(e.data).toMatchObject({ path: 'p', chunk: 2 });
@@ -89,7 +89,7 @@ describe('contextNotFoundError', () => {
 
 describe('closestRegion', () => {
   it('scores windows by lines equal after trimming', () => {
-    const search = new SearchableLines(splitFileLines('a\nb\nc\na\nB\nc\n'));
+    const search = searchableLines(splitFileLines('a\nb\nc\na\nB\nc\n'));
     expect(closestRegion(search, ['a', 'b', 'x'], 0)).toEqual({ start: 0, score: 2 });
     expect(closestRegion(search, ['a', 'X', 'c'], 2)).toEqual({ start: 3, score: 2 });
     expect(closestRegion(search, ['', ''], 0)).toBeUndefined();

@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { splitFileLines } from '../../src/apply/lines.js';
-import { decodeFileText, isTextContent, rebuildBytes, rebuildText } from '../../src/apply/text.js';
-import { PatchtxError } from '../../src/errors.js';
+import { decodeText, notTextError, rebuildBytes, rebuildText } from '../../src/apply/text.js';
 import { locateChunks } from '../../src/match/locate.js';
-import { SearchableLines } from '../../src/match/searchable.js';
+import { searchableLines } from '../../src/match/searchable.js';
 import type { Chunk } from '../../src/patch/types.js';
 import { chunk } from '../match/chunks.js';
 
 function update(text: string, ...chunks: Chunk[]): string {
   const file = splitFileLines(text);
-  const { edits } = locateChunks(new SearchableLines(file), chunks, 'f.txt');
+  const { edits } = locateChunks(searchableLines(file), chunks, 'f.txt');
   const out = rebuildText(file, edits);
   // the byte routes (copying from the source bytes, or encoding the text) give the same bytes
   const expected = new TextEncoder().encode(out);
@@ -78,33 +77,25 @@ describe('rebuildText (preserve line endings)', () => {
   });
 });
 
-describe('decodeFileText', () => {
+describe('decodeText', () => {
   const enc = (s: string) => new TextEncoder().encode(s);
 
   it('decodes ASCII and UTF-8, keeping a BOM', () => {
-    expect(decodeFileText(enc('plain\n'), 'a')).toBe('plain\n');
-    expect(decodeFileText(enc('\ufeffcaf\u00e9 \u2705\n'), 'a')).toBe('\ufeffcaf\u00e9 \u2705\n');
+    expect(decodeText(enc('plain\n'))).toBe('plain\n');
+    expect(decodeText(enc('\ufeffcaf\u00e9 \u2705\n'))).toBe('\ufeffcaf\u00e9 \u2705\n');
+    expect(decodeText(new Uint8Array([]))).toBe('');
   });
 
-  it('refuses invalid UTF-8 and NUL bytes, naming the path', () => {
-    for (const bytes of [new Uint8Array([0x61, 0xff, 0x0a]), new Uint8Array([0x61, 0x00, 0x62]), new Uint8Array([0xc3, 0xa9, 0])]) {
-      let error: unknown;
-      try {
-        decodeFileText(bytes, 'img/logo.png');
-      } catch (e) {
-        error = e;
-      }
-      expect(error).toBeInstanceOf(PatchtxError);
-      expect((error as PatchtxError).kind).toBe('binary_or_encoding');
-      expect((error as PatchtxError).message).toMatch(/^Failed to read file to update img\/logo\.png: /);
-      expect((error as PatchtxError).data).toEqual({ path: 'img/logo.png' });
-    }
+  it('refuses invalid UTF-8 and NUL bytes', () => {
+    expect(decodeText(new Uint8Array([0x61, 0xff, 0x0a]))).toBeUndefined();
+    expect(decodeText(new Uint8Array([0x61, 0x00, 0x62]))).toBeUndefined();
+    expect(decodeText(new Uint8Array([0xc3, 0xa9, 0]))).toBeUndefined();
   });
 
-  it('isTextContent agrees', () => {
-    expect(isTextContent(enc('x\u00e9'))).toBe(true);
-    expect(isTextContent(new Uint8Array([0x61, 0x00]))).toBe(false);
-    expect(isTextContent(new Uint8Array([0xff]))).toBe(false);
-    expect(isTextContent(new Uint8Array([]))).toBe(true);
+  it('notTextError names the path and the reason', () => {
+    const e = notTextError('img/logo.png', 'stream did not contain valid UTF-8');
+    expect(e.kind).toBe('binary_or_encoding');
+    expect(e.message).toMatch(/^Failed to read file to update img\/logo\.png: stream did not contain valid UTF-8; /);
+    expect(e.data).toEqual({ path: 'img/logo.png' });
   });
 });

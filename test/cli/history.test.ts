@@ -476,3 +476,26 @@ describe('show', () => {
     expect(r.json.patchId).toBe(g(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)', c!).trim());
   });
 });
+
+describe('revert of a change V4A cannot express', () => {
+  it('reverts a commit that only added the final newline, keeping no patch text for the revert', async () => {
+    const repo = makeRepo('basic');
+    writeFileSync(path.join(repo, 'tail.txt'), 'no newline');
+    g(repo, 'add', 'tail.txt');
+    g(repo, 'commit', '-qm', 'unterminated file');
+    // an update whose only effect is the final newline (every line is terminated after an update)
+    const first = await patchtxJson('apply', '--repo', repo, patchFile(v4a('*** Update File: tail.txt', '@@', ' no newline')));
+    expect(first.code).toBe(0);
+    expect(readFileSync(path.join(repo, 'tail.txt'), 'utf8')).toBe('no newline\n');
+    expect((await patchtxJson('apply', '--repo', repo, patchFile(v4a('*** Add File: other.txt', '+x')))).code).toBe(0);
+
+    const undo = await patchtxJson('undo', '--repo', repo, first.json.commit);
+    expect(undo.code, undo.out + undo.err).toBe(0);
+    expect(undo.json.action).toBe('revert');
+    expect(readFileSync(path.join(repo, 'tail.txt'), 'utf8')).toBe('no newline');
+    expect(g(repo, 'log', '-1', '--format=%B')).toMatch(/^Revert "Apply patch: update tail.txt"[\s\S]*Patchtx-Undo: [0-9a-f]{40}\nPatch-Id: [0-9a-f]{40}\n/);
+    expect(g(repo, 'status', '--porcelain')).toBe('');
+    expect((await patchtx('show', '--repo', repo, 'HEAD')).code).toBe(2);
+    expectFsckClean(repo);
+  });
+});

@@ -44,6 +44,34 @@ describe('applyPatch (library face)', () => {
     expect(r.diffs['b.png']).toBe('Binary files a/a.png and b/b.png differ\n');
   });
 
+  it('updates string and byte inputs alike; text comes back as strings', () => {
+    const patch = patchOf('*** Update File: w.txt', '@@', ' one', '-two', '+TWO', '+2\u00bd');
+    const text = '\ufeffone\r\ntwo\r\nthree';
+    const fromString = applyPatch(patch, { 'w.txt': text });
+    const fromBytes = applyPatch(patch, { 'w.txt': new TextEncoder().encode(text) });
+    expect(fromString.files['w.txt']).toBe('\ufeffone\r\nTWO\r\n2\u00bd\r\nthree\r\n');
+    expect(fromBytes.files).toEqual(fromString.files);
+    expect(fromBytes.changes).toEqual([{ op: 'M', path: 'w.txt' }]);
+    expect(fromString.changes).toEqual([{ op: 'M', path: 'w.txt' }]);
+    expect(fromString.diffs['w.txt']).toBe(fromBytes.diffs['w.txt']);
+    // a string with NUL is not text: refused for an update
+    const e = failure(() => applyPatch(patch, { 'w.txt': 'one\ntwo\0\n' }));
+    expect(e.kind).toBe('binary_or_encoding');
+    expect(e.message).toContain('NUL');
+  });
+
+  it('content that a patch makes binary (a NUL) comes back as bytes', () => {
+    const r = applyPatch(patchOf('*** Update File: a', '@@', '-x', '+x\0y'), { a: 'x\n' });
+    expect(r.files.a).toEqual(new TextEncoder().encode('x\0y\n'));
+  });
+
+  it('no change when an update restores the original text', () => {
+    const r = applyPatch(patchOf('*** Update File: a', '@@', '-x', '+x'), { a: 'x\n' });
+    expect(r.changes).toEqual([]);
+    expect(r.files).toEqual({ a: 'x\n' });
+    expect(Object.keys(r.diffs)).toEqual([]);
+  });
+
   it('infers directories from the keys', () => {
     const e = failure(() => applyPatch(patchOf('*** Delete File: src'), { 'src/a/b.txt': 'x' }));
     expect(e.kind).toBe('is_directory');

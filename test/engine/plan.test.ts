@@ -94,10 +94,16 @@ describe('planPatch: Update File', () => {
   });
 
   it('refuses to update a binary or non-UTF-8 file', () => {
-    for (const content of [PNG, LATIN1]) {
+    const cases: [Uint8Array, string][] = [
+      [PNG, 'stream did not contain valid UTF-8'],
+      [LATIN1, 'stream did not contain valid UTF-8'],
+      [new Uint8Array([0x63, 0x61, 0x66, 0x00, 0x0a]), 'NUL'],
+    ];
+    for (const [content, reason] of cases) {
       const e = failure(() => plan(patchOf('*** Update File: f', '@@', '-caf', '+x'), { f: content }));
       expect(e.kind).toBe('binary_or_encoding');
-      expect(e.message).toContain('f');
+      expect(e.message).toMatch(/^Failed to read file to update f: /);
+      expect(e.message).toContain(reason);
       expect(e.data).toEqual({ path: 'f', line: 2 });
     }
   });

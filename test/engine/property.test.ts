@@ -19,6 +19,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planPatch } from '../../src/engine/plan.js';
+import { applyPatch } from '../../src/api/applyPatch.js';
 import { createPatchFromTexts, type FileTexts } from '../../src/patch/create.js';
 import { parsePatch } from '../../src/patch/parse.js';
 import { applyPlan, bytes, lookupOf, type Tree } from './support.js';
@@ -73,6 +74,11 @@ describe('round trip: createPatchFromTexts -> parsePatch -> planPatch', () => {
         expect(plan.warnings).toEqual([]);
         const ops = Object.fromEntries(plan.changes.map((c) => [c.path, c.op]));
         for (const f of files) expect(ops[f.path]).toBe(f.before === null ? 'A' : f.after === null ? 'D' : 'M');
+        // the library face keeps strings as strings (a different rebuild route): same result
+        const inputs = Object.fromEntries(files.filter((f) => f.before !== null).map((f) => [f.path, f.before!]));
+        const api = applyPatch(patchText, inputs);
+        for (const f of files) expect(api.files[f.path]).toBe(f.after);
+        expect(api.changes).toEqual(plan.changes);
       }),
       { numRuns: 400 },
     );

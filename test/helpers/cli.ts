@@ -1,15 +1,29 @@
 // Running the built command line (dist/patchtx.js) as a real child process, for the crash and
 // concurrency tests: they need processes that can be killed, and several of them at once.
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gitEnv, repoRoot } from './repos.js';
 
-export const patchtxBin = path.join(repoRoot, 'dist/patchtx.js');
+/** the bundle under test; PATCHTX_TEST_BIN points the tests at another build (say, of an experiment) */
+const builtBin = process.env.PATCHTX_TEST_BIN ?? path.join(repoRoot, 'dist/patchtx.js');
+let bin = builtBin;
 
-/** The tests spawn the bundle; `npm test` builds it, a single-file run needs `node scripts/build.mjs`. */
+/**
+ * The tests spawn the bundle; `npm test` builds it, a single-file run needs `node scripts/build.mjs`.
+ * A copy is taken, so a rebuild of dist/ by someone else while the tests run (the working tree is
+ * shared) cannot pull the file from under them or mix two versions in one test file.
+ */
 export function requireBuiltCli(): void {
-  if (!existsSync(patchtxBin)) throw new Error(`${patchtxBin} is missing: run 'node scripts/build.mjs' first`);
+  if (!existsSync(builtBin)) throw new Error(`${builtBin} is missing: run 'node scripts/build.mjs' first`);
+  const dir = mkdtempSync(path.join(tmpdir(), 'patchtx-bin-'));
+  // the whole output directory (the programs load shared chunks), in a package that, like this
+  // one, says its .js files are ES modules
+  cpSync(path.dirname(builtBin), path.join(dir, 'dist'), { recursive: true });
+  writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
+  bin = path.join(dir, 'dist', path.basename(builtBin));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 }
 
 export interface CliResult {
@@ -34,7 +48,7 @@ export interface CliOptions {
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [patchtxBin, ...args], {
+    const child = spawn(process.execPath, [bin, ...args], {
       cwd: opts.cwd ?? repoRoot,
       env: { ...gitEnv, ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -61,7 +75,7 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
 
 /** The same, synchronously (set-up steps). Throws unless it exits 0. */
 export function cliOk(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): string {
-  const r = spawnSync(process.execPath, [patchtxBin, ...args], {
+  const r = spawnSync(process.execPath, [bin, ...args], {
     cwd: opts.cwd ?? repoRoot,
     env: { ...gitEnv, ...opts.env },
     input: opts.input ?? '',
@@ -110,8 +124,8 @@ export function seedFrom(envName: string): number {
 
 /**
  * Files in a git dir that an interrupted transaction must not leave behind once recovered: lock
- * files anywhere (index.lock, refs/…/x.lock, HEAD.lock, packed-refs.lock), patchtx's journal and its
- * temporary siblings, temporary files of the redo stack.
+ * files anywhere (index.lock, refs/…/x.lock, HEAD.lock, packed-refs.lock), patchtx's journal, its
+ * temporary siblings and recovery claims, temporary files of the redo stack.
  */
 export function leftoverFiles(gitdir: string): string[] {
   const found: string[] = [];
@@ -127,7 +141,7 @@ export function leftoverFiles(gitdir: string): string[] {
         walk(abs, relPath);
         continue;
       }
-      if (name.endsWith('.lock') || (relPath.startsWith('patchtx/') && (name.startsWith('journal') || name.includes('.tmp')))) {
+      if (name.endsWith('.lock') || (relPath.startsWith('patchtx/') && (name.startsWith('journal') || name.startsWith('recovering-') || name.includes('.tmp')))) {
         found.push(relPath);
       }
     }

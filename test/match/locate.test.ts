@@ -3,14 +3,14 @@ import { splitFileLines } from '../../src/apply/lines.js';
 import { rebuildText } from '../../src/apply/text.js';
 import { PatchtxError } from '../../src/errors.js';
 import { locateChunks, withoutTrailingEmptyLine } from '../../src/match/locate.js';
-import { SearchableLines } from '../../src/match/searchable.js';
+import { searchableLines } from '../../src/match/searchable.js';
 import type { Chunk } from '../../src/patch/types.js';
 import { chunk } from './chunks.js';
 
 /** The file after the chunks, written with `\n` terminators. */
 function apply(fileLines: string[], chunks: Chunk[], strict = false): { text: string; warnings: unknown[] } {
   const file = splitFileLines(fileLines.map((l) => l + '\n').join(''));
-  const { edits, warnings } = locateChunks(new SearchableLines(file), chunks, 'f.txt', { strict });
+  const { edits, warnings } = locateChunks(searchableLines(file), chunks, 'f.txt', { strict });
   return { text: rebuildText(file, edits), warnings };
 }
 

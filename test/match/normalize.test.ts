@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { foldTypography, MATCH_PASSES, normalizeLine, normalizeLines } from '../../src/match/normalize.js';
+import { foldTypography, MATCH_PASSES, normalizeLine } from '../../src/match/normalize.js';
 
 describe('match passes', () => {
   it('come in the reference order', () => {
@@ -53,11 +53,5 @@ describe('match passes', () => {
   it('returns the same string when nothing changes', () => {
     const s = 'plain line';
     for (const pass of MATCH_PASSES) expect(normalizeLine(s, pass)).toBe(s);
-  });
-
-  it('normalizeLines maps every line', () => {
-    expect(normalizeLines([' a ', 'b\u2013c '], 'fold')).toEqual(['a', 'b-c']);
-    const lines = ['x'];
-    expect(normalizeLines(lines, 'exact')).toBe(lines);
   });
 });

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { splitFileLines } from '../../src/apply/lines.js';
-import { SearchableLines } from '../../src/match/searchable.js';
+import { buildLineIndex, lineIndex, searchableLines, searchableOf } from '../../src/match/searchable.js';
 import { findMatchesOfPass, seekSequence } from '../../src/match/seek.js';
 
 const at = (lines: string[], pattern: string[], start = 0, eof = false) => seekSequence(lines, pattern, start, eof);
@@ -72,11 +73,11 @@ describe('seekSequence', () => {
   });
 
   it('works on CRLF, lone-CR and BOM files', () => {
-    const crlf = new SearchableLines(splitFileLines('one\r\ntwo\r\nthree\r\n'));
+    const crlf = searchableLines(splitFileLines('one\r\ntwo\r\nthree\r\n'));
     expect(seekSequence(crlf, ['two', 'three'], 0, true)).toMatchObject({ index: 1, pass: 'exact' });
-    const mixed = new SearchableLines(splitFileLines('one\r\ntwo\rthree\nfour'));
+    const mixed = searchableLines(splitFileLines('one\r\ntwo\rthree\nfour'));
     expect(seekSequence(mixed, ['two', 'three', 'four'], 0, false)).toMatchObject({ index: 1, pass: 'exact' });
-    const bom = new SearchableLines(splitFileLines('\ufeffhead\nbody\n'));
+    const bom = searchableLines(splitFileLines('\ufeffhead\nbody\n'));
     expect(seekSequence(bom, ['head'], 0, false)).toMatchObject({ index: 0, pass: 'exact' });
   });
 
@@ -91,15 +92,15 @@ describe('seekSequence', () => {
 
   it('indexes a pass after repeated fruitless scans, with the same results', () => {
     const lines = Array.from({ length: 400 }, (_, i) => `line ${i % 50}  `);
-    const search = SearchableLines.of(lines);
-    const plain = SearchableLines.of(lines);
-    expect(search.index('exact')).toBeUndefined();
+    const search = searchableOf(lines);
+    const plain = searchableOf(lines);
+    expect(lineIndex(search, 'exact')).toBeUndefined();
     for (let k = 0; k < 40; k++) {
       // exact misses (trailing spaces), trim_end hits: the exact pass wastes full scans
       const m = seekSequence(search, [`line ${k}`, `line ${k + 1}`], k * 7, false);
       expect(m).toMatchObject({ pass: 'trim_end' });
     }
-    expect(search.index('exact')).toBeDefined();
+    expect(lineIndex(search, 'exact')).toBeDefined();
     for (let k = 0; k < 30; k++) {
       const pattern = [`line ${k}  `, `line ${(k + 1) % 50}  `];
       expect(seekSequence(search, pattern, k * 11, false)).toEqual(seekSequence(plain, pattern, k * 11, false));
@@ -107,15 +108,42 @@ describe('seekSequence', () => {
     // with the index, a pattern containing a line absent from the file is a miss at once
     expect(seekSequence(search, ['line 1  ', 'nope'], 0, false)).toBeUndefined();
     // the fuzzy pass that kept being used gets its index too
-    expect(search.index('trim_end')).toBeUndefined();
+    expect(lineIndex(search, 'trim_end')).toBeUndefined();
     for (let k = 0; k < 400; k++) seekSequence(search, ['absent'], 0, false);
-    expect(search.index('trim_end')).toBeDefined();
+    expect(lineIndex(search, 'trim_end')).toBeDefined();
+  });
+});
+
+describe('line indexes', () => {
+  it('give the same answers as scanning', () => {
+    const alphabet = ['a', 'b', ' a', 'a ', '', '\u2013', '-', 'ab', 'ba', 'a\u00a0b', 'a b'];
+    const line = fc.constantFrom(...alphabet);
+    fc.assert(
+      fc.property(
+        fc.array(line, { maxLength: 40 }),
+        fc.array(line, { minLength: 1, maxLength: 3 }),
+        fc.nat(40),
+        fc.boolean(),
+        (file, pattern, start, eof) => {
+          const plain = searchableOf(file);
+          const indexed = searchableOf(file);
+          for (const pass of ['exact', 'trim_end', 'trim', 'fold'] as const) buildLineIndex(indexed, pass);
+          expect(seekSequence(indexed, pattern, start, eof)).toEqual(seekSequence(plain, pattern, start, eof));
+          for (const pass of ['exact', 'trim_end', 'trim', 'fold'] as const) {
+            expect(findMatchesOfPass(indexed, pattern, pass, start, 40, 3)).toEqual(
+              findMatchesOfPass(plain, pattern, pass, start, 40, 3),
+            );
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 
 describe('findMatchesOfPass', () => {
   it('lists matches of one pass within a window of starts', () => {
-    const search = SearchableLines.of(['a', 'b', 'a ', 'b', 'a', 'b', 'a', 'b']);
+    const search = searchableOf(['a', 'b', 'a ', 'b', 'a', 'b', 'a', 'b']);
     expect(findMatchesOfPass(search, ['a', 'b'], 'exact', 1, 10, 5)).toEqual([4, 6]);
     expect(findMatchesOfPass(search, ['a', 'b'], 'exact', 1, 5, 5)).toEqual([4]);
     expect(findMatchesOfPass(search, ['a', 'b'], 'trim_end', 1, 10, 5)).toEqual([2, 4, 6]);

@@ -4,12 +4,12 @@
 // first-parent chain, with its Patch-Id trailer and its note, the final tree has every file with
 // the right content, every refusal was a clean `stale`, and git fsck is happy.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gitOk, inLanes, leftoverFiles, prng, requireBuiltCli, runCli, seedFrom } from '../helpers/cli.js';
+import { cliOk, gitOk, inLanes, leftoverFiles, prng, requireBuiltCli, runCli, seedFrom } from '../helpers/cli.js';
 import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';
 
 const SEED = seedFrom('PATCHTX_CONCURRENCY_SEED');
@@ -72,8 +72,12 @@ interface Stats {
   attempts: number;
   /** refusals: exit 5 with a JSON error of kind stale */
   stale: number;
+  /** the refusals by what they said (ids and numbers blanked out) */
+  staleReasons: Map<string, number>;
   /** anything else that was not a success (must stay empty) */
   failures: string[];
+  /** warnings of landed commits (a note that could not be stored: must stay empty) */
+  warnings: string[];
 }
 
 interface WriterOptions {
@@ -82,18 +86,20 @@ interface WriterOptions {
   extraArgs: string[];
   writers: number;
   perWriter: number;
+  /** where the patch files go (default: the test's work dir) */
+  patchDir?: string;
 }
 
 /**
- * Each writer is a sequence of `patchtx apply --json` processes, one patch each, retried with a
- * short random back-off whenever it is refused as stale, until it lands. All writers run at once.
+ * Each writer is a sequence of `patchtx apply --json` processes, one patch each, retried after a
+ * random back-off whenever it is refused as stale, until it lands. All writers run at once.
  */
 async function runWriters(opts: WriterOptions): Promise<Stats> {
-  const stats: Stats = { landed: [], attempts: 0, stale: 0, failures: [] };
+  const stats: Stats = { landed: [], attempts: 0, stale: 0, staleReasons: new Map(), failures: [], warnings: [] };
   const patchFiles = new Map<string, string>();
   for (let w = 0; w < opts.writers; w++) {
     for (let i = 0; i < opts.perWriter; i++) {
-      const file = path.join(work, `p-${w}-${i}.patch`);
+      const file = path.join(opts.patchDir ?? work, `p-${w}-${i}.patch`);
       writeFileSync(file, patchText(w, i));
       patchFiles.set(`${w}/${i}`, file);
     }
@@ -103,7 +109,7 @@ async function runWriters(opts: WriterOptions): Promise<Stats> {
       for (let attempt = 1; ; attempt++) {
         stats.attempts++;
         const r = await runCli(['apply', '--json', '--repo', opts.repoOf(w), ...opts.extraArgs, patchFiles.get(`${w}/${i}`)!]);
-        let out: { ok: boolean; commit?: string; patchId?: string; error?: { kind: string; message: string } } | null = null;
+        let out: { ok: boolean; commit?: string; patchId?: string; warnings?: { message: string }[]; error?: { kind: string; message: string } } | null = null;
         try {
           out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '');
         } catch {
@@ -111,15 +117,19 @@ async function runWriters(opts: WriterOptions): Promise<Stats> {
         }
         if (r.status === 0 && out?.ok === true && out.commit) {
           stats.landed.push({ writer: w, patch: i, commit: out.commit, patchId: out.patchId! });
+          for (const warning of out.warnings ?? []) stats.warnings.push(`writer ${w} patch ${i}: ${warning.message}`);
           break;
         }
         if (r.status === 5 && out?.ok === false && out.error?.kind === 'stale') {
           stats.stale++;
+          const reason = out.error.message.replace(/\/\S+/g, '<path>').replace(/[0-9a-f]{7,40}|\d+/g, '#').slice(0, 70);
+          stats.staleReasons.set(reason, (stats.staleReasons.get(reason) ?? 0) + 1);
           if (attempt > 500) {
             stats.failures.push(`writer ${w} patch ${i}: still stale after ${attempt} attempts`);
             return;
           }
-          await sleep(Math.floor(rand() * 20));
+          // randomised, growing back-off: on two cores every refused run costs a node start-up
+          await sleep(Math.floor(rand() * 80 * Math.min(attempt, 8)));
           continue;
         }
         stats.failures.push(`writer ${w} patch ${i}: exit ${r.status ?? r.signal}: ${r.stdout}${r.stderr}`);
@@ -158,9 +168,10 @@ function catFileBatch(dir: string, names: string[]): Map<string, string | null> 
   return result;
 }
 
-async function checkHistory(dir: string, ref: string, base: string, stats: Stats, opts: WriterOptions, label: string): Promise<void> {
+async function checkHistory(dir: string, ref: string, base: string, stats: Stats, opts: WriterOptions, label: string, notesBefore = 0): Promise<void> {
   const total = opts.writers * opts.perWriter;
   expect(stats.failures, `${label}: refusals other than a clean stale`).toEqual([]);
+  expect(stats.warnings, `${label}: warnings`).toEqual([]);
   expect(stats.landed).toHaveLength(total);
 
   // a linear chain of exactly `total` new commits, each with one parent
@@ -191,9 +202,14 @@ async function checkHistory(dir: string, ref: string, base: string, stats: Stats
   }
 
   // every commit has its note, holding its patch (patchtx writes notes flat: <commit id> in the notes tree)
-  const noted = (await gitOk(dir, 'notes', `--ref=${NOTES}`, 'list')).trim().split('\n');
-  expect(noted, `${label}: notes`).toHaveLength(total);
-  expect(new Set(noted.map((l) => l.split(' ')[1]))).toEqual(onChain);
+  const noted = new Set(
+    (await gitOk(dir, 'notes', `--ref=${NOTES}`, 'list'))
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ')[1]),
+  );
+  expect(noted.size, `${label}: notes`).toBe(total + notesBefore);
+  for (const c of onChain) expect(noted.has(c), `${label}: ${c} has a note`).toBe(true);
   const notes = catFileBatch(
     dir,
     stats.landed.map((l) => `${NOTES}:${l.commit}`),
@@ -208,6 +224,7 @@ function report(label: string, stats: Stats, ms: number): void {
   console.log(
     `${label}: ${stats.landed.length} commits landed in ${(ms / 1000).toFixed(1)} s, ${stats.attempts} patchtx runs, ${stats.stale} refused as stale (all retried), ${stats.failures.length} other failures`,
   );
+  for (const [reason, n] of [...stats.staleReasons].sort((a, b) => b[1] - a[1])) console.log(`  ${n} x stale: ${reason}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -226,28 +243,28 @@ describe('concurrent writers on one branch', () => {
     expect(leftoverFiles(bare)).toEqual([]);
   });
 
-  it('4 processes x 10 patches into a checkout (working tree and index follow)', { timeout: 600_000 }, async () => {
+  it('4 processes x 8 patches into a checkout (working tree and index follow)', { timeout: 600_000 }, async () => {
     const dir = makeRepo('basic');
-    const base = seedCheckout(dir, 4, 10);
+    const base = seedCheckout(dir, 4, 8);
     // a staged change and an untracked file that no writer touches
     writeFileSync(path.join(dir, 'README.md'), 'staged meanwhile\n');
     git(dir, 'add', 'README.md');
     writeFileSync(path.join(dir, 'untracked.txt'), 'untracked\n');
-    const opts: WriterOptions = { repoOf: () => dir, extraArgs: [], writers: 4, perWriter: 10 };
+    const opts: WriterOptions = { repoOf: () => dir, extraArgs: [], writers: 4, perWriter: 8 };
     const started = performance.now();
     const stats = await runWriters(opts);
-    report('checkout, 4x10', stats, performance.now() - started);
+    report('checkout, 4x8', stats, performance.now() - started);
     await checkHistory(dir, 'refs/heads/main', base, stats, opts, 'checkout');
     expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('M  README.md\n?? untracked.txt\n');
     for (let w = 0; w < 4; w++) {
-      for (let i = 0; i < 10; i++) expect(git(dir, 'cat-file', 'blob', `:${fileOf(w, i)}`)).toBe(finalContent(w, i));
+      for (let i = 0; i < 8; i++) expect(git(dir, 'cat-file', 'blob', `:${fileOf(w, i)}`)).toBe(finalContent(w, i));
     }
     expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
   });
 
-  it('4 linked worktrees x 2 processes x 10 patches onto one --ref (separate journals: the ref lock and compare-and-swap decide)', { timeout: 600_000 }, async () => {
+  it('4 linked worktrees x 2 processes x 6 patches onto one --ref (separate journals: the ref lock and compare-and-swap decide)', { timeout: 600_000 }, async () => {
     const dir = makeRepo('basic');
-    const base = seedCheckout(dir, 8, 10);
+    const base = seedCheckout(dir, 8, 6);
     git(dir, 'branch', 'shared');
     const trees = [dir];
     for (let t = 1; t < 4; t++) {
@@ -255,12 +272,103 @@ describe('concurrent writers on one branch', () => {
       git(dir, 'worktree', 'add', '-q', '-b', `side${t}`, wt);
       trees.push(wt);
     }
-    const opts: WriterOptions = { repoOf: (w) => trees[w % trees.length]!, extraArgs: ['--ref', 'refs/heads/shared'], writers: 8, perWriter: 10 };
+    const opts: WriterOptions = { repoOf: (w) => trees[w % trees.length]!, extraArgs: ['--ref', 'refs/heads/shared'], writers: 8, perWriter: 6 };
     const started = performance.now();
     const stats = await runWriters(opts);
-    report('linked worktrees, 8x10', stats, performance.now() - started);
+    report('linked worktrees, 8x6', stats, performance.now() - started);
     await checkHistory(dir, 'refs/heads/shared', base, stats, opts, 'worktrees');
     for (const t of trees) expect(git(t, 'status', '--porcelain', '--untracked-files=all'), `status of ${t}`).toBe('');
+    expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
+  });
+
+  it('a crashed transaction met by 6 processes starting at once: one recovery, then all land', { timeout: 600_000 }, async () => {
+    const template = makeRepo('basic');
+    const templateBase = seedCheckout(template, 6, 2);
+    const crashed = path.join(work, 'crashed.patch');
+    writeFileSync(crashed, '*** Begin Patch\n*** Add File: crashed.txt\n+landed, then killed\n*** End Patch\n');
+    const rounds = 6;
+    let raced = 0;
+    const started = performance.now();
+    for (let round = 0; round < rounds; round++) {
+      const dir = path.join(work, `race-${round}`);
+      execFileSync('cp', ['-a', template, dir]);
+      // the ref has moved; journal "published", index.lock held, working tree and index not synced
+      const killed = await runCli(['apply', '--repo', dir, crashed], { env: { PATCHTX_TEST_CRASH_AT: round % 2 === 0 ? 'after-ref' : 'mid-worktree' } });
+      expect(killed.signal).toBe('SIGKILL');
+      const crashedCommit = git(dir, 'rev-parse', 'HEAD').trim();
+      expect(git(dir, 'rev-parse', 'HEAD^').trim()).toBe(templateBase);
+      const patchDir = path.join(work, `race-patches-${round}`);
+      mkdirSync(patchDir);
+      const opts: WriterOptions = { repoOf: () => dir, extraArgs: [], writers: 6, perWriter: 1, patchDir };
+      const stats = await runWriters(opts);
+      raced += stats.stale;
+      // the six commits on top of the recovered one
+      await checkHistory(dir, 'refs/heads/main', crashedCommit, stats, opts, `race round ${round}`, 1);
+      expect(git(dir, 'status', '--porcelain', '--untracked-files=all'), `race round ${round}: status`).toBe('');
+      expect(git(dir, 'cat-file', 'blob', ':crashed.txt')).toBe('landed, then killed\n');
+      expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
+      cliOk(['recover', '--repo', dir]);
+      rmSync(dir, { recursive: true, force: true });
+    }
+    console.log(`recovery race: ${rounds} rounds of 6 processes in ${((performance.now() - started) / 1000).toFixed(1)} s, ${raced} refused as stale`);
+  });
+
+  it('transactions killed in one worktree and recovered there while two others keep committing to the same ref', { timeout: 600_000 }, async () => {
+    const dir = makeRepo('basic');
+    const base = seedCheckout(dir, 2, 12);
+    git(dir, 'branch', 'shared');
+    const trees: string[] = [];
+    for (let t = 1; t <= 2; t++) {
+      const wt = path.join(path.dirname(dir), `busy${t}`);
+      git(dir, 'worktree', 'add', '-q', '-b', `busy${t}`, wt);
+      trees.push(wt);
+    }
+    const REF = 'refs/heads/shared';
+    const opts: WriterOptions = { repoOf: (w) => trees[w]!, extraArgs: ['--ref', REF], writers: 2, perWriter: 12 };
+    // after-publish-journal: the journal lists the ref and notes locks the run never took, which
+    // the busy neighbours take all the time; after-ref: landed, and the ref moves on before recovery
+    const points = ['after-publish-journal', 'after-ref', 'after-note', 'after-publish-journal', 'after-ref', 'mid-publish-journal'];
+    const crashedLanded: string[] = [];
+    let crashes = 0;
+    const crasher = async (): Promise<void> => {
+      for (let k = 0; k < 12; k++) {
+        const file = path.join(work, `crasher-${k}.patch`);
+        writeFileSync(file, `*** Begin Patch\n*** Add File: crasher/k${k}.txt\n+crashed ${k}\n*** End Patch\n`);
+        const before = git(dir, 'rev-parse', REF).trim();
+        const r = await runCli(['apply', '--json', '--repo', dir, '--ref', REF, file], { env: { PATCHTX_TEST_CRASH_AT: points[k % points.length]! } });
+        if (r.signal === 'SIGKILL') crashes++;
+        else expect(r.status === 0 || r.status === 5, `crasher ${k}: ${r.stdout}${r.stderr}`).toBe(true);
+        // recover while the others keep going (a recovery can be refused as stale too: retry)
+        for (let attempt = 0; ; attempt++) {
+          const rec = await runCli(['recover', '--json', '--repo', dir]);
+          if (rec.status === 0) break;
+          expect(rec.status, `recover after crasher ${k}: ${rec.stdout}${rec.stderr}`).toBe(5);
+          expect(attempt).toBeLessThan(200);
+          await sleep(10);
+        }
+        const log = git(dir, 'log', '--format=%H %s', `${before}..${REF}`);
+        for (const line of log.trim().split('\n').filter(Boolean)) if (line.includes(`crasher/k${k}.txt`)) crashedLanded.push(line.split(' ')[0]!);
+      }
+    };
+    const started = performance.now();
+    const [stats] = await Promise.all([runWriters(opts), crasher()]);
+    report('busy worktrees with a crashing neighbour', stats, performance.now() - started);
+    console.log(`  ${crashes} runs killed in the neighbour, ${crashedLanded.length} of its commits landed (finished by recovery)`);
+    expect(stats.failures).toEqual([]);
+    expect(stats.warnings).toEqual([]);
+    // the chain holds the writers' commits and the crasher's that landed, each with its note
+    const chain = git(dir, 'rev-list', '--first-parent', `${base}..${REF}`).trim().split('\n');
+    expect(git(dir, 'rev-list', '--merges', `${base}..${REF}`).trim()).toBe('');
+    expect(chain).toHaveLength(24 + crashedLanded.length);
+    const noted = new Set(
+      git(dir, 'notes', `--ref=${NOTES}`, 'list')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')[1]),
+    );
+    for (const c of chain) expect(noted.has(c), `${c} has a note`).toBe(true);
+    for (let w = 0; w < 2; w++) for (let i = 0; i < 12; i++) expect(git(dir, 'cat-file', 'blob', `${REF}:${fileOf(w, i)}`)).toBe(finalContent(w, i));
+    expect(git(dir, 'fsck', '--full', '--no-dangling', '--no-progress').trim()).toBe('');
     expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
   });
 });

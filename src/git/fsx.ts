@@ -1,0 +1,118 @@
+// The subset of node:fs/promises the git layer uses, carried out with the synchronous calls.
+//
+// patchtx is a short-lived command doing one transaction's I/O in sequence; every fs/promises
+// call is a round trip through libuv's thread pool, which profiling showed to be the largest
+// single cost of a transaction (a third of the wall time on a 100-file patch, more under load).
+// The functions keep their promise-returning shape so callers stay ordinary async code, and
+// errors still arrive as rejections carrying the usual `code`.
+import * as fs from 'node:fs';
+import type { BigIntStats, Dirent, MakeDirectoryOptions, RmOptions, Stats } from 'node:fs';
+
+type PathLike = fs.PathLike;
+
+export class FileHandle {
+  constructor(readonly fd: number) {}
+
+  async writeFile(data: string | Uint8Array): Promise<void> {
+    const buf = typeof data === 'string' ? Buffer.from(data) : data;
+    let off = 0;
+    while (off < buf.byteLength) off += fs.writeSync(this.fd, buf, off, buf.byteLength - off);
+  }
+
+  async readFile(): Promise<Buffer> {
+    return fs.readFileSync(this.fd);
+  }
+
+  async read(buffer: Uint8Array, offset: number, length: number, position: number | null): Promise<{ bytesRead: number; buffer: Uint8Array }> {
+    return { bytesRead: fs.readSync(this.fd, buffer, offset, length, position), buffer };
+  }
+
+  async stat(opts: { bigint: true }): Promise<BigIntStats>;
+  async stat(opts?: { bigint?: false }): Promise<Stats>;
+  async stat(opts?: { bigint?: boolean }): Promise<Stats | BigIntStats> {
+    return opts?.bigint ? fs.fstatSync(this.fd, { bigint: true }) : fs.fstatSync(this.fd);
+  }
+
+  async sync(): Promise<void> {
+    fs.fsyncSync(this.fd);
+  }
+
+  async close(): Promise<void> {
+    fs.closeSync(this.fd);
+  }
+}
+
+export async function open(file: PathLike, flags: string | number, mode?: number): Promise<FileHandle> {
+  return new FileHandle(fs.openSync(file, flags, mode));
+}
+
+export async function readFile(file: PathLike): Promise<Buffer>;
+export async function readFile(file: PathLike, encoding: BufferEncoding): Promise<string>;
+export async function readFile(file: PathLike, encoding: { encoding: BufferEncoding }): Promise<string>;
+export async function readFile(file: PathLike, encoding?: BufferEncoding | { encoding: BufferEncoding }): Promise<string | Buffer> {
+  return encoding === undefined ? fs.readFileSync(file) : fs.readFileSync(file, encoding);
+}
+
+export async function writeFile(file: PathLike, data: string | Uint8Array, options?: fs.WriteFileOptions): Promise<void> {
+  fs.writeFileSync(file, data, options);
+}
+
+export async function appendFile(file: PathLike, data: string | Uint8Array): Promise<void> {
+  fs.appendFileSync(file, data);
+}
+
+export async function mkdir(dir: PathLike, options?: MakeDirectoryOptions | number): Promise<string | undefined> {
+  return fs.mkdirSync(dir, options);
+}
+
+export async function readdir(dir: PathLike): Promise<string[]>;
+export async function readdir(dir: PathLike, options: { withFileTypes: true }): Promise<Dirent[]>;
+export async function readdir(dir: PathLike, options?: { withFileTypes?: boolean }): Promise<string[] | Dirent[]> {
+  return options?.withFileTypes ? fs.readdirSync(dir, { withFileTypes: true }) : fs.readdirSync(dir);
+}
+
+export async function stat(file: PathLike, opts: { bigint: true }): Promise<BigIntStats>;
+export async function stat(file: PathLike, opts?: { bigint?: false }): Promise<Stats>;
+export async function stat(file: PathLike, opts?: { bigint?: boolean }): Promise<Stats | BigIntStats> {
+  return opts?.bigint ? fs.statSync(file, { bigint: true }) : fs.statSync(file);
+}
+
+export async function lstat(file: PathLike, opts: { bigint: true }): Promise<BigIntStats>;
+export async function lstat(file: PathLike, opts?: { bigint?: false }): Promise<Stats>;
+export async function lstat(file: PathLike, opts?: { bigint?: boolean }): Promise<Stats | BigIntStats> {
+  return opts?.bigint ? fs.lstatSync(file, { bigint: true }) : fs.lstatSync(file);
+}
+
+export async function readlink(file: PathLike, opts: { encoding: 'buffer' }): Promise<Buffer>;
+export async function readlink(file: PathLike): Promise<string>;
+export async function readlink(file: PathLike, opts?: { encoding: 'buffer' }): Promise<string | Buffer> {
+  return opts ? fs.readlinkSync(file, opts) : fs.readlinkSync(file);
+}
+
+export async function realpath(file: PathLike): Promise<string> {
+  return fs.realpathSync(file);
+}
+
+export async function rename(from: PathLike, to: PathLike): Promise<void> {
+  fs.renameSync(from, to);
+}
+
+export async function unlink(file: PathLike): Promise<void> {
+  fs.unlinkSync(file);
+}
+
+export async function rm(file: PathLike, options?: RmOptions): Promise<void> {
+  fs.rmSync(file, options);
+}
+
+export async function rmdir(dir: PathLike): Promise<void> {
+  fs.rmdirSync(dir);
+}
+
+export async function chmod(file: PathLike, mode: number): Promise<void> {
+  fs.chmodSync(file, mode);
+}
+
+export async function symlink(target: string, file: PathLike): Promise<void> {
+  fs.symlinkSync(target, file);
+}
