@@ -23,7 +23,15 @@ export function requireBuiltCli(): void {
   cpSync(path.dirname(builtBin), path.join(dir, 'dist'), { recursive: true });
   writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
   bin = path.join(dir, 'dist', path.basename(builtBin));
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  copies.push(dir);
+}
+
+const copies: string[] = [];
+
+/** Removes the copies requireBuiltCli took (call from afterAll). */
+export function cleanupBuiltCli(): void {
+  for (const dir of copies.splice(0)) rmSync(dir, { recursive: true, force: true });
+  bin = builtBin;
 }
 
 export interface CliResult {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliOk, gitOk, inLanes, leftoverFiles, prng, requireBuiltCli, runCli, seedFrom } from '../helpers/cli.js';
+import { cleanupBuiltCli, cliOk, gitOk, inLanes, leftoverFiles, prng, requireBuiltCli, runCli, seedFrom } from '../helpers/cli.js';
 import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';
 
 const SEED = seedFrom('PATCHTX_CONCURRENCY_SEED');
@@ -25,6 +25,7 @@ beforeAll(() => {
 
 afterAll(() => {
   cleanupRepos();
+  cleanupBuiltCli();
   rmSync(work, { recursive: true, force: true });
 });
 
