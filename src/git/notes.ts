@@ -23,6 +23,8 @@ export interface AddNoteOptions {
   identity: Identity;
   /** compare-and-swap attempts before giving up (default 20) */
   attempts?: number;
+  /** core.logAllRefUpdates, passed on to updateRef */
+  logAllRefUpdates?: string;
 }
 
 const NOTES_MESSAGE = "Notes added by 'patchtx'\n";
@@ -63,6 +65,7 @@ export async function addNote(store: ObjectStore, repo: Repository, opts: AddNot
         newOid: commit,
         message: `notes: ${NOTES_MESSAGE}`,
         identity: opts.identity,
+        logAllRefUpdates: opts.logAllRefUpdates,
       });
       return commit;
     } catch (e) {

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
-import { indexPathOf, lockIndex, type IndexLock } from '../git/index-file.js';
+import { indexPathOf, lockIndex, validateIndexUpdates, type IndexLock } from '../git/index-file.js';
 import type { Identity } from '../git/model/identity.js';
 import { addNote } from '../git/notes.js';
 import { updateRef } from '../git/refs.js';
@@ -78,6 +78,11 @@ export async function runTransaction(
     }
     prepared = await prepare(lock);
     crashPoint('after-objects');
+    // an index clash (a new file where the index keeps a directory, or the reverse) must stop the
+    // run now, not after the ref has moved
+    if (lock && prepared.newOid !== null) {
+      validateIndexUpdates(lock.index, new Map([...prepared.targets].map(([p, t]) => [p, t && { oid: t.oid, mode: parseInt(t.mode, 8), stat: null }])));
+    }
     if (prepared.newOid === null) {
       await lock?.release();
       removeJournal(repo);
@@ -92,7 +97,14 @@ export async function runTransaction(
     if (prepared.note) journal.locks.push(refLockPath(session, prepared.note.ref));
     updateJournal(repo, journal);
     crashPoint('after-publish-journal');
-    await updateRef(repo, { ref: target.ref, expectedOld: target.oldOid, newOid: prepared.newOid, message: prepared.reflogMessage, identity });
+    await updateRef(repo, {
+      ref: target.ref,
+      expectedOld: target.oldOid,
+      newOid: prepared.newOid,
+      message: prepared.reflogMessage,
+      identity,
+      logAllRefUpdates: session.config.get('core.logAllRefUpdates'),
+    });
   } catch (e) {
     await lock?.release().catch(() => undefined);
     removeJournal(repo);
@@ -118,7 +130,13 @@ export async function finishPublished(
   const warnings: string[] = [];
   if (journal.note && journal.newOid) {
     try {
-      await addNote(session.store, session.repo, { notesRef: journal.note.ref, target: journal.newOid, text: journal.note.text, identity });
+      await addNote(session.store, session.repo, {
+        notesRef: journal.note.ref,
+        target: journal.newOid,
+        text: journal.note.text,
+        identity,
+        logAllRefUpdates: session.config.get('core.logAllRefUpdates'),
+      });
     } catch (e) {
       warnings.push(`the commit landed, but its patch text could not be stored as a note: ${(e as Error).message}`);
     }
