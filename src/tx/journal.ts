@@ -99,9 +99,11 @@ export function updateJournal(repo: Repository, journal: Journal): void {
   renameSync(tmp, file);
 }
 
-/** Removes the temporary journal files of processes that are gone (killed while writing one). */
-export function removeDeadTempFiles(repo: Repository): void {
-  const file = journalPath(repo);
+/**
+ * Removes `<file>.<pid>.tmp` siblings whose process is gone: what a run killed between writing a
+ * file and renaming it into place leaves behind (the journal, a redo stack).
+ */
+export function removeDeadTempsOf(file: string): void {
   let names: string[];
   try {
     names = readdirSync(path.dirname(file));
@@ -113,6 +115,11 @@ export function removeDeadTempFiles(repo: Repository): void {
     const m = name.startsWith(prefix) ? /^(\d+)\.tmp$/.exec(name.slice(prefix.length)) : null;
     if (m && !processAlive(Number(m[1]))) rmSync(path.join(path.dirname(file), name), { force: true });
   }
+}
+
+/** Removes the temporary journal files of processes that are gone (killed while writing one). */
+export function removeDeadTempFiles(repo: Repository): void {
+  removeDeadTempsOf(journalPath(repo));
 }
 
 /** What identifies a transaction (in the redo stack's record of the last change, say). */

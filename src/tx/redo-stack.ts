@@ -11,7 +11,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import path from 'node:path';
 import type { Repository } from '../git/repository.js';
 import { crashPoint } from './crash.js';
-import { processAlive, type Journal } from './journal.js';
+import { removeDeadTempsOf, type Journal } from './journal.js';
 
 const stackFile = (repo: Repository, ref: string): string => path.join(repo.commonDir, 'patchtx', 'redo', ref);
 const TX_LINE = /^# tx (\S+)$/m;
@@ -37,18 +37,7 @@ const tempFile = (file: string, pid: number): string => `${file}.${pid}.tmp`;
 /** Removes the temporary files of `ref`'s stack that processes which are gone left behind (killed
  * between writing one and renaming it into place: a transaction, or a recovery finishing one). */
 export function removeDeadRedoTemps(repo: Repository, ref: string): void {
-  const file = stackFile(repo, ref);
-  let names: string[];
-  try {
-    names = readdirSync(path.dirname(file));
-  } catch {
-    return;
-  }
-  const prefix = `${path.basename(file)}.`;
-  for (const name of names) {
-    const m = name.startsWith(prefix) ? /^(\d+)\.tmp$/.exec(name.slice(prefix.length)) : null;
-    if (m && !processAlive(Number(m[1]))) rmSync(path.join(path.dirname(file), name), { force: true });
-  }
+  removeDeadTempsOf(stackFile(repo, ref));
 }
 
 /**
