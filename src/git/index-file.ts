@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import type { BigIntStats, Stats } from 'node:fs';
 import { open, rename, unlink } from './fsx.js';
+import { shouldFsync } from './fsync-policy.js';
 import type { FileHandle } from './fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
@@ -717,7 +718,7 @@ export class IndexLock {
     try {
       const bytes = renderIndex(this.index, updates);
       await handle.writeFile(bytes);
-      await handle.sync();
+      if (shouldFsync('index')) await handle.sync();
       this.handle = null;
       await handle.close();
       await rename(this.lockPath, this.indexPath);

@@ -11,7 +11,8 @@
 // "<type> <size>\0<content>") to a temporary file in objects/xx/ and renamed into place, so readers
 // never see half an object, and an object that already exists (loose or packed) is not written again.
 import * as fs from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from './fsx.js';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from './fsx.js';
+import { shouldFsync } from './fsync-policy.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
@@ -203,7 +204,13 @@ export class ObjectStore {
     // "tmp_" is the prefix git's prune cleans up, should a crash leave the file behind
     const temp = path.join(dir, `tmp_obj_patchtx_${process.pid}_${randomBytes(6).toString('hex')}`);
     try {
-      await writeFile(temp, deflateSync(frameObject(type, content)), { flag: 'wx', mode: 0o444 });
+      const handle = await open(temp, 'wx', 0o444);
+      try {
+        await handle.writeFile(deflateSync(frameObject(type, content)));
+        if (shouldFsync('loose-object')) await handle.sync();
+      } finally {
+        await handle.close();
+      }
       await rename(temp, target);
     } catch (e) {
       await rm(temp, { force: true });

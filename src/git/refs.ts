@@ -9,6 +9,7 @@
 // (compare-and-swap), write and fsync the new value into the lock file, append the reflog, rename the
 // lock over the ref.
 import { appendFile, mkdir, open, readFile, rename, unlink } from './fsx.js';
+import { shouldFsync } from './fsync-policy.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { formatIdentity, type Identity } from './model/identity.js';
@@ -46,6 +47,11 @@ function isPerWorktree(ref: string): boolean {
 /** The directory a ref's loose file and reflog live under. */
 function refBase(repo: Repository, ref: string): string {
   return isPerWorktree(ref) ? repo.gitdir : repo.commonDir;
+}
+
+/** The lock file updateRef takes for `ref` (a per-worktree ref or a detached HEAD locks in the gitdir). */
+export function refLockFile(repo: Repository, ref: string): string {
+  return `${path.join(refBase(repo, ref), ref)}.lock`;
 }
 
 async function readOptional(file: string): Promise<string | null> {
@@ -293,7 +299,7 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
       );
     }
     await handle.writeFile(`${newOid}\n`);
-    await handle.sync();
+    if (shouldFsync('reference')) await handle.sync();
     await handle.close();
     handle = null;
 

@@ -6,7 +6,7 @@ import { planPatch } from '../engine/plan.js';
 import type { FileChange, Plan, PlanWarning } from '../engine/types.js';
 import { checkAttributesForPaths } from '../git/features.js';
 import { resolveIdentity } from '../git/identity.js';
-import { readIndex, type GitIndex } from '../git/index-file.js';
+import { readIndex, validateIndexUpdates, type GitIndex } from '../git/index-file.js';
 import { appendTrailers, type Trailer } from '../git/model/trailers.js';
 import type { Identity } from '../git/model/identity.js';
 import { EMPTY_TREE_OID, type TreeMode } from '../git/model/tree.js';
@@ -135,7 +135,13 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
   }
   const tree = await editTree(store, target.baseTree, edits);
   const unchanged = tree === (target.baseTree ?? EMPTY_TREE_OID);
-  const prepared: Prepared = { newOid: null, targets, contents, reflogMessage: '' };
+  const prepared: Prepared = {
+    newOid: null,
+    targets,
+    contents,
+    reflogMessage: '',
+    syncWithoutCommit: [...states.values()].some((s) => s.dirty !== undefined),
+  };
   if (unchanged) return { prepared, plan, states, overlay, commit: null };
 
   const message = appendTrailers(opts.message ?? generatedMessage(plan.changes), [
@@ -191,7 +197,9 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
   const dir = patchDirectory(session.repo.workdir, opts.pathPrefix ?? '', invocation.cwd);
   const patch = rerootPatch(invocation.patch, dir);
   const pid = patchId(patch);
-  const noteText = opts.pathPrefix ? normalisePatch(patch) : opts.patchText;
+  // a patch that names a directory (`cd DIR && apply_patch`) or was given relative to a
+  // subdirectory is stored re-rooted at the repository, so `patchtx show X | patchtx apply` replays it
+  const noteText = opts.pathPrefix || dir !== '' ? normalisePatch(patch) : opts.patchText;
   const target = await resolveTarget(session, opts);
   const author = resolveIdentity(session.config, 'author', session.env, opts.author);
   const committer = resolveCommitter(session, opts);
@@ -201,6 +209,10 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
   if (opts.check) {
     const index = target.worktree ? await readIndex(session.repo) : null;
     built = await build(session, target, patch, opts, index, author, committer, pid, noteText, trailers);
+    // the same index clash check apply makes before it moves the ref
+    if (index && built.commit !== null) {
+      validateIndexUpdates(index, new Map([...built.prepared.targets].map(([p, t]) => [p, t && { oid: t.oid, mode: parseInt(t.mode, 8), stat: null }])));
+    }
   } else {
     let captured: Built | undefined;
     const outcome = await runTransaction(session, target, 'apply', committer, async (lock) => {

@@ -10,6 +10,7 @@
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Repository } from '../git/repository.js';
+import { shouldFsync } from '../git/fsync-policy.js';
 import { PatchtxError } from '../errors.js';
 import { crashPoint } from './crash.js';
 
@@ -41,7 +42,7 @@ function writeAll(fd: number, text: string): void {
   const buf = Buffer.from(text);
   let off = 0;
   while (off < buf.length) off += writeSync(fd, buf, off);
-  fsyncSync(fd);
+  if (shouldFsync('reference')) fsyncSync(fd);
 }
 
 /** The name of the temporary file process `pid` writes a journal into before publishing it. */

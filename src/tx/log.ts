@@ -21,7 +21,8 @@ export interface LogOptions extends SessionOptions {
 }
 
 export async function listTransactions(opts: LogOptions): Promise<LogEntry[]> {
-  const session = await openSession(opts);
+  // read-only: never waits on, or finishes, another run's transaction
+  const session = await openSession({ ...opts, noRecover: true });
   const target = await resolveTarget(session, { ref: opts.ref, readOnly: true });
   const out: LogEntry[] = [];
   for await (const { oid, commit } of firstParents(session.store, target.oldOid)) {

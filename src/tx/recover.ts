@@ -216,9 +216,17 @@ async function recoverClaimed(session: Session, journal: Journal): Promise<Recov
       else if (info.type === 'symlink') targets.set(p, { oid: info.oid, mode: '120000' });
       else targets.set(p, null);
     }
-    const lock = journal.worktree ? await lockIndex(repo) : null;
+    // if this checkout has since switched to another branch, its working tree and index belong
+    // to that branch now: finish the note and redo stack only, and say so
+    const head = await readHead(repo);
+    const stillCheckedOut = journal.ref === 'HEAD' ? head.ref === null : head.ref === journal.ref;
+    if (journal.worktree && !stillCheckedOut) {
+      report.warnings.push(`this checkout no longer has ${journal.ref} checked out; its working tree and index were left as they are`);
+    }
+    const syncCheckout = journal.worktree && stillCheckedOut;
+    const lock = syncCheckout ? await lockIndex(repo) : null;
     try {
-      const finishing = movedOn ? { ...journal, redo: undefined } : journal;
+      const finishing = { ...journal, worktree: syncCheckout, ...(movedOn ? { redo: undefined } : {}) };
       report.warnings.push(...(await finishPublished(session, finishing, recoveryIdentity(session), lock, targets)));
     } finally {
       await lock?.release().catch(() => undefined);

@@ -13,7 +13,7 @@ import { PatchtxError } from '../errors.js';
 import { indexPathOf, lockIndex, validateIndexUpdates, type IndexLock } from '../git/index-file.js';
 import type { Identity } from '../git/model/identity.js';
 import { addNote } from '../git/notes.js';
-import { updateRef } from '../git/refs.js';
+import { refLockFile, updateRef } from '../git/refs.js';
 import type { TreeEdit } from '../git/tree-edit.js';
 import { crashPoint } from './crash.js';
 import { createJournal, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
@@ -33,6 +33,8 @@ export interface Prepared {
   reflogMessage: string;
   note?: { ref: string; text: string };
   redo?: Journal['redo'];
+  /** for a noop: still write `targets` to the checkout (they differ from what is on disk) */
+  syncWithoutCommit?: boolean;
 }
 
 export interface RunOutcome {
@@ -42,7 +44,7 @@ export interface RunOutcome {
 }
 
 export function refLockPath(session: Session, ref: string): string {
-  return ref === 'HEAD' ? path.join(session.repo.gitdir, 'HEAD.lock') : path.join(session.repo.commonDir, `${ref}.lock`);
+  return refLockFile(session.repo, ref);
 }
 
 export async function runTransaction(
@@ -84,6 +86,9 @@ export async function runTransaction(
       validateIndexUpdates(lock.index, new Map([...prepared.targets].map(([p, t]) => [p, t && { oid: t.oid, mode: parseInt(t.mode, 8), stat: null }])));
     }
     if (prepared.newOid === null) {
+      // nothing to commit, but the patch may still have changed uncommitted work on disk
+      // (--dirty=include): bring those paths in line with the (unchanged) commit
+      if (lock && prepared.syncWithoutCommit) await syncCheckout(session, lock, prepared.targets, prepared.contents);
       await lock?.release();
       removeJournal(repo);
       return { prepared, published: false, warnings: [] };
@@ -111,8 +116,18 @@ export async function runTransaction(
     throw e;
   }
   crashPoint('after-ref');
-  const warnings = await finishPublished(session, journal, identity, lock, prepared.targets, prepared.contents);
-  return { prepared, published: true, warnings };
+  try {
+    const warnings = await finishPublished(session, journal, identity, lock, prepared.targets, prepared.contents);
+    return { prepared, published: true, warnings };
+  } catch (e) {
+    // the commit has landed: say so, rather than report a patch that "does not apply"
+    await lock?.release().catch(() => undefined);
+    throw new PatchtxError(
+      'internal',
+      `${prepared.newOid} landed on ${target.ref}, but bringing the working tree and index in line failed: ${(e as Error).message}; run 'patchtx recover' to finish`,
+      { commit: prepared.newOid, ref: target.ref },
+    );
+  }
 }
 
 /**

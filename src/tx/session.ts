@@ -5,6 +5,7 @@
 import { openRepository } from '../git/discover.js';
 import { loadConfig, type GitConfig } from '../git/config.js';
 import { checkRepositorySupported } from '../git/features.js';
+import { configureFsync } from '../git/fsync-policy.js';
 import { ObjectStore } from '../git/objects.js';
 import type { Repository } from '../git/repository.js';
 import { recoverInterrupted, type RecoveryReport } from './recover.js';
@@ -31,6 +32,7 @@ export async function openSession(opts: SessionOptions = {}): Promise<Session> {
   const repo = await openRepository({ cwd: opts.cwd ?? process.cwd(), repoDir: opts.repoDir });
   const config = await loadConfig(repo, env);
   await checkRepositorySupported(repo, config);
+  configureFsync(config);
   const store = new ObjectStore(repo);
   const session: Session = { repo, config, store, env, recovered: null };
   if (!opts.noRecover) session.recovered = await recoverInterrupted(session);

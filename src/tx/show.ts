@@ -6,7 +6,8 @@ import { NOTES_REF } from './run.js';
 import { openSession, type SessionOptions } from './session.js';
 
 export async function showPatch(opts: SessionOptions & { commit: string }): Promise<string> {
-  const session = await openSession(opts);
+  // read-only: never waits on, or finishes, another run's transaction
+  const session = await openSession({ ...opts, noRecover: true });
   const oid = await resolveRevision(session.store, session.repo, opts.commit);
   const text = await readNote(session.store, session.repo, NOTES_REF, oid);
   if (text === null) {

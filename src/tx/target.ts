@@ -117,6 +117,15 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
         { ref, expected: base, actual: oldOid },
       );
     }
+    if (oldOid === null && worktree) {
+      // the checkout's index holds no commit's tree: committing onto `base` and syncing only the
+      // touched paths would leave every other file of `base` looking staged for deletion
+      throw new PatchtxError(
+        'usage',
+        `${ref} has no commits yet and is checked out here; --base cannot start it from ${opts.base} in this checkout (use --ref with another branch name, or check out ${opts.base} first)`,
+        { ref },
+      );
+    }
   }
   if (opts.expectHead !== undefined) {
     const want = opts.expectHead.toLowerCase();

@@ -80,7 +80,7 @@ async function isFirstParentAncestor(session: Session, tip: string, oid: string)
 /** Moves the ref from its tip to `to`, restoring `deltas` in the checkout (state `to`). */
 async function moveTip(session: Session, target: Target, to: string, deltas: PathDelta[], side: 'before' | 'after', message: string, redo: Prepared['redo']): Promise<void> {
   const paths = deltas.map((d) => d.path);
-  await runTransaction(session, target, 'undo', identities(session), async (lock) => {
+  await runTransaction(session, target, side === 'after' ? 'redo' : 'undo', identities(session), async (lock) => {
     await requireClean(session, target, lock, target.baseTree!, paths, message);
     return {
       newOid: to,

@@ -709,8 +709,10 @@ describe('cd wrappers', () => {
     expect(r.json.files).toEqual([{ path: 'src/util/name.js', op: 'M', from: null }]);
     expect(r.json.patchId).toBe(check.json.patchId);
     expect(g(dir, 'show', 'HEAD:src/util/name.js')).toBe('export const name = "x";\n');
-    // show keeps the text as given; it replays the same way
-    expect((await patchtx('show', '--repo', dir, 'HEAD')).out).toBe(wrapped);
+    // show gives the patch re-rooted at the repository (no `cd`), so it replays from the root
+    const shown = (await patchtx('show', '--repo', dir, 'HEAD')).out;
+    expect(shown).not.toContain('cd src/util');
+    expect(shown).toContain('*** Update File: src/util/name.js');
     const escape = await patchtxJson('check', '--repo', dir, patchFile(`cd ../.. && apply_patch <<'EOF'\n${inner}EOF\n`));
     expect(escape.code).toBe(4);
     expect(escape.json.error.kind).toBe('path_rejected');

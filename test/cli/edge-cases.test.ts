@@ -1,0 +1,44 @@
+// Edge cases of the transaction around the commit point.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupRepos, makeRepo } from '../helpers/repos.js';
+import { cleanupScratch, expectFsckClean, g, gTry, isolateGitEnv, patchFile, patchtxJson, rev, v4a } from './support.js';
+
+beforeAll(() => isolateGitEnv());
+afterAll(() => {
+  cleanupRepos();
+  cleanupScratch();
+});
+
+describe('a patch whose result equals the base commit', () => {
+  it('with --dirty=include still writes the result over the uncommitted edit (no commit)', async () => {
+    const repo = makeRepo('basic');
+    const head = rev(repo);
+    const file = path.join(repo, 'src/util/name.js');
+    writeFileSync(file, 'export const name = "edited";\n');
+    const r = await patchtxJson(
+      'apply', '--repo', repo, '--dirty=include',
+      patchFile(v4a('*** Update File: src/util/name.js', '@@', '-export const name = "edited";', '+export const name = "util";')),
+    );
+    expect(r.code, r.out).toBe(0);
+    expect(r.json.noop).toBe(true);
+    expect(rev(repo)).toBe(head);
+    expect(readFileSync(file, 'utf8')).toBe('export const name = "util";\n');
+    expect(g(repo, 'status', '--porcelain')).toBe('');
+    expectFsckClean(repo);
+  });
+});
+
+describe('--base onto a branch with no commits that is checked out here', () => {
+  it('is refused before anything is written', async () => {
+    const repo = makeRepo('basic');
+    g(repo, 'checkout', '-q', '--orphan', 'fresh');
+    const status = g(repo, 'status', '--porcelain');
+    const r = await patchtxJson('apply', '--repo', repo, '--base', 'main', patchFile(v4a('*** Add File: new.txt', '+x')));
+    expect(r.code).toBe(2);
+    expect(r.json.error.kind).toBe('usage');
+    expect(g(repo, 'status', '--porcelain')).toBe(status);
+    expect(gTry(repo, 'rev-parse', '--verify', '-q', 'refs/heads/fresh').status).not.toBe(0);
+  });
+});
