@@ -19,7 +19,7 @@ import { deflateSync, inflateSync } from 'node:zlib';
 import { PatchtxError } from '../errors.js';
 import { frameObject, hashObject, type ObjectType } from './hash.js';
 import { parseCommit, serializeCommit, type CommitObject } from './model/commit.js';
-import { EMPTY_TREE_OID, compareTreeEntries, parseTree, serializeTree, type TreeEntry } from './model/tree.js';
+import { EMPTY_TREE_OID, sortTreeEntries, parseTree, serializeTree, type TreeEntry } from './model/tree.js';
 import { DeltaBaseCache, PackFile } from './pack-file.js';
 import { PackIndexSet } from './pack-index.js';
 import type { Repository } from './repository.js';
@@ -226,7 +226,7 @@ export class ObjectStore {
 
   async writeTree(entries: readonly TreeEntry[]): Promise<string> {
     const oid = await this.writeObject('tree', serializeTree(entries));
-    if (!this.trees.has(oid)) this.trees.set(oid, entries.map((e) => ({ ...e })).sort(compareTreeEntries));
+    if (!this.trees.has(oid)) this.trees.set(oid, sortTreeEntries(entries.map((e) => ({ ...e }))));
     return oid;
   }
 

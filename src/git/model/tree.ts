@@ -47,6 +47,9 @@ export function canonicalMode(octal: string): TreeMode | null {
 
 export const isTreeMode = (mode: string): boolean => mode === '40000';
 
+const SLASH = Buffer.from('/');
+const NO_BYTES = Buffer.alloc(0);
+
 export function nameBytes(entry: TreeEntry): Uint8Array {
   return entry.rawName ?? encoder.encode(entry.name);
 }
@@ -95,9 +98,19 @@ export function compareTreeEntries(a: TreeEntry, b: TreeEntry): number {
   return ac - bc;
 }
 
+/**
+ * Entries in git's order (see compareTreeEntries), sorting on keys computed once (name bytes,
+ * plus '/' for a tree) instead of re-encoding both names in every comparison.
+ */
+export function sortTreeEntries<T extends TreeEntry>(entries: readonly T[]): T[] {
+  const keyed = entries.map((e) => ({ e, key: Buffer.concat([nameBytes(e), isTreeMode(e.mode) ? SLASH : NO_BYTES]) }));
+  keyed.sort((x, y) => Buffer.compare(x.key, y.key));
+  return keyed.map((k) => k.e);
+}
+
 /** Serialises entries in git's order; duplicate or unusable names are a caller bug. */
 export function serializeTree(entries: readonly TreeEntry[]): Uint8Array {
-  const sorted = [...entries].sort(compareTreeEntries);
+  const sorted = sortTreeEntries(entries);
   const parts: Buffer[] = [];
   const seen = new Set<string>();
   for (const e of sorted) {
