@@ -27,4 +27,4 @@ for (const args of [['log', '--stat', '-1'], ['status', '--short'], ['fsck']]) {
 }
 say('patchtx log');
 spawnSync(process.execPath, [path.join(root, 'dist/patchtx.js'), 'log'], { cwd: repo, stdio: 'inherit' });
-process.stdout.write(`\nThe repository is left at ${repo}; try 'patchtx undo' there.\n`);
+process.stdout.write(`\nThe repository is left at ${repo}; try: cd ${repo} && node ${path.join(root, 'dist/patchtx.js')} undo\n`);
