@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyPatch, parsePatch, PatchtxError } from '../../src/index.js';
-import { patchOf } from './support.js';
-
-function failure(fn: () => unknown): PatchtxError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof PatchtxError) return e;
-    throw e;
-  }
-  throw new Error('expected a PatchtxError');
-}
+import { failure, patchOf } from './support.js';
 
 describe('applyPatch (library face)', () => {
   it('applies a patch to files held in an object', () => {

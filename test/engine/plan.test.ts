@@ -2,17 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { planPatch } from '../../src/engine/plan.js';
 import { PatchtxError } from '../../src/errors.js';
 import type { Patch } from '../../src/patch/types.js';
-import { applyPlan, bytes, lookupOf, patchOf, plan, run, text, treeOf } from './support.js';
-
-function failure(fn: () => unknown): PatchtxError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof PatchtxError) return e;
-    throw e;
-  }
-  throw new Error('expected a PatchtxError');
-}
+import { applyPlan, bytes, failure, lookupOf, patchOf, plan, run, text, treeOf } from './support.js';
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe]);
 const LATIN1 = new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]); // "café\n" in latin-1: not UTF-8

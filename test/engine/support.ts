@@ -4,6 +4,7 @@ import path from 'node:path';
 import { planPatch } from '../../src/engine/plan.js';
 import type { FileLookup, Plan, PlanOptions } from '../../src/engine/types.js';
 import { parsePatch } from '../../src/patch/parse.js';
+import { PatchtxError } from '../../src/errors.js';
 
 export type Tree = Map<string, Uint8Array>;
 
@@ -82,4 +83,15 @@ export function readTree(dir: string): Tree {
   };
   walk(dir, '');
   return tree;
+}
+
+/** The PatchtxError `fn` throws (anything else, or nothing, fails the test). */
+export function failure(fn: () => unknown): PatchtxError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof PatchtxError) return e;
+    throw e;
+  }
+  throw new Error('expected a PatchtxError');
 }

@@ -6,22 +6,13 @@ import { locateChunks, withoutTrailingEmptyLine } from '../../src/match/locate.j
 import { searchableLines } from '../../src/match/searchable.js';
 import type { Chunk } from '../../src/patch/types.js';
 import { chunk } from './chunks.js';
+import { failure } from '../engine/support.js';
 
 /** The file after the chunks, written with `\n` terminators. */
 function apply(fileLines: string[], chunks: Chunk[], strict = false): { text: string; warnings: unknown[] } {
   const file = splitFileLines(fileLines.map((l) => l + '\n').join(''));
   const { edits, warnings } = locateChunks(searchableLines(file), chunks, 'f.txt', { strict });
   return { text: rebuildText(file, edits), warnings };
-}
-
-function failure(fn: () => unknown): PatchtxError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof PatchtxError) return e;
-    throw e;
-  }
-  throw new Error('expected a PatchtxError');
 }
 
 const lines = (text: string) => text.split('\n').slice(0, -1);
