@@ -50,8 +50,10 @@ export function linesNotFoundError(f: ChunkFailure): PatchtxError {
     const last = Math.min(region.start + pattern.length, search.count);
     const lines = last === region.start + 1 ? `line ${last}` : `lines ${region.start + 1}-${last}`;
     hints.push(
-      `Closest match: ${lines} (${region.score} of ${pattern.length} ` +
-        `line${pattern.length === 1 ? '' : 's'} equal ignoring surrounding whitespace).`,
+      region.score === 0
+        ? `Closest match: ${lines} (alike, but no line equal even ignoring surrounding whitespace).`
+        : `Closest match: ${lines} (${region.score} of ${pattern.length} ` +
+            `line${pattern.length === 1 ? '' : 's'} equal ignoring surrounding whitespace).`,
     );
     hints.push(...firstDifference(search, pattern, region.start));
   } else {
@@ -143,10 +145,65 @@ export function closestRegion(search: SearchableLines, pattern: readonly string[
     if (votes[w]! === 0) continue;
     if (best === -1 || votes[w]! > votes[best]! || (votes[w] === votes[best] && rank(w) < rank(best))) best = w;
   }
-  if (best === -1) return undefined;
+  if (best === -1) return similarRegion(trimmed, wanted, maxStart, cursor);
   let score = 0;
   for (let j = 0; j < m && best + j < n; j++) if (trimmed[best + j] === wanted[j]) score++;
   return { start: best, score };
+}
+
+/** Bigrams of a line, for a cheap similarity between lines that are not equal. */
+function bigrams(line: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (let i = 0; i + 1 < line.length; i++) {
+    const g = line.slice(i, i + 2);
+    out.set(g, (out.get(g) ?? 0) + 1);
+  }
+  return out;
+}
+
+function dice(a: Map<string, number>, aSize: number, line: string): number {
+  if (aSize === 0 || line.length < 2) return 0;
+  let common = 0;
+  const seen = new Map<string, number>();
+  for (let i = 0; i + 1 < line.length; i++) {
+    const g = line.slice(i, i + 2);
+    const used = seen.get(g) ?? 0;
+    if (used < (a.get(g) ?? 0)) common++;
+    seen.set(g, used + 1);
+  }
+  return (2 * common) / (aSize + line.length - 1);
+}
+
+/** Comparisons the similarity fallback may make: it runs on the error path only, but a huge file
+ * must still not make a failing patch slow. */
+const SIMILARITY_BUDGET = 2_000_000;
+const SIMILAR_ENOUGH = 0.6;
+
+/**
+ * When no line of the pattern occurs in the file even after trimming (an edited line, a typo),
+ * the window whose lines are most alike character-wise (bigram similarity of at least
+ * SIMILAR_ENOUGH per line) is the best guess at where the chunk was meant to go.
+ */
+function similarRegion(trimmed: readonly string[], wanted: readonly string[], maxStart: number, cursor: number): Region | undefined {
+  const n = trimmed.length;
+  const probes = wanted.map((line, j) => ({ j, grams: bigrams(line), size: Math.max(0, line.length - 1) })).filter((p) => p.size > 0);
+  if (probes.length === 0 || n * probes.length > SIMILARITY_BUDGET) return undefined;
+  const votes = new Float64Array(maxStart + 1);
+  for (let i = 0; i < n; i++) {
+    for (const p of probes) {
+      const w = i - p.j;
+      if (w < 0 || w > maxStart) continue;
+      const d = dice(p.grams, p.size, trimmed[i]!);
+      if (d >= SIMILAR_ENOUGH) votes[w]! += d;
+    }
+  }
+  let best = -1;
+  const rank = (w: number): number => (w >= cursor ? w - cursor : n + (cursor - w));
+  for (let w = 0; w <= maxStart; w++) {
+    if (votes[w]! === 0) continue;
+    if (best === -1 || votes[w]! > votes[best]! || (votes[w] === votes[best] && rank(w) < rank(best))) best = w;
+  }
+  return best === -1 ? undefined : { start: best, score: 0 };
 }
 
 /** Lines describing the first line of the window that differs from the pattern. */

@@ -107,3 +107,28 @@ describe('makeVisible', () => {
     expect(makeVisible('  ')).toBe('··');
   });
 });
+
+describe('closest region when no line is equal', () => {
+  it('points at the most alike lines and shows the first difference', async () => {
+    const { applyPatch } = await import('../../src/index.js');
+    const file = 'export function add(a, b) {\n  return a + b; // sum\n}\n\nexport const unrelated = 42;\n';
+    const patch = '*** Begin Patch\n*** Update File: m.js\n@@\n-  return a - b;\n+  return a * b;\n*** End Patch\n';
+    let message = '';
+    let candidates: unknown;
+    try {
+      applyPatch(patch, { 'm.js': file });
+    } catch (e) {
+      message = (e as Error).message;
+      candidates = (e as { data: { candidates?: number[] } }).data.candidates;
+    }
+    expect(message).toContain('Closest match: line 2 (alike, but no line equal');
+    expect(message).toContain("file:  '  return a + b; // sum'");
+    expect(candidates).toEqual([2]);
+  });
+
+  it('still says so when nothing is alike', async () => {
+    const { applyPatch } = await import('../../src/index.js');
+    const patch = '*** Begin Patch\n*** Update File: m.js\n@@\n-zzzz qqqq\n+x\n*** End Patch\n';
+    expect(() => applyPatch(patch, { 'm.js': 'alpha\nbeta\n' })).toThrow('No region of the file resembles these lines.');
+  });
+});
