@@ -20,6 +20,13 @@ export type PathInfo =
 /** New content for a path: an object and its mode, or null to delete whatever is there. */
 export type TreeEdit = { oid: string; mode: TreeMode } | null;
 
+/** The file (or symlink) a path holds as a tree edit; null for a directory, a gitlink or nothing. */
+export function fileEntryOf(info: PathInfo): TreeEdit {
+  if (info.type === 'blob') return { oid: info.oid, mode: info.mode };
+  if (info.type === 'symlink') return { oid: info.oid, mode: '120000' };
+  return null;
+}
+
 const MODES: ReadonlySet<string> = new Set(['100644', '100755', '120000', '40000', '160000']);
 
 function splitPath(p: string): string[] {

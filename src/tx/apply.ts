@@ -18,6 +18,7 @@ import { DryRunObjectStore } from './dry-store.js';
 import { checkMessageOption, generatedMessage, parseTrailerOption, PATCH_ID_TRAILER } from './message.js';
 import { normalisePatch, patchId } from './patch-id.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
+import { indexUpdatesOf } from './sync.js';
 import { openSession, type Session, type SessionOptions } from './session.js';
 import { loadTouched, type PathState } from './state.js';
 import { resolveTarget, type Target, type TargetOptions } from './target.js';
@@ -211,7 +212,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     built = await build(session, target, patch, opts, index, author, committer, pid, noteText, trailers);
     // the same index clash check apply makes before it moves the ref
     if (index && built.commit !== null) {
-      validateIndexUpdates(index, new Map([...built.prepared.targets].map(([p, t]) => [p, t && { oid: t.oid, mode: parseInt(t.mode, 8), stat: null }])));
+      validateIndexUpdates(index, indexUpdatesOf(built.prepared.targets));
     }
   } else {
     let captured: Built | undefined;

@@ -1,8 +1,18 @@
 // Recognising patchtx commits and walking a ref's first-parent history for them.
+import type { FileChange } from '../engine/types.js';
 import type { CommitObject } from '../git/model/commit.js';
+import type { PathDelta } from '../git/tree-diff.js';
 import { readTrailers } from '../git/model/trailers.js';
 import type { ObjectStore } from '../git/objects.js';
 import { PATCH_ID_TRAILER, UNDO_TRAILER } from './message.js';
+
+/** A tree diff as A/M/D changes; `reverse` reads it from the new side back to the old. */
+export function changesOf(deltas: readonly PathDelta[], reverse = false): FileChange[] {
+  return deltas.map((d) => {
+    const [from, to] = reverse ? [d.after, d.before] : [d.before, d.after];
+    return { op: from === null ? 'A' : to === null ? 'D' : 'M', path: d.path };
+  });
+}
 
 /** How far back `log` and `undo` look along first parents before giving up. */
 export const HISTORY_LIMIT = 10_000;

@@ -1,7 +1,7 @@
 // `patchtx log`: the patchtx transactions on a ref, newest first, with the files each changed.
 import type { FileChange } from '../engine/types.js';
 import { diffTrees } from '../git/tree-diff.js';
-import { firstParents, patchtxInfo } from './history.js';
+import { changesOf, firstParents, patchtxInfo } from './history.js';
 import { openSession, type SessionOptions } from './session.js';
 import { resolveTarget } from './target.js';
 
@@ -38,7 +38,7 @@ export async function listTransactions(opts: LogOptions): Promise<LogEntry[]> {
       subject: commit.message.split('\n')[0],
       patchId: info.patchId,
       undoOf: info.undoOf,
-      files: deltas.map((d) => ({ op: d.before === null ? 'A' : d.after === null ? 'D' : 'M', path: d.path })),
+      files: changesOf(deltas),
     });
   }
   return out;

@@ -7,8 +7,8 @@ import { PatchtxError } from '../errors.js';
 import { resolveIdentity } from '../git/identity.js';
 import { indexPathOf, lockIndex } from '../git/index-file.js';
 import type { Identity } from '../git/model/identity.js';
-import { readHead, readRef } from '../git/refs.js';
-import { lookupPaths, type TreeEdit } from '../git/tree-edit.js';
+import { readHead, readRef, refLockFile } from '../git/refs.js';
+import { fileEntryOf, lookupPaths, type TreeEdit } from '../git/tree-edit.js';
 import {
   claimRecovery,
   dropClaim,
@@ -23,7 +23,7 @@ import {
 } from './journal.js';
 import { removeDeadRedoTemps } from './redo-stack.js';
 import { firstParents } from './history.js';
-import { finishPublished, refLockPath } from './run.js';
+import { finishPublished } from './run.js';
 import type { Session } from './session.js';
 
 export interface RecoveryReport {
@@ -86,7 +86,7 @@ function readOrNull(file: string): string | null {
  */
 async function removeOwnLocks(session: Session, journal: Journal): Promise<void> {
   const indexLock = session.repo.workdir === null ? null : `${indexPathOf(session.repo)}.lock`;
-  const refLock = refLockPath(session, journal.ref);
+  const refLock = refLockFile(session.repo, journal.ref);
   for (const lock of journal.locks) {
     if (!existsSync(lock)) continue;
     let ours: boolean;
@@ -210,12 +210,7 @@ async function recoverClaimed(session: Session, journal: Journal): Promise<Recov
     if (movedOn) report.warnings.push(`${journal.ref} had moved on from ${journal.newOid} to ${current} before the interrupted run was finished`);
     const commit = await store.readCommit(current);
     const infos = await lookupPaths(store, commit.tree, journal.paths);
-    const targets = new Map<string, TreeEdit>();
-    for (const [p, info] of infos) {
-      if (info.type === 'blob') targets.set(p, { oid: info.oid, mode: info.mode });
-      else if (info.type === 'symlink') targets.set(p, { oid: info.oid, mode: '120000' });
-      else targets.set(p, null);
-    }
+    const targets = new Map<string, TreeEdit>([...infos].map(([p, info]) => [p, fileEntryOf(info)]));
     // if this checkout has since switched to another branch, its working tree and index belong
     // to that branch now: finish the note and redo stack only, and say so
     const head = await readHead(repo);

@@ -7,7 +7,7 @@
 // idempotent, so the file also names the transaction that last changed it (a `# tx <id>` line,
 // written in the same atomic rename as the stack): a change whose transaction is already named there
 // is not made twice. Readers skip that line (they keep only commit-id lines).
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Repository } from '../git/repository.js';
 import { crashPoint } from './crash.js';

@@ -8,7 +8,6 @@
 // Before 5 the repository is at the old state; after 5 it is at the new one, and an interrupted
 // step 6 is finished by the next patchtx command (see recover.ts).
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { indexPathOf, lockIndex, validateIndexUpdates, type IndexLock } from '../git/index-file.js';
 import type { Identity } from '../git/model/identity.js';
@@ -19,7 +18,7 @@ import { crashPoint } from './crash.js';
 import { createJournal, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
 import { updateRedoStack } from './redo-stack.js';
 import type { Session } from './session.js';
-import { syncCheckout } from './sync.js';
+import { indexUpdatesOf, syncCheckout } from './sync.js';
 import type { Target } from './target.js';
 
 export const NOTES_REF = 'refs/notes/patchtx';
@@ -41,10 +40,6 @@ export interface RunOutcome {
   prepared: Prepared;
   published: boolean;
   warnings: string[];
-}
-
-export function refLockPath(session: Session, ref: string): string {
-  return refLockFile(session.repo, ref);
 }
 
 export async function runTransaction(
@@ -83,7 +78,7 @@ export async function runTransaction(
     // an index clash (a new file where the index keeps a directory, or the reverse) must stop the
     // run now, not after the ref has moved
     if (lock && prepared.newOid !== null) {
-      validateIndexUpdates(lock.index, new Map([...prepared.targets].map(([p, t]) => [p, t && { oid: t.oid, mode: parseInt(t.mode, 8), stat: null }])));
+      validateIndexUpdates(lock.index, indexUpdatesOf(prepared.targets));
     }
     if (prepared.newOid === null) {
       // nothing to commit, but the patch may still have changed uncommitted work on disk
@@ -98,8 +93,8 @@ export async function runTransaction(
     journal.paths = [...prepared.targets.keys()];
     journal.note = prepared.note;
     journal.redo = prepared.redo;
-    journal.locks.push(refLockPath(session, target.ref));
-    if (prepared.note) journal.locks.push(refLockPath(session, prepared.note.ref));
+    journal.locks.push(refLockFile(repo, target.ref));
+    if (prepared.note) journal.locks.push(refLockFile(repo, prepared.note.ref));
     updateJournal(repo, journal);
     crashPoint('after-publish-journal');
     await updateRef(repo, {

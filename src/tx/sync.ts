@@ -8,6 +8,11 @@ import { inspectWorktreePath, removeWorktreeFile, writeWorktreeFile, writeWorktr
 import { crashPoint } from './crash.js';
 import type { Session } from './session.js';
 
+/** The index entries `targets` will get, without stat data: for checking before anything is written. */
+export function indexUpdatesOf(targets: ReadonlyMap<string, TreeEdit>): Map<string, IndexUpdate> {
+  return new Map([...targets].map(([p, t]) => [p, t && { oid: t.oid, mode: parseInt(t.mode, 8), stat: null }]));
+}
+
 export async function syncCheckout(
   session: Session,
   lock: IndexLock,

@@ -11,10 +11,10 @@ import type { CommitObject, Identity } from '../git/model/commit.js';
 import { appendTrailers } from '../git/model/trailers.js';
 import { resolveRevision } from '../git/refs.js';
 import { diffTrees, type PathDelta } from '../git/tree-diff.js';
-import { editTree, lookupPaths, type TreeEdit } from '../git/tree-edit.js';
+import { editTree, fileEntryOf, lookupPaths, type TreeEdit } from '../git/tree-edit.js';
 import { createPatchFromTexts } from '../patch/create.js';
 import { parsePatch } from '../patch/parse.js';
-import { firstParents, patchtxInfo } from './history.js';
+import { changesOf, firstParents, patchtxInfo } from './history.js';
 import { PATCH_ID_TRAILER, UNDO_TRAILER } from './message.js';
 import { patchId } from './patch-id.js';
 import { readRedoStack } from './redo-stack.js';
@@ -43,13 +43,6 @@ export interface UndoResult {
 const refused = (message: string, data: Record<string, unknown> = {}): PatchtxError => new PatchtxError('undo_refused', message, data);
 
 /** The changes `deltas` make, or with `reverse`, the changes that take them back (what an undo does). */
-function changesOf(deltas: PathDelta[], reverse = false): FileChange[] {
-  return deltas.map((d) => {
-    const [from, to] = reverse ? [d.after, d.before] : [d.before, d.after];
-    return { op: from === null ? 'A' : to === null ? 'D' : 'M', path: d.path };
-  });
-}
-
 const editOf = (e: PathDelta['before']): TreeEdit => (e === null ? null : { oid: e.oid, mode: e.mode as Exclude<TreeEdit, null>['mode'] });
 
 /** Refuses when any of `paths` has uncommitted changes against `tree` in this checkout. */
@@ -116,8 +109,7 @@ async function revertCommit(session: Session, target: Target, undone: string, co
   const tipTree = target.baseTree!;
   const now = await lookupPaths(store, tipTree, deltas.map((d) => d.path));
   const moved = deltas.filter((d) => {
-    const info = now.get(d.path)!;
-    const cur = info.type === 'blob' ? { oid: info.oid, mode: info.mode } : info.type === 'symlink' ? { oid: info.oid, mode: '120000' } : null;
+    const cur = fileEntryOf(now.get(d.path)!);
     return !(cur === null ? d.after === null : d.after !== null && cur.oid === d.after.oid && cur.mode === d.after.mode);
   });
   if (moved.length > 0) {
