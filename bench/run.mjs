@@ -14,7 +14,7 @@ if (parts.some((p) => p === '-h' || p === '--help' || !known.includes(p))) {
   console.log(`usage: node bench/run.mjs [engine] [e2e]     (default: both)
 env: BENCH_RUNS (7 end to end; 21 engine)  BENCH_ENGINE_RUNS  BENCH_WARMUP (5, engine)  BENCH_ENGINE_LINES (100000,200000)  BENCH_ENGINE_CHUNKS (500)
      BENCH_REPO_FILES (2000,20000)  BENCH_TOUCH (10,100,1000)  BENCH_FRESH (restore|copy)  BENCH_SYNC (1; 0 = no sync)
-     BENCH_PATCHTX_LIB (dist/index.js)  BENCH_PATCHTX_CLI (dist/patchtx.js)  BENCH_KEEP (keep work dirs)  BENCH_RSS (wrapper)
+     BENCH_PATCHTX_LIB (dist/index.js)  BENCH_PATCHTX_CLI (dist/patchtx.cjs)  BENCH_KEEP (keep work dirs)  BENCH_RSS (wrapper)
      BENCH_FSCK_GIT (0; 1 = also fsck the git peer's result)  BENCH_ENFORCE (0; 1 = exit 1 on a FAILed target)`);
   process.exit(parts.every((p) => p === '-h' || p === '--help') ? 0 : 2);
 }
@@ -31,10 +31,10 @@ const sh = (cmd, args) => {
 };
 console.log(`patchtx benchmark, ${new Date().toISOString()}`);
 console.log(`node ${process.version}, ${sh('git', ['--version'])}, ${os.cpus().length} cpus (${os.cpus()[0]?.model ?? '?'}), load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-console.log(`source HEAD ${sh('git', ['rev-parse', '--short', 'HEAD'])}${sh('git', ['status', '--porcelain', '--untracked-files=no']) ? ' (+ uncommitted changes)' : ''}; ${describe('dist/index.js')}; ${describe('dist/patchtx.js')}`);
+console.log(`source HEAD ${sh('git', ['rev-parse', '--short', 'HEAD'])}${sh('git', ['status', '--porcelain', '--untracked-files=no']) ? ' (+ uncommitted changes)' : ''}; ${describe('dist/index.js')}; ${describe('dist/patchtx.cjs')}`);
 console.log('every number below is measured in this run');
 
-const mtimes = () => ['dist/index.js', 'dist/patchtx.js'].map((f) => {
+const mtimes = () => ['dist/index.js', 'dist/patchtx.cjs'].map((f) => {
   try { return statSync(path.join(repoRoot, f)).mtimeMs; } catch { return 0; }
 }).join();
 const builtAtStart = mtimes();

@@ -1,45 +1,125 @@
-// Bundles the library and the two command-line programs into dist/ with esbuild.
-// One bundled file per entry keeps start-up cheap: Node resolves and loads a single module
-// instead of hundreds, which dominates small patches. Each output is written to a temporary
-// file and renamed into place, so a program started during a rebuild never reads half a file.
+// Bundles the library and the two command-line programs into dist/ with esbuild, then writes the
+// programs' V8 code cache.
+//
+// - dist/index.js: the library (ES module).
+// - dist/cli.cjs: both programs and their dependencies in one CommonJS script. One file keeps
+//   start-up cheap: Node reads and compiles a single script instead of resolving hundreds of
+//   modules. CommonJS, because it can be compiled through node:vm with a code cache (see
+//   src/bin/load-cli.ts); ES modules cannot be, on Node 20.
+// - dist/cli.cjs.cache: that code cache, produced by running the programs on a scratch repository
+//   (below), so that it holds the code of a real transaction, not just of start-up.
+// - dist/isomorphic-git.cjs: isomorphic-git, loaded only when its object reader is selected.
+// - dist/patchtx.cjs, dist/apply_patch.cjs: the entry points (bin), a few lines each; CommonJS,
+//   which Node starts a few milliseconds sooner than an ES module.
+// Each output is written to a temporary file and renamed into place, so a program started during
+// a rebuild never reads half a file.
 import { build } from 'esbuild';
-import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
-const requireShim = "import { createRequire as __patchtxCreateRequire } from 'node:module'; const require = __patchtxCreateRequire(import.meta.url);";
 const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
-  format: 'esm',
   sourcemap: false,
   // smaller files parse faster at start-up; names are kept so error classes stay recognisable
   minify: true,
   keepNames: true,
+  // non-ASCII characters are escaped, so the loader may read the bundle as latin1
+  charset: 'ascii',
   legalComments: 'none',
   logLevel: 'warning',
   write: false,
 };
 
-async function bundle(entry, name, { executable = false } = {}) {
-  const result = await build({
-    ...common,
-    // the programs share one chunk of common code; what only some runs need (isomorphic-git's
-    // reader) is split off and loaded on first use
-    ...(name === null ? { entryPoints: entry, splitting: true, chunkNames: 'chunks/[name]-[hash]' } : { entryPoints: { [name]: entry } }),
-    outdir: 'dist',
-    // some CommonJS dependencies call require() for Node built-ins; give the ESM bundle one
-    banner: { js: (executable ? '#!/usr/bin/env node\n' : '') + requireShim },
-  });
+function writeAtomically(file, contents, mode = 0o644) {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, contents, { mode });
+  chmodSync(tmp, mode);
+  renameSync(tmp, file);
+}
+
+async function bundle(options, { executable = false } = {}) {
+  const result = await build({ ...common, ...options });
   for (const file of result.outputFiles) {
-    mkdirSync(path.dirname(file.path), { recursive: true });
-    const tmp = `${file.path}.${process.pid}.tmp`;
-    const isProgram = executable && !file.path.includes(`${path.sep}chunks${path.sep}`);
-    writeFileSync(tmp, file.contents, { mode: isProgram ? 0o755 : 0o644 });
-    if (isProgram) chmodSync(tmp, 0o755);
-    renameSync(tmp, file.path);
+    const contents = executable ? Buffer.concat([Buffer.from('#!/usr/bin/env node\n'), file.contents]) : file.contents;
+    writeAtomically(file.path, contents, executable ? 0o755 : 0o644);
   }
 }
 
-await bundle('src/index.ts', 'index');
-await bundle(['src/bin/patchtx.ts', 'src/bin/apply_patch.ts'], null, { executable: true });
+// the CommonJS programs load isomorphic-git from its own file, on first use
+const isomorphicGitApart = {
+  name: 'isomorphic-git-apart',
+  setup(b) {
+    b.onResolve({ filter: /^isomorphic-git$/ }, () => ({ path: './isomorphic-git.cjs', external: true }));
+  },
+};
+
+// files of earlier layouts that no program loads any more
+rmSync('dist/chunks', { recursive: true, force: true });
+for (const old of ['dist/patchtx.js', 'dist/apply_patch.js']) rmSync(old, { force: true });
+rmSync('dist/cli.cjs.cache', { force: true });
+
+await bundle({
+  entryPoints: { index: 'src/index.ts' },
+  outdir: 'dist',
+  format: 'esm',
+  // some CommonJS dependencies call require() for Node built-ins; give the ESM bundle one
+  banner: { js: "import { createRequire as __patchtxCreateRequire } from 'node:module'; const require = __patchtxCreateRequire(import.meta.url);" },
+});
+await bundle({ entryPoints: { cli: 'src/bin/programs.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' }, format: 'cjs', plugins: [isomorphicGitApart] });
+await bundle({ stdin: { contents: "module.exports = require('isomorphic-git');", resolveDir: process.cwd(), loader: 'js' }, outfile: 'dist/isomorphic-git.cjs', format: 'cjs' });
+await bundle({ entryPoints: { patchtx: 'src/bin/patchtx.ts', apply_patch: 'src/bin/apply_patch.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' }, format: 'cjs' }, { executable: true });
+
+writeCodeCache();
+
+/**
+ * Runs the programs on a scratch repository (made here by hand, no git needed): an empty
+ * repository, a patch adding files, one updating, moving and deleting them, a log. Each run
+ * starts from the cache the previous one wrote, so the last cache holds the code all of them ran.
+ * A failure only costs start-up time; the build goes on and says so.
+ */
+function writeCodeCache() {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'patchtx-build-'));
+  const cache = path.resolve('dist/cli.cjs.cache');
+  const next = `${cache}.${process.pid}.tmp`;
+  try {
+    const repo = path.join(scratch, 'repo');
+    for (const dir of ['objects', 'refs/heads', 'refs/tags']) mkdirSync(path.join(repo, '.git', dir), { recursive: true });
+    writeFileSync(path.join(repo, '.git/HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(path.join(repo, '.git/config'), '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n');
+    const add = ['*** Begin Patch', '*** Add File: src/a.ts', '+export const a = 1;', '+export const b = 2;', '+', '+// end', '*** Add File: notes.txt', '+one', '+two', '*** End Patch', ''];
+    const change = ['*** Begin Patch', '*** Update File: src/a.ts', '*** Move to: src/b.ts', '@@', ' export const a = 1;', '-export const b = 2;', '+export const b = 3;', ' ', '*** Delete File: notes.txt', '*** End Patch', ''];
+    writeFileSync(path.join(scratch, 'add.patch'), add.join('\n'));
+    writeFileSync(path.join(scratch, 'change.patch'), change.join('\n'));
+    const env = {
+      ...process.env,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: path.join(scratch, 'no-global-config'),
+      GIT_AUTHOR_NAME: 'patchtx build',
+      GIT_AUTHOR_EMAIL: 'build@patchtx.invalid',
+      GIT_COMMITTER_NAME: 'patchtx build',
+      GIT_COMMITTER_EMAIL: 'build@patchtx.invalid',
+      PATCHTX_WRITE_CODE_CACHE: next,
+    };
+    const runs = [
+      ['apply', '--repo', repo, '--diff', path.join(scratch, 'add.patch')],
+      ['apply', '--repo', repo, '--json', path.join(scratch, 'change.patch')],
+      ['log', '--repo', repo],
+    ];
+    for (const args of runs) {
+      const r = spawnSync(process.execPath, [path.resolve('dist/patchtx.cjs'), ...args], { cwd: repo, env, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`patchtx ${args[0]} exited ${r.status}: ${r.stderr || r.stdout}`);
+      renameSync(next, cache);
+    }
+  } catch (e) {
+    rmSync(next, { force: true });
+    rmSync(cache, { force: true });
+    console.warn(`build: no code cache written (programs will compile at every start): ${e.message}`);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}

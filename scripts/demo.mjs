@@ -15,7 +15,7 @@ execFileSync(path.join(root, 'fixtures-repos/build.sh'), ['fromdir', repo], {
 
 const say = (text) => process.stdout.write(`\n\x1b[1m$ ${text}\x1b[0m\n`);
 say(`patchtx apply --diff fixtures-repos/sample.patch   (in ${repo})`);
-const applied = spawnSync(process.execPath, [path.join(root, 'dist/patchtx.js'), 'apply', '--diff', path.join(root, 'fixtures-repos/sample.patch')], {
+const applied = spawnSync(process.execPath, [path.join(root, 'dist/patchtx.cjs'), 'apply', '--diff', path.join(root, 'fixtures-repos/sample.patch')], {
   cwd: repo,
   stdio: 'inherit',
 });
@@ -26,5 +26,5 @@ for (const args of [['log', '--stat', '-1'], ['status', '--short'], ['fsck']]) {
   execFileSync('git', args, { cwd: repo, stdio: 'inherit' });
 }
 say('patchtx log');
-spawnSync(process.execPath, [path.join(root, 'dist/patchtx.js'), 'log'], { cwd: repo, stdio: 'inherit' });
-process.stdout.write(`\nThe repository is left at ${repo}; try: cd ${repo} && node ${path.join(root, 'dist/patchtx.js')} undo\n`);
+spawnSync(process.execPath, [path.join(root, 'dist/patchtx.cjs'), 'log'], { cwd: repo, stdio: 'inherit' });
+process.stdout.write(`\nThe repository is left at ${repo}; try: cd ${repo} && node ${path.join(root, 'dist/patchtx.cjs')} undo\n`);

@@ -48,7 +48,7 @@ export async function runE2E({ repoRoot }) {
   const runs = envInt('BENCH_RUNS', 7);
   const sizes = envList('BENCH_REPO_FILES', [2_000, 20_000]);
   const touches = envList('BENCH_TOUCH', [10, 100, 1_000]);
-  const cli = path.resolve(repoRoot, process.env.BENCH_PATCHTX_CLI || 'dist/patchtx.js');
+  const cli = path.resolve(repoRoot, process.env.BENCH_PATCHTX_CLI || 'dist/patchtx.cjs');
   const { applyDiff } = await import('@openai/agents-core');
   let cliProblem = existsSync(cli) ? null : `${cli} does not exist: build it first (npm run build; npm run bench builds and runs)`;
 

@@ -1,3 +1,4 @@
-import { main } from '../cli/apply_patch.js';
+// The `apply_patch` command (dist/apply_patch.cjs): starts the program from the bundle, see load-cli.ts.
+import { runProgram } from './load-cli.js';
 
-process.exitCode = await main(process.argv.slice(2));
+runProgram('apply_patch', process.argv.slice(2));

@@ -1,3 +1,4 @@
-import { main } from '../cli/patchtx.js';
+// The `patchtx` command (dist/patchtx.cjs): starts the program from the bundle, see load-cli.ts.
+import { runProgram } from './load-cli.js';
 
-process.exitCode = await main(process.argv.slice(2));
+runProgram('patchtx', process.argv.slice(2));

@@ -1,38 +1,70 @@
-// Which writes are fsynced, as git decides it: `core.fsync` names components (reference, index,
-// loose-object, ..., with aggregates committed/added/all and a leading `-` to remove one), and the
-// older `core.fsyncObjectFiles` adds loose objects. git's default fsyncs none of what patchtx
-// writes (refs, the index, loose objects), and neither does patchtx then: a killed process loses
-// nothing that was written (the kernel has it); only a power loss can, exactly as for git.
-// The transaction journal counts as a reference: it decides what the refs mean after a crash.
+// Which writes are fsynced, as git decides it from `core.fsync` (git >= 2.36): a comma-separated
+// list of component names, each word naming every component whose name it starts with (so `pack`
+// names pack and pack-metadata), aggregates (objects, derived-metadata, committed, added, all),
+// a leading `-` removing, and `none` (as the whole rest of the value) clearing. The result is the
+// default set without the removed components, plus the added ones. The older
+// `core.fsyncObjectFiles` adds loose objects.
+//
+// git's default fsyncs packs and their indexes but none of the other things patchtx writes (refs,
+// the index, loose objects): a killed process loses nothing that was written (the kernel has it);
+// only a power loss can, exactly as for git. The transaction journal counts as a reference: it
+// decides what the refs mean after a crash.
 import type { GitConfig } from './config.js';
 
-export type FsyncComponent = 'reference' | 'index' | 'loose-object';
+export type FsyncComponent = 'loose-object' | 'pack' | 'pack-metadata' | 'commit-graph' | 'index' | 'reference';
 
-const AGGREGATES: Record<string, FsyncComponent[]> = {
-  none: [],
-  default: [],
-  objects: ['loose-object'],
-  committed: ['reference', 'loose-object'],
-  added: ['reference', 'loose-object', 'index'],
-  all: ['reference', 'loose-object', 'index'],
-};
+const NAMES: [string, FsyncComponent[]][] = [
+  ['loose-object', ['loose-object']],
+  ['pack', ['pack']],
+  ['pack-metadata', ['pack-metadata']],
+  ['commit-graph', ['commit-graph']],
+  ['index', ['index']],
+  ['objects', ['loose-object', 'pack']],
+  ['reference', ['reference']],
+  ['derived-metadata', ['pack-metadata', 'commit-graph']],
+  ['committed', ['loose-object', 'pack', 'reference']],
+  ['added', ['loose-object', 'pack', 'reference', 'index']],
+  ['all', ['loose-object', 'pack', 'pack-metadata', 'commit-graph', 'index', 'reference']],
+];
 
-let enabled = new Set<FsyncComponent>();
+const DEFAULT: readonly FsyncComponent[] = ['pack', 'pack-metadata', 'commit-graph'];
+
+let enabled = new Set<FsyncComponent>(DEFAULT);
+
+/** The components one `core.fsync` value names, read the way git reads it. */
+export function parseFsyncComponents(value: string): Set<FsyncComponent> {
+  let current = new Set<FsyncComponent>(DEFAULT);
+  const positive = new Set<FsyncComponent>();
+  const negative = new Set<FsyncComponent>();
+  let rest = value;
+  while (rest.length > 0) {
+    rest = rest.replace(/^[, \t\n\r]+/, '');
+    const comma = rest.indexOf(',');
+    const end = comma < 0 ? rest.length : comma;
+    let word = rest.slice(0, end);
+    if (rest === 'none') {
+      current = new Set();
+    } else {
+      const negated = word.startsWith('-');
+      if (negated) word = word.slice(1);
+      if (word.length === 0) break;
+      for (const [name, components] of NAMES) {
+        if (!name.startsWith(word)) continue;
+        for (const c of components) (negated ? negative : positive).add(c);
+      }
+    }
+    rest = rest.slice(end);
+  }
+  const result = new Set([...current].filter((c) => !negative.has(c)));
+  for (const c of positive) result.add(c);
+  return result;
+}
 
 export function configureFsync(config: GitConfig): void {
-  const set = new Set<FsyncComponent>();
   // like any single-valued git setting, the last value read (system, global, repository) wins
   const values = config.getAll('core.fsync');
   const value = values[values.length - 1];
-  if (value !== undefined) {
-    for (const raw of value.split(',')) {
-      const item = raw.trim().toLowerCase();
-      const remove = item.startsWith('-');
-      const name = remove ? item.slice(1) : item;
-      const parts: FsyncComponent[] = AGGREGATES[name] ?? (['reference', 'index', 'loose-object'].includes(name) ? [name as FsyncComponent] : []);
-      for (const c of parts) (remove ? set.delete(c) : set.add(c));
-    }
-  }
+  const set = value === undefined ? new Set<FsyncComponent>(DEFAULT) : parseFsyncComponents(value);
   if (config.getBool('core.fsyncObjectFiles')) set.add('loose-object');
   enabled = set;
 }

@@ -38,26 +38,36 @@ async function notesTree(store: ObjectStore, tip: string | null): Promise<string
   return tip === null ? null : (await store.readCommit(tip)).tree;
 }
 
-/** Adds (or replaces) the note on `target`; returns the new notes commit. */
-export async function addNote(store: ObjectStore, repo: Repository, opts: AddNoteOptions): Promise<string> {
+/**
+ * Writes the notes commit that adds (or replaces) the note on `target` on top of `tip` (the notes
+ * ref's current value), without moving the ref. Deterministic: the same inputs give the same commit,
+ * so a caller can write it early (in a transaction's batch of objects) and addNote() later finds
+ * every object already there.
+ */
+export async function writeNoteCommit(store: ObjectStore, tip: string | null, opts: Pick<AddNoteOptions, 'target' | 'text' | 'identity'>): Promise<string> {
   const target = opts.target.toLowerCase();
   const blob = await store.writeBlob(Buffer.from(opts.text, 'utf8'));
+  const tree = await notesTree(store, tip);
+  const existing = await lookupPaths(store, tree, candidatePaths(target));
+  const edits = new Map<string, TreeEdit>();
+  for (const [p, info] of existing) if (info.type === 'blob') edits.set(p, null);
+  edits.set(target, { oid: blob, mode: '100644' });
+  const newTree = await editTree(store, tree, edits);
+  return store.writeCommit({
+    tree: newTree,
+    parents: tip === null ? [] : [tip],
+    author: opts.identity,
+    committer: opts.identity,
+    message: NOTES_MESSAGE,
+  });
+}
+
+/** Adds (or replaces) the note on `target`; returns the new notes commit. */
+export async function addNote(store: ObjectStore, repo: Repository, opts: AddNoteOptions): Promise<string> {
   const attempts = opts.attempts ?? 20;
   for (let attempt = 1; ; attempt++) {
     const tip = await readRef(repo, opts.notesRef);
-    const tree = await notesTree(store, tip);
-    const existing = await lookupPaths(store, tree, candidatePaths(target));
-    const edits = new Map<string, TreeEdit>();
-    for (const [p, info] of existing) if (info.type === 'blob') edits.set(p, null);
-    edits.set(target, { oid: blob, mode: '100644' });
-    const newTree = await editTree(store, tree, edits);
-    const commit = await store.writeCommit({
-      tree: newTree,
-      parents: tip === null ? [] : [tip],
-      author: opts.identity,
-      committer: opts.identity,
-      message: NOTES_MESSAGE,
-    });
+    const commit = await writeNoteCommit(store, tip, opts);
     try {
       await updateRef(repo, {
         ref: opts.notesRef,

@@ -7,9 +7,14 @@
 // before the first object, which is proportional to the repository.) Every object read is checked
 // against its id.
 //
-// Writes never touch existing objects: a new object is written loose (zlib-deflated
-// "<type> <size>\0<content>") to a temporary file in objects/xx/ and renamed into place, so readers
-// never see half an object, and an object that already exists (loose or packed) is not written again.
+// Writes never touch existing objects, and an object that already exists (loose or packed) is not
+// written again. A new object is written loose (zlib-deflated "<type> <size>\0<content>") to a
+// temporary file in objects/xx/ and renamed into place, so readers never see half an object. Inside
+// a batch (a transaction's prepare step) objects are held in memory until flushBatch(): a batch of
+// PACK_THRESHOLD objects or more is written as one pack and its index instead (as git keeps a
+// received pack of transfer.unpackLimit objects or more), so a patch touching hundreds of files
+// creates two files, not hundreds of files in up to 256 new directories; a small batch stays loose,
+// so that many small transactions do not pile up packs.
 import * as fs from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from './fsx.js';
 import { shouldFsync } from './fsync-policy.js';
@@ -19,9 +24,11 @@ import { deflateSync, inflateSync } from 'node:zlib';
 import { PatchtxError } from '../errors.js';
 import { frameObject, hashObject, type ObjectType } from './hash.js';
 import { parseCommit, serializeCommit, type CommitObject } from './model/commit.js';
-import { EMPTY_TREE_OID, sortTreeEntries, parseTree, serializeTree, type TreeEntry } from './model/tree.js';
+import { EMPTY_TREE_OID, sortTreeEntries, parseTree, serializeSortedTree, type TreeEntry } from './model/tree.js';
 import { DeltaBaseCache, PackFile } from './pack-file.js';
 import { PackIndexSet } from './pack-index.js';
+import { buildPack } from './pack-write.js';
+import type { GitConfig } from './config.js';
 import type { Repository } from './repository.js';
 
 export interface RawObject {
@@ -32,9 +39,28 @@ export interface RawObject {
 export interface ObjectStoreOptions {
   /** how objects are read: our positional pack reader (default), or isomorphic-git's readObject */
   reader?: 'patchtx' | 'isomorphic-git';
+  /** zlib level of new objects, loose or packed (see looseCompression) */
+  compression?: number;
+}
+
+/**
+ * The zlib level git gives loose objects: core.looseCompression, else core.compression, else 1
+ * (best speed). patchtx's packs stand in for loose objects (git gc recompresses everything when
+ * it repacks), so they get the same level. -1 is zlib's default; values out of range are ignored.
+ */
+export function looseCompression(config: GitConfig): number {
+  for (const key of ['core.looseCompression', 'core.compression']) {
+    const value = config.get(key);
+    if (value === undefined) continue;
+    const level = Number(value.trim());
+    if (Number.isInteger(level) && level >= -1 && level <= 9) return level;
+  }
+  return 1;
 }
 
 const OID = /^[0-9a-f]{40}$/;
+/** a batch of at least this many new objects is written as a pack (see the top of this file) */
+export const PACK_THRESHOLD = 16;
 const OBJECT_TYPES: ReadonlySet<string> = new Set(['blob', 'tree', 'commit', 'tag']);
 
 function isMissingFile(e: unknown): boolean {
@@ -48,23 +74,37 @@ export class ObjectStore {
   readonly cache: object = {};
   readonly objectsDir: string;
   private readonly reader: 'patchtx' | 'isomorphic-git';
+  private readonly compression: number;
   private readonly packs: PackIndexSet;
   private readonly deltaBases = new DeltaBaseCache();
   /** trees are immutable and the ones along touched paths are read more than once per transaction */
   private readonly trees = new Map<string, TreeEntry[]>();
   /** objects this store wrote or found, so repeated checks cost nothing */
   private readonly known = new Set<string>();
+  /** packs read from so far, kept open until close() */
+  private readonly openPacks = new Map<string, PackFile>();
+  /** objects written since beginBatch(), not yet on disk */
+  private staged: Map<string, RawObject> | null = null;
 
   constructor(repo: Repository, options: ObjectStoreOptions = {}) {
     this.repo = repo;
     this.objectsDir = path.join(repo.commonDir, 'objects');
     this.packs = new PackIndexSet(this.objectsDir);
     this.reader = options.reader ?? (process.env.PATCHTX_OBJECT_READER === 'isomorphic-git' ? 'isomorphic-git' : 'patchtx');
+    this.compression = options.compression ?? 1;
+  }
+
+  /** Closes the pack files this store opened; it opens them again if used afterwards. */
+  close(): void {
+    for (const pack of this.openPacks.values()) pack.close();
+    this.openPacks.clear();
   }
 
   async readRaw(oid: string): Promise<RawObject> {
     if (!OID.test(oid)) throw new PatchtxError('internal', `not an object id: ${JSON.stringify(oid)}`, { oid });
     if (oid === EMPTY_TREE_OID) return { type: 'tree', content: new Uint8Array(0) }; // git knows it without storing it
+    const staged = this.staged?.get(oid);
+    if (staged) return { type: staged.type, content: Buffer.from(staged.content) };
     const raw = this.reader === 'isomorphic-git' ? await this.readWithIsomorphicGit(oid) : await this.readDirect(oid);
     if (hashObject(raw.type, raw.content) !== oid) {
       throw new PatchtxError('internal', `object ${oid} is corrupt (its content hashes differently)`, { oid });
@@ -103,7 +143,12 @@ export class ObjectStore {
       const raw = await this.readRaw(base);
       return { type: raw.type, content: Buffer.from(raw.content.buffer, raw.content.byteOffset, raw.content.byteLength) };
     };
-    const found = await PackFile.with(location.pack, (pack) => pack.read(location.offset, this.deltaBases, readBase));
+    let pack = this.openPacks.get(location.pack);
+    if (!pack) {
+      pack = PackFile.open(location.pack);
+      this.openPacks.set(location.pack, pack);
+    }
+    const found = await pack.read(location.offset, this.deltaBases, readBase);
     // the delta-base cache may hold this very buffer: hand out a copy the caller is free to change
     return { type: found.type, content: Buffer.from(found.content) };
   }
@@ -197,7 +242,72 @@ export class ObjectStore {
 
   async writeObject(type: ObjectType, content: Uint8Array): Promise<string> {
     const oid = hashObject(type, content);
-    if (await this.hasObject(oid)) return oid;
+    if (this.staged) {
+      // only the in-memory checks here: a loose copy of an object that ends up in a pack as well
+      // is harmless (git keeps whichever it finds), and a loose write checks again (flushBatch)
+      if (!this.staged.has(oid) && !this.known.has(oid) && !(await this.packs.has(oid))) this.staged.set(oid, { type, content });
+      return oid;
+    }
+    if (!(await this.hasObject(oid))) await this.writeLoose(oid, type, content);
+    return oid;
+  }
+
+  /** From now on, written objects are held in memory (and readable) until flushBatch(). */
+  beginBatch(): void {
+    this.staged ??= new Map();
+  }
+
+  /** Forgets the objects held since beginBatch() (nothing refers to them). */
+  discardBatch(): void {
+    this.staged = null;
+  }
+
+  /** Writes the objects held since beginBatch(): as one pack when there are enough of them, else loose. */
+  async flushBatch(): Promise<void> {
+    const staged = this.staged;
+    this.staged = null;
+    if (!staged || staged.size === 0) return;
+    if (staged.size >= PACK_THRESHOLD) {
+      await this.writePack(staged);
+    } else {
+      for (const [oid, o] of staged) if (!(await this.hasObject(oid))) await this.writeLoose(oid, o.type, o.content);
+    }
+  }
+
+  private async writePack(objects: Map<string, RawObject>): Promise<void> {
+    const { checksum, pack, index } = buildPack(
+      [...objects].map(([oid, o]) => ({ oid, type: o.type, content: o.content })),
+      this.compression,
+    );
+    const dir = path.join(this.objectsDir, 'pack');
+    await mkdir(dir, { recursive: true });
+    const tag = `${process.pid}_${randomBytes(6).toString('hex')}`;
+    // "tmp_" is the prefix git's prune cleans up, should a crash leave a file behind
+    const files = [
+      { temp: path.join(dir, `tmp_pack_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.pack`), data: pack, sync: shouldFsync('pack') },
+      { temp: path.join(dir, `tmp_idx_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.idx`), data: index, sync: shouldFsync('pack-metadata') },
+    ];
+    try {
+      for (const f of files) {
+        const handle = await open(f.temp, 'wx', 0o444);
+        try {
+          await handle.writeFile(f.data);
+          if (f.sync) await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      }
+      // the pack first: the index is what makes a pack visible to readers
+      for (const f of files) await rename(f.temp, f.final);
+    } catch (e) {
+      for (const f of files) await rm(f.temp, { force: true });
+      throw new PatchtxError('internal', `cannot write pack ${checksum}: ${(e as Error).message}`, { pack: checksum });
+    }
+    this.packs.refresh();
+    for (const oid of objects.keys()) this.known.add(oid);
+  }
+
+  private async writeLoose(oid: string, type: ObjectType, content: Uint8Array): Promise<void> {
     const target = this.loosePath(oid);
     const dir = path.dirname(target);
     await mkdir(dir, { recursive: true });
@@ -206,7 +316,7 @@ export class ObjectStore {
     try {
       const handle = await open(temp, 'wx', 0o444);
       try {
-        await handle.writeFile(deflateSync(frameObject(type, content)));
+        await handle.writeFile(deflateSync(frameObject(type, content), { level: this.compression }));
         if (shouldFsync('loose-object')) await handle.sync();
       } finally {
         await handle.close();
@@ -217,7 +327,6 @@ export class ObjectStore {
       throw new PatchtxError('internal', `cannot write object ${oid}: ${(e as Error).message}`, { oid });
     }
     this.known.add(oid);
-    return oid;
   }
 
   writeBlob(content: Uint8Array): Promise<string> {
@@ -225,8 +334,9 @@ export class ObjectStore {
   }
 
   async writeTree(entries: readonly TreeEntry[]): Promise<string> {
-    const oid = await this.writeObject('tree', serializeTree(entries));
-    if (!this.trees.has(oid)) this.trees.set(oid, sortTreeEntries(entries.map((e) => ({ ...e }))));
+    const sorted = sortTreeEntries(entries);
+    const oid = await this.writeObject('tree', serializeSortedTree(sorted));
+    if (!this.trees.has(oid)) this.trees.set(oid, sorted.map((e) => ({ ...e })));
     return oid;
   }
 

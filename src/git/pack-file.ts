@@ -96,7 +96,7 @@ export class DeltaBaseCache {
 /** The most compressed data zlib can produce for `size` bytes, plus slack (deflateBound, rounded up). */
 const compressedBound = (size: number): number => size + (size >>> 12) + (size >>> 14) + 64;
 
-/** Reads packed objects from one .pack file; open it per batch of reads with `withPack`. */
+/** Reads packed objects from one .pack file; `open` it, and `close` it when done. */
 export class PackFile {
   private readonly size: number;
 
@@ -107,14 +107,13 @@ export class PackFile {
     this.size = fstatSync(fd).size;
   }
 
-  /** Opens the pack, runs `fn`, closes it (pack files can be replaced by a concurrent repack). */
-  static async with<T>(path: string, fn: (pack: PackFile) => Promise<T>): Promise<T> {
-    const pack = new PackFile(path, openSync(path, 'r'));
-    try {
-      return await fn(pack);
-    } finally {
-      closeSync(pack.fd);
-    }
+  /** Opens the pack. An open pack stays readable after a concurrent repack deletes the file. */
+  static open(path: string): PackFile {
+    return new PackFile(path, openSync(path, 'r'));
+  }
+
+  close(): void {
+    closeSync(this.fd);
   }
 
   private readAt(offset: number, length: number): Buffer {

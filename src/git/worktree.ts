@@ -61,19 +61,24 @@ function ioError(e: unknown, action: string, file: string): PatchtxError {
 type LeadingDirs = { kind: 'ok' } | { kind: 'missing'; from: number } | { kind: 'blocked'; by: string; symlink: boolean };
 
 /** lstat of each leading directory of `parts`, stopping at the first that is missing or is not a
- * real directory. */
-async function checkLeadingDirs(workdir: string, parts: string[]): Promise<LeadingDirs> {
+ * real directory. Directories in `knownDirs` (already checked or created by this run) are not
+ * looked at again, as git's checkout caches its leading-path checks. */
+async function checkLeadingDirs(workdir: string, parts: string[], knownDirs?: Set<string>): Promise<LeadingDirs> {
   for (let i = 0; i < parts.length - 1; i++) {
-    const st = await lstatOrNull(path.join(workdir, ...parts.slice(0, i + 1)));
+    const dir = path.join(workdir, ...parts.slice(0, i + 1));
+    if (knownDirs?.has(dir)) continue;
+    const st = await lstatOrNull(dir);
     if (!st) return { kind: 'missing', from: i };
     if (!st.isDirectory()) return { kind: 'blocked', by: parts.slice(0, i + 1).join('/'), symlink: st.isSymbolicLink() };
+    knownDirs?.add(dir);
   }
   return { kind: 'ok' };
 }
 
-export async function inspectWorktreePath(workdir: string, repoPath: string): Promise<WorktreePathState> {
+/** What is at `repoPath` in the working tree. `knownDirs`: as for WriteFileOptions. */
+export async function inspectWorktreePath(workdir: string, repoPath: string, knownDirs?: Set<string>): Promise<WorktreePathState> {
   const parts = componentsOf(repoPath);
-  const leading = await checkLeadingDirs(workdir, parts);
+  const leading = await checkLeadingDirs(workdir, parts, knownDirs);
   if (leading.kind === 'missing') return { kind: 'missing' };
   if (leading.kind === 'blocked') return { kind: 'blocked', by: leading.by };
   const file = path.join(workdir, ...parts);
@@ -97,8 +102,8 @@ async function readRegularFile(file: string): Promise<Buffer> {
 
 /** Creates the missing leading directories of `parts`; refuses (path_rejected) when one of them is
  * a symlink, or a file the caller did not remove first. */
-async function makeLeadingDirs(workdir: string, repoPath: string, parts: string[]): Promise<void> {
-  const leading = await checkLeadingDirs(workdir, parts);
+async function makeLeadingDirs(workdir: string, repoPath: string, parts: string[], knownDirs?: Set<string>): Promise<void> {
+  const leading = await checkLeadingDirs(workdir, parts, knownDirs);
   if (leading.kind === 'blocked') {
     const what = leading.symlink ? 'a symbolic link' : 'not a directory';
     throw new PatchtxError('path_rejected', `cannot write ${repoPath}: ${leading.by} is ${what}`, {
@@ -116,6 +121,7 @@ async function makeLeadingDirs(workdir: string, repoPath: string, parts: string[
         // someone else made it meanwhile: fine if it is a real directory
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !(await lstatOrNull(dir))?.isDirectory()) throw ioError(e, 'create', dir);
       }
+      knownDirs?.add(dir);
     }
   }
 }
@@ -130,13 +136,16 @@ export interface WriteFileOptions {
   /** core.fileMode: when false the exec bit on disk means nothing to git, so an existing file
    * keeps its permissions and only new files get them from `executable` */
   trustExecutableBit?: boolean;
+  /** leading directories already checked (or created) by this run; filled in as it goes. Only
+   * for a run of writes that removes nothing in between */
+  knownDirs?: Set<string>;
 }
 
 /** Prepares the target of a write: leading directories exist, and whatever is at the target may
  * be replaced by rename (a file or a symlink; not a directory). Returns its lstat or null. */
-async function prepareTarget(workdir: string, repoPath: string): Promise<{ file: string; existing: BigIntStats | null }> {
+async function prepareTarget(workdir: string, repoPath: string, knownDirs?: Set<string>): Promise<{ file: string; existing: BigIntStats | null }> {
   const parts = componentsOf(repoPath);
-  await makeLeadingDirs(workdir, repoPath, parts);
+  await makeLeadingDirs(workdir, repoPath, parts, knownDirs);
   const file = path.join(workdir, ...parts);
   const existing = await lstatOrNull(file);
   if (existing?.isDirectory()) {
@@ -157,8 +166,12 @@ async function renameIntoPlace(temp: string, file: string): Promise<BigIntStats>
   return lstat(file, { bigint: true });
 }
 
-/** Writes a regular file: content into a temporary file in the same directory, then renamed over
- * the target. Permissions are git's: 0777 or 0666 for an executable or not, less the umask. */
+/** Writes a regular file the way git's checkout does: whatever is at the path (a file, or a
+ * symlink itself, never its target) is removed, then the file is created exclusively (O_EXCL does
+ * not follow a symlink that appears meanwhile) and written. Permissions are git's: 0777 or 0666
+ * for an executable or not, less the umask. Returns the file's stat, for the index.
+ * Not atomic for a concurrent reader, as in git; a transaction interrupted here is finished by
+ * recovery, which writes the file again. */
 export async function writeWorktreeFile(
   workdir: string,
   repoPath: string,
@@ -166,22 +179,26 @@ export async function writeWorktreeFile(
   executable: boolean,
   options: WriteFileOptions = {},
 ): Promise<BigIntStats> {
-  const { file, existing } = await prepareTarget(workdir, repoPath);
+  const { file, existing } = await prepareTarget(workdir, repoPath, options.knownDirs);
   const keepMode = options.trustExecutableBit === false && existing?.isFile() ? Number(existing.mode & 0o7777n) : null;
-  const temp = tempPathFor(file);
   try {
-    const handle = await open(temp, 'wx', keepMode ?? (executable ? 0o777 : 0o666));
+    if (existing) await unlink(file).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'ENOENT') throw e;
+    });
+    const handle = await open(file, 'wx', keepMode ?? (executable ? 0o777 : 0o666));
+    let stat: BigIntStats;
     try {
       await handle.writeFile(data);
+      stat = await handle.stat({ bigint: true });
     } finally {
       await handle.close();
     }
-    if (keepMode !== null) await chmod(temp, keepMode);
+    if (keepMode === null) return stat;
+    await chmod(file, keepMode);
+    return await lstat(file, { bigint: true });
   } catch (e) {
-    await unlink(temp).catch(() => undefined);
     throw ioError(e, 'write', file);
   }
-  return renameIntoPlace(temp, file);
 }
 
 /** Creates or replaces a symbolic link (the link itself; its target is never touched). */

@@ -19,7 +19,7 @@ import { checkMessageOption, generatedMessage, parseTrailerOption, PATCH_ID_TRAI
 import { normalisePatch, patchId } from './patch-id.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
 import { indexUpdatesOf } from './sync.js';
-import { openSession, type Session, type SessionOptions } from './session.js';
+import { withSession, type Session, type SessionOptions } from './session.js';
 import { loadTouched, type PathState } from './state.js';
 import { resolveTarget, type Target, type TargetOptions } from './target.js';
 import { patchDirectory, rerootPatch, touchedPaths } from './touched.js';
@@ -193,49 +193,50 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
   // every usage problem is found before anything is read or written
   const trailers = (opts.trailers ?? []).map(parseTrailerOption);
   checkMessageOption(opts.message);
-  const session = await openSession(opts);
-  // `cd DIR && apply_patch <<'EOF'` means the paths are relative to DIR
-  const dir = patchDirectory(session.repo.workdir, opts.pathPrefix ?? '', invocation.cwd);
-  const patch = rerootPatch(invocation.patch, dir);
-  const pid = patchId(patch);
-  // a patch that names a directory (`cd DIR && apply_patch`) or was given relative to a
-  // subdirectory is stored re-rooted at the repository, so `patchtx show X | patchtx apply` replays it
-  const noteText = opts.pathPrefix || dir !== '' ? normalisePatch(patch) : opts.patchText;
-  const target = await resolveTarget(session, opts);
-  const author = resolveIdentity(session.config, 'author', session.env, opts.author);
-  const committer = resolveCommitter(session, opts);
+  return withSession(opts, async (session) => {
+    // `cd DIR && apply_patch <<'EOF'` means the paths are relative to DIR
+    const dir = patchDirectory(session.repo.workdir, opts.pathPrefix ?? '', invocation.cwd);
+    const patch = rerootPatch(invocation.patch, dir);
+    const pid = patchId(patch);
+    // a patch that names a directory (`cd DIR && apply_patch`) or was given relative to a
+    // subdirectory is stored re-rooted at the repository, so `patchtx show X | patchtx apply` replays it
+    const noteText = opts.pathPrefix || dir !== '' ? normalisePatch(patch) : opts.patchText;
+    const target = await resolveTarget(session, opts);
+    const author = resolveIdentity(session.config, 'author', session.env, opts.author);
+    const committer = resolveCommitter(session, opts);
 
-  let built: Built;
-  let warnings: string[] = [];
-  if (opts.check) {
-    const index = target.worktree ? await readIndex(session.repo) : null;
-    built = await build(session, target, patch, opts, index, author, committer, pid, noteText, trailers);
-    // the same index clash check apply makes before it moves the ref
-    if (index && built.commit !== null) {
-      validateIndexUpdates(index, indexUpdatesOf(built.prepared.targets));
+    let built: Built;
+    let warnings: string[] = [];
+    if (opts.check) {
+      const index = target.worktree ? await readIndex(session.repo) : null;
+      built = await build(session, target, patch, opts, index, author, committer, pid, noteText, trailers);
+      // the same index clash check apply makes before it moves the ref
+      if (index && built.commit !== null) {
+        validateIndexUpdates(index, indexUpdatesOf(built.prepared.targets));
+      }
+    } else {
+      let captured: Built | undefined;
+      const outcome = await runTransaction(session, target, 'apply', committer, async (lock) => {
+        captured = await build(session, target, patch, opts, lock?.index ?? null, author, committer, pid, noteText, trailers);
+        return captured.prepared;
+      });
+      built = captured!;
+      warnings = outcome.warnings;
     }
-  } else {
-    let captured: Built | undefined;
-    const outcome = await runTransaction(session, target, 'apply', committer, async (lock) => {
-      captured = await build(session, target, patch, opts, lock?.index ?? null, author, committer, pid, noteText, trailers);
-      return captured.prepared;
-    });
-    built = captured!;
-    warnings = outcome.warnings;
-  }
-  const result: TxResult = {
-    ok: true,
-    commit: built.commit,
-    parent: target.base,
-    ref: target.ref,
-    noop: built.commit === null,
-    checked: opts.check === true,
-    files: built.plan.changes,
-    summary: built.plan.summary,
-    warnings: [...built.plan.warnings, ...warnings.map((message) => ({ kind: 'note', message, path: '' }))],
-    patchId: pid,
-  };
-  if (session.recovered) result.recovered = session.recovered;
-  if (opts.withContents) result.contents = contentsOf(built);
-  return result;
+    const result: TxResult = {
+      ok: true,
+      commit: built.commit,
+      parent: target.base,
+      ref: target.ref,
+      noop: built.commit === null,
+      checked: opts.check === true,
+      files: built.plan.changes,
+      summary: built.plan.summary,
+      warnings: [...built.plan.warnings, ...warnings.map((message) => ({ kind: 'note', message, path: '' }))],
+      patchId: pid,
+    };
+    if (session.recovered) result.recovered = session.recovered;
+    if (opts.withContents) result.contents = contentsOf(built);
+    return result;
+  });
 }

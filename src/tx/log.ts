@@ -2,7 +2,7 @@
 import type { FileChange } from '../engine/types.js';
 import { diffTrees } from '../git/tree-diff.js';
 import { changesOf, firstParents, patchtxInfo } from './history.js';
-import { openSession, type SessionOptions } from './session.js';
+import { withSession, type SessionOptions } from './session.js';
 import { resolveTarget } from './target.js';
 
 export interface LogEntry {
@@ -22,24 +22,25 @@ export interface LogOptions extends SessionOptions {
 
 export async function listTransactions(opts: LogOptions): Promise<LogEntry[]> {
   // read-only: never waits on, or finishes, another run's transaction
-  const session = await openSession({ ...opts, noRecover: true });
-  const target = await resolveTarget(session, { ref: opts.ref, readOnly: true });
-  const out: LogEntry[] = [];
-  for await (const { oid, commit } of firstParents(session.store, target.oldOid)) {
-    if (out.length >= opts.max) break;
-    const info = patchtxInfo(commit);
-    if (!info) continue;
-    const parentTree = commit.parents[0] ? (await session.store.readCommit(commit.parents[0])).tree : null;
-    const deltas = await diffTrees(session.store, parentTree, commit.tree);
-    out.push({
-      commit: oid,
-      time: new Date(commit.committer.timestamp * 1000).toISOString(),
-      ref: target.ref,
-      subject: commit.message.split('\n')[0],
-      patchId: info.patchId,
-      undoOf: info.undoOf,
-      files: changesOf(deltas),
-    });
-  }
-  return out;
+  return withSession({ ...opts, noRecover: true }, async (session) => {
+    const target = await resolveTarget(session, { ref: opts.ref, readOnly: true });
+    const out: LogEntry[] = [];
+    for await (const { oid, commit } of firstParents(session.store, target.oldOid)) {
+      if (out.length >= opts.max) break;
+      const info = patchtxInfo(commit);
+      if (!info) continue;
+      const parentTree = commit.parents[0] ? (await session.store.readCommit(commit.parents[0])).tree : null;
+      const deltas = await diffTrees(session.store, parentTree, commit.tree);
+      out.push({
+        commit: oid,
+        time: new Date(commit.committer.timestamp * 1000).toISOString(),
+        ref: target.ref,
+        subject: commit.message.split('\n')[0],
+        patchId: info.patchId,
+        undoOf: info.undoOf,
+        files: changesOf(deltas),
+      });
+    }
+    return out;
+  });
 }

@@ -1,9 +1,8 @@
 // `patchtx recover`: open the repository without the automatic recovery, then run it explicitly
 // so its report can be shown.
 import { recoverInterrupted, type RecoveryReport } from './recover.js';
-import { openSession, type SessionOptions } from './session.js';
+import { withSession, type SessionOptions } from './session.js';
 
 export async function recoverCommand(opts: SessionOptions): Promise<RecoveryReport | null> {
-  const session = await openSession({ ...opts, noRecover: true });
-  return recoverInterrupted(session);
+  return withSession({ ...opts, noRecover: true }, (session) => recoverInterrupted(session));
 }

@@ -1,7 +1,9 @@
 // The commit protocol shared by apply, undo and redo. In order:
 //   1. create the journal (state "prepared"): from here an interrupted run is cleaned up
 //   2. take index.lock (checkout mode): nobody following git's protocol changes the index now
-//   3. prepare: read the touched paths, validate, write blobs/trees/commit (unreachable until 5)
+//   3. prepare: read the touched paths, validate, write blobs/trees/commit (unreachable until 5);
+//      they are held in memory and written together, with the note's objects, as one pack or as
+//      loose objects (objects.ts decides), once everything has been validated
 //   4. journal state "published", naming the new commit and the paths to sync
 //   5. compare-and-swap the ref (the commit point)
 //   6. attach the note, then bring working tree and index in line, then drop the journal
@@ -11,8 +13,8 @@ import { randomBytes } from 'node:crypto';
 import { PatchtxError } from '../errors.js';
 import { indexPathOf, lockIndex, validateIndexUpdates, type IndexLock } from '../git/index-file.js';
 import type { Identity } from '../git/model/identity.js';
-import { addNote } from '../git/notes.js';
-import { refLockFile, updateRef } from '../git/refs.js';
+import { addNote, writeNoteCommit } from '../git/notes.js';
+import { readRef, refLockFile, updateRef } from '../git/refs.js';
 import type { TreeEdit } from '../git/tree-edit.js';
 import { crashPoint } from './crash.js';
 import { createJournal, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
@@ -73,13 +75,22 @@ export async function runTransaction(
       lock = await lockIndex(repo);
       crashPoint('after-index-lock');
     }
+    session.store.beginBatch();
     prepared = await prepare(lock);
-    crashPoint('after-objects');
     // an index clash (a new file where the index keeps a directory, or the reverse) must stop the
     // run now, not after the ref has moved
     if (lock && prepared.newOid !== null) {
       validateIndexUpdates(lock.index, indexUpdatesOf(prepared.targets));
     }
+    if (prepared.newOid !== null && prepared.note) {
+      // the note's objects join the batch; attaching it after the commit point then only moves
+      // the notes ref (should that ref move meanwhile, addNote writes a new notes commit itself)
+      const tip = await readRef(repo, prepared.note.ref);
+      await writeNoteCommit(session.store, tip, { target: prepared.newOid, text: prepared.note.text, identity });
+    }
+    if (prepared.newOid === null) session.store.discardBatch();
+    else await session.store.flushBatch();
+    crashPoint('after-objects');
     if (prepared.newOid === null) {
       // nothing to commit, but the patch may still have changed uncommitted work on disk
       // (--dirty=include): bring those paths in line with the (unchanged) commit
@@ -106,6 +117,7 @@ export async function runTransaction(
       logAllRefUpdates: session.config.get('core.logAllRefUpdates'),
     });
   } catch (e) {
+    session.store.discardBatch();
     await lock?.release().catch(() => undefined);
     removeJournal(repo);
     throw e;

@@ -6,7 +6,7 @@ import { openRepository } from '../git/discover.js';
 import { loadConfig, type GitConfig } from '../git/config.js';
 import { checkRepositorySupported } from '../git/features.js';
 import { configureFsync } from '../git/fsync-policy.js';
-import { ObjectStore } from '../git/objects.js';
+import { looseCompression, ObjectStore } from '../git/objects.js';
 import type { Repository } from '../git/repository.js';
 import { recoverInterrupted, type RecoveryReport } from './recover.js';
 
@@ -33,8 +33,23 @@ export async function openSession(opts: SessionOptions = {}): Promise<Session> {
   const config = await loadConfig(repo, env);
   await checkRepositorySupported(repo, config);
   configureFsync(config);
-  const store = new ObjectStore(repo);
+  const store = new ObjectStore(repo, { compression: looseCompression(config) });
   const session: Session = { repo, config, store, env, recovered: null };
-  if (!opts.noRecover) session.recovered = await recoverInterrupted(session);
+  try {
+    if (!opts.noRecover) session.recovered = await recoverInterrupted(session);
+  } catch (e) {
+    store.close();
+    throw e;
+  }
   return session;
+}
+
+/** Opens a session, runs `fn` in it, then closes what the session keeps open (its pack files). */
+export async function withSession<T>(opts: SessionOptions, fn: (session: Session) => Promise<T>): Promise<T> {
+  const session = await openSession(opts);
+  try {
+    return await fn(session);
+  } finally {
+    session.store.close();
+  }
 }

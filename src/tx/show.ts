@@ -3,19 +3,20 @@ import { PatchtxError } from '../errors.js';
 import { readNote } from '../git/notes.js';
 import { resolveRevision } from '../git/refs.js';
 import { NOTES_REF } from './run.js';
-import { openSession, type SessionOptions } from './session.js';
+import { withSession, type SessionOptions } from './session.js';
 
 export async function showPatch(opts: SessionOptions & { commit: string }): Promise<string> {
   // read-only: never waits on, or finishes, another run's transaction
-  const session = await openSession({ ...opts, noRecover: true });
-  const oid = await resolveRevision(session.store, session.repo, opts.commit);
-  const text = await readNote(session.store, session.repo, NOTES_REF, oid);
-  if (text === null) {
-    throw new PatchtxError(
-      'bad_revision',
-      `no patch text is stored for ${oid.slice(0, 12)}: it was not made by patchtx, or ${NOTES_REF} was not fetched (git fetch <remote> ${NOTES_REF}:${NOTES_REF})`,
-      { commit: oid },
-    );
-  }
-  return text.endsWith('\n') ? text : text + '\n';
+  return withSession({ ...opts, noRecover: true }, async (session) => {
+    const oid = await resolveRevision(session.store, session.repo, opts.commit);
+    const text = await readNote(session.store, session.repo, NOTES_REF, oid);
+    if (text === null) {
+      throw new PatchtxError(
+        'bad_revision',
+        `no patch text is stored for ${oid.slice(0, 12)}: it was not made by patchtx, or ${NOTES_REF} was not fetched (git fetch <remote> ${NOTES_REF}:${NOTES_REF})`,
+        { commit: oid },
+      );
+    }
+    return text.endsWith('\n') ? text : text + '\n';
+  });
 }

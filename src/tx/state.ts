@@ -90,13 +90,14 @@ export async function inspectPaths(
   const infos = await lookupPaths(session.store, tree, paths);
   const found = worktree && index ? index.find(paths) : new Map<string, IndexEntry[]>();
   const states = new Map<string, PathState>();
+  const knownDirs = new Set<string>();
   for (const p of paths) {
     const base = infos.get(p)!;
     check?.(p, base);
     const st: PathState = { path: p, base };
     if (worktree) {
       st.index = found.get(p) ?? [];
-      st.worktree = await inspectWorktreePath(session.repo.workdir!, p);
+      st.worktree = await inspectWorktreePath(session.repo.workdir!, p, knownDirs);
       if (st.worktree.kind === 'blocked') {
         const by = st.worktree.by;
         // `a` a tracked, clean file and the patch adds `a/b`: fine when the patch also deletes `a`

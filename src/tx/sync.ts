@@ -32,13 +32,14 @@ export async function syncCheckout(
     updates.set(p, null);
   }
   let written = 0;
+  const knownDirs = new Set<string>();
   for (const [p, t] of targets) {
     if (t === null) continue;
     const data = contents.get(p) ?? (await session.store.readBlob(t.oid));
     const stat =
       t.mode === '120000'
         ? await writeWorktreeSymlink(workdir, p, Buffer.from(data).toString())
-        : await writeWorktreeFile(workdir, p, data, t.mode === '100755', { trustExecutableBit: trustExec });
+        : await writeWorktreeFile(workdir, p, data, t.mode === '100755', { trustExecutableBit: trustExec, knownDirs });
     updates.set(p, { oid: t.oid, mode: parseInt(t.mode, 8), stat });
     if (++written === 1) crashPoint('mid-worktree');
   }

@@ -19,7 +19,7 @@ import { PATCH_ID_TRAILER, UNDO_TRAILER } from './message.js';
 import { patchId } from './patch-id.js';
 import { readRedoStack } from './redo-stack.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
-import { openSession, type Session, type SessionOptions } from './session.js';
+import { withSession, type Session, type SessionOptions } from './session.js';
 import { dirtyList, inspectPaths } from './state.js';
 import { resolveTarget, type Target } from './target.js';
 
@@ -161,27 +161,29 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
 }
 
 export async function undoTransaction(opts: UndoOptions): Promise<UndoResult> {
-  const session = await openSession(opts);
-  const target = await resolveTarget(session, { ref: opts.ref });
-  return undoIn(session, target, opts.commit, undefined);
+  return withSession(opts, async (session) => {
+    const target = await resolveTarget(session, { ref: opts.ref });
+    return undoIn(session, target, opts.commit, undefined);
+  });
 }
 
 export async function redoTransaction(opts: Omit<UndoOptions, 'commit'>): Promise<UndoResult> {
-  const session = await openSession(opts);
-  const target = await resolveTarget(session, { ref: opts.ref });
-  const stack = readRedoStack(session.repo, target.ref);
-  const last = stack[stack.length - 1];
-  if (!last) throw refused(`nothing to redo on ${target.ref}`);
-  const commit = await session.store.readCommit(last);
-  const info = patchtxInfo(commit);
-  if (commit.parents[0] === target.oldOid) {
-    const deltas = await diffTrees(session.store, target.baseTree, commit.tree);
-    await moveTip(session, target, last, deltas, 'after', `redo ${last.slice(0, 12)}`, { pop: true });
-    return { ok: true, action: 'fast-forward', ref: target.ref, commit: last, target: last, files: changesOf(deltas) };
-  }
-  if (info?.undoOf) {
-    // the last undo was a revert commit: redo is undoing that revert
-    return undoIn(session, target, last, { pop: true });
-  }
-  throw refused(`${target.ref} has moved since ${last.slice(0, 12)} was undone; re-apply it with: patchtx show ${last.slice(0, 12)} | patchtx apply`, { commit: last });
+  return withSession(opts, async (session) => {
+    const target = await resolveTarget(session, { ref: opts.ref });
+    const stack = readRedoStack(session.repo, target.ref);
+    const last = stack[stack.length - 1];
+    if (!last) throw refused(`nothing to redo on ${target.ref}`);
+    const commit = await session.store.readCommit(last);
+    const info = patchtxInfo(commit);
+    if (commit.parents[0] === target.oldOid) {
+      const deltas = await diffTrees(session.store, target.baseTree, commit.tree);
+      await moveTip(session, target, last, deltas, 'after', `redo ${last.slice(0, 12)}`, { pop: true });
+      return { ok: true, action: 'fast-forward', ref: target.ref, commit: last, target: last, files: changesOf(deltas) };
+    }
+    if (info?.undoOf) {
+      // the last undo was a revert commit: redo is undoing that revert
+      return undoIn(session, target, last, { pop: true });
+    }
+    throw refused(`${target.ref} has moved since ${last.slice(0, 12)} was undone; re-apply it with: patchtx show ${last.slice(0, 12)} | patchtx apply`, { commit: last });
+  });
 }

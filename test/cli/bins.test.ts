@@ -1,4 +1,4 @@
-// The built programs (dist/patchtx.js, dist/apply_patch.js) as a user runs them: a separate node
+// The built programs (dist/patchtx.cjs, dist/apply_patch.cjs) as a user runs them: a separate node
 // process, the patch as an argument, a file, or on standard input, exit codes from the process.
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
@@ -28,7 +28,7 @@ afterAll(() => {
   cleanupScratch();
 });
 
-describe('dist/patchtx.js', () => {
+describe('dist/patchtx.cjs', () => {
   it('apply with the patch on standard input (no argument, and -)', async () => {
     const dir = makeRepo('basic');
     const r = runBin('patchtx', ['apply', '--repo', dir], { input: BASIC_PATCH });
@@ -111,7 +111,7 @@ describe('dist/patchtx.js', () => {
   });
 });
 
-describe('dist/apply_patch.js', () => {
+describe('dist/apply_patch.cjs', () => {
   it('inside a repository: the patch as the argument, one commit, Codex text, exit 0', async () => {
     const dir = makeRepo('basic');
     const r = runBin('apply_patch', [BASIC_PATCH], { cwd: dir });

@@ -184,13 +184,13 @@ export const show = (dir: string, spec: string): string => g(dir, 'show', spec);
 
 export const distDir = path.join(repoRoot, 'dist');
 
-/** Runs a built binary (dist/NAME.js) with node. */
+/** Runs a built binary (dist/NAME.cjs) with node. */
 export function runBin(
   name: 'patchtx' | 'apply_patch',
   args: string[],
   opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {},
 ): RunResult {
-  const r = spawnSync(process.execPath, [path.join(distDir, `${name}.js`), ...args], {
+  const r = spawnSync(process.execPath, [path.join(distDir, `${name}.cjs`), ...args], {
     cwd: opts.cwd ?? repoRoot,
     input: opts.input ?? '',
     env: opts.env ?? { ...gitEnv, NO_COLOR: '1' },
@@ -214,7 +214,7 @@ function newestSource(dir: string): number {
  * full run nothing is rebuilt while other test files may be running the bundle.
  */
 export function buildDist(): void {
-  const built = ['patchtx', 'apply_patch'].map((n) => path.join(distDir, `${n}.js`));
+  const built = ['patchtx', 'apply_patch'].map((n) => path.join(distDir, `${n}.cjs`));
   const oldest = Math.min(...built.map((f) => (existsSync(f) ? lstatSync(f).mtimeMs : 0)));
   if (oldest > newestSource(path.join(repoRoot, 'src'))) return;
   execFileSync(process.execPath, [path.join(repoRoot, 'scripts/build.mjs')], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });

@@ -1,4 +1,4 @@
-// Running the built command line (dist/patchtx.js) as a real child process, for the crash and
+// Running the built command line (dist/patchtx.cjs) as a real child process, for the crash and
 // concurrency tests: they need processes that can be killed, and several of them at once.
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import path from 'node:path';
 import { gitEnv, repoRoot } from './repos.js';
 
 /** the bundle under test; PATCHTX_TEST_BIN points the tests at another build (say, of an experiment) */
-const builtBin = process.env.PATCHTX_TEST_BIN ?? path.join(repoRoot, 'dist/patchtx.js');
+const builtBin = process.env.PATCHTX_TEST_BIN ?? path.join(repoRoot, 'dist/patchtx.cjs');
 let bin = builtBin;
 
 /**

@@ -98,34 +98,63 @@ export function compareTreeEntries(a: TreeEntry, b: TreeEntry): number {
   return ac - bc;
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /**
- * Entries in git's order (see compareTreeEntries), sorting on keys computed once (name bytes,
- * plus '/' for a tree) instead of re-encoding both names in every comparison.
+ * Entries in git's order (see compareTreeEntries), sorting on keys computed once (the name, plus
+ * '/' for a tree) instead of re-encoding both names in every comparison. When every name is
+ * ASCII, JavaScript's string order is the byte order and the keys stay strings; otherwise they are
+ * the names' UTF-8 bytes.
  */
 export function sortTreeEntries<T extends TreeEntry>(entries: readonly T[]): T[] {
+  if (entries.every((e) => e.rawName === undefined && ASCII.test(e.name))) {
+    const keyed = entries.map((e) => ({ e, key: isTreeMode(e.mode) ? `${e.name}/` : e.name }));
+    keyed.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+    return keyed.map((k) => k.e);
+  }
   const keyed = entries.map((e) => ({ e, key: Buffer.concat([nameBytes(e), isTreeMode(e.mode) ? SLASH : NO_BYTES]) }));
   keyed.sort((x, y) => Buffer.compare(x.key, y.key));
   return keyed.map((k) => k.e);
 }
 
+const OID_HEX = /^[0-9a-f]{40}$/;
+
 /** Serialises entries in git's order; duplicate or unusable names are a caller bug. */
 export function serializeTree(entries: readonly TreeEntry[]): Uint8Array {
-  const sorted = sortTreeEntries(entries);
-  const parts: Buffer[] = [];
+  return serializeSortedTree(sortTreeEntries(entries));
+}
+
+/** serializeTree for entries already in git's order (sortTreeEntries). */
+export function serializeSortedTree(sorted: readonly TreeEntry[]): Uint8Array {
+  const names: Buffer[] = [];
   const seen = new Set<string>();
+  let size = 0;
   for (const e of sorted) {
     if (e.name === '' || e.name.includes('/') || e.name.includes('\0')) {
       throw new PatchtxError('internal', `invalid tree entry name ${JSON.stringify(e.name)}`, { path: e.name });
     }
-    const key = Buffer.from(nameBytes(e)).toString('latin1');
+    const name = e.rawName ? Buffer.from(e.rawName) : Buffer.from(e.name, 'utf8');
+    // NUL cannot occur in a name, so raw-byte keys never meet decoded ones
+    const key = e.rawName ? `\0${name.toString('latin1')}` : e.name;
     if (seen.has(key)) {
       throw new PatchtxError('internal', `duplicate tree entry ${JSON.stringify(e.name)}`, { path: e.name });
     }
-    if (!/^[0-9a-f]{40}$/.test(e.oid)) {
+    if (!OID_HEX.test(e.oid)) {
       throw new PatchtxError('internal', `invalid object id ${e.oid} for tree entry ${e.name}`, { path: e.name });
     }
     seen.add(key);
-    parts.push(Buffer.from(`${e.mode} `, 'latin1'), Buffer.from(nameBytes(e)), Buffer.from([0]), Buffer.from(e.oid, 'hex'));
+    names.push(name);
+    size += e.mode.length + 1 + name.length + 1 + 20;
   }
-  return Buffer.concat(parts);
+  // one buffer, written in place: trees along a patch's paths can hold thousands of entries
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  sorted.forEach((e, i) => {
+    at += out.write(e.mode, at, 'latin1');
+    out[at++] = 0x20;
+    at += names[i]!.copy(out, at);
+    out[at++] = 0;
+    at += out.write(e.oid, at, 'hex');
+  });
+  return out;
 }

@@ -4,11 +4,13 @@ import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   readFileSync,
   readdirSync,
   readlinkSync,
+  rmSync,
   statSync,
   symlinkSync,
   unlinkSync,
@@ -90,13 +92,18 @@ describe('writeWorktreeFile', () => {
     expect(readdirSync(path.join(repo, 'new/deep'))).toEqual(['file.txt']); // no temp file left
   });
 
-  it('replaces an existing file atomically and sets or clears the exec bit', async () => {
+  it('replaces an existing file (never writing through it) and sets or clears the exec bit', async () => {
     const repo = makeRepo('basic');
     const file = path.join(repo, 'src/math.js');
-    const oldIno = statSync(file).ino;
+    const before = readFileSync(file);
+    // a hard link to the old file: a write through the old inode would show up there
+    const link = path.join(repo, '..', `${path.basename(repo)}-math-link`);
+    linkSync(file, link);
     const umask = process.umask();
     await writeWorktreeFile(repo, 'src/math.js', Buffer.from('x\n'), true);
-    expect(statSync(file).ino).not.toBe(oldIno);
+    expect(readFileSync(file, 'utf8')).toBe('x\n');
+    expect(readFileSync(link)).toEqual(before);
+    rmSync(link);
     expect(statSync(file).mode & 0o777).toBe(0o777 & ~umask);
     await writeWorktreeFile(repo, 'bin/run.sh', Buffer.from('#!/bin/sh\n'), false);
     expect(statSync(path.join(repo, 'bin/run.sh')).mode & 0o777).toBe(0o666 & ~umask);
