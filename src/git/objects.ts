@@ -148,9 +148,8 @@ export class ObjectStore {
       pack = PackFile.open(location.pack);
       this.openPacks.set(location.pack, pack);
     }
-    const found = await pack.read(location.offset, this.deltaBases, readBase);
-    // the delta-base cache may hold this very buffer: hand out a copy the caller is free to change
-    return { type: found.type, content: Buffer.from(found.content) };
+    // the object is the caller's own (PackFile.read copies what its base cache shares)
+    return pack.read(location.offset, this.deltaBases, readBase);
   }
 
   private async readDirect(oid: string): Promise<RawObject> {
@@ -275,7 +274,7 @@ export class ObjectStore {
   }
 
   private async writePack(objects: Map<string, RawObject>): Promise<void> {
-    const { checksum, pack, index } = buildPack(
+    const { checksum, pack, index } = await buildPack(
       [...objects].map(([oid, o]) => ({ oid, type: o.type, content: o.content })),
       this.compression,
     );
@@ -285,13 +284,22 @@ export class ObjectStore {
     // "tmp_" is the prefix git's prune cleans up, should a crash leave a file behind
     const files = [
       { temp: path.join(dir, `tmp_pack_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.pack`), data: pack, sync: shouldFsync('pack') },
-      { temp: path.join(dir, `tmp_idx_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.idx`), data: index, sync: shouldFsync('pack-metadata') },
+      { temp: path.join(dir, `tmp_idx_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.idx`), data: [index], sync: shouldFsync('pack-metadata') },
     ];
     try {
       for (const f of files) {
         const handle = await open(f.temp, 'wx', 0o444);
         try {
-          await handle.writeFile(f.data);
+          // in pieces of about a megabyte: few system calls, no second copy of the whole pack
+          for (let i = 0; i < f.data.length; ) {
+            const group: Buffer[] = [];
+            let size = 0;
+            while (i < f.data.length && (group.length === 0 || size + f.data[i]!.length <= 1 << 20)) {
+              size += f.data[i]!.length;
+              group.push(f.data[i++]!);
+            }
+            await handle.writeFile(group.length === 1 ? group[0]! : Buffer.concat(group, size));
+          }
           if (f.sync) await handle.sync();
         } finally {
           await handle.close();

@@ -132,10 +132,11 @@ export class PackFile {
    * The object whose entry starts at `offset`; `readBase` resolves REF_DELTA bases by id (they may be
    * in another pack or loose).
    */
-  async read(offset: number, cache: DeltaBaseCache, readBase: (oid: string) => Promise<PackedObject>): Promise<PackedObject> {
+  async read(offset: number, cache: DeltaBaseCache, readBase: (oid: string) => Promise<PackedObject>, asBase = false): Promise<PackedObject> {
     const key = `${this.path}:${offset}`;
     const cached = cache.get(key);
-    if (cached) return cached;
+    // a cached base is shared: a caller reading it as an object of its own gets a copy to keep
+    if (cached) return asBase ? cached : { type: cached.type, content: Buffer.from(cached.content) };
     if (offset < 12 || offset >= this.size - 20) throw corrupt(this.path, offset, 'offset outside the pack');
 
     // header (at most ~30 bytes, incl. a REF_DELTA id) and the compressed data, in one read
@@ -186,12 +187,14 @@ export class PackFile {
 
     let result: PackedObject;
     if (typeCode === OFS_DELTA || typeCode === REF_DELTA) {
-      const base = typeCode === OFS_DELTA ? await this.read(baseOffset, cache, readBase) : await readBase(baseOid);
+      const base = typeCode === OFS_DELTA ? await this.read(baseOffset, cache, readBase, true) : await readBase(baseOid);
       result = { type: base.type, content: applyDelta(base.content, data) };
     } else {
       result = { type: TYPES[typeCode]!, content: data };
     }
-    cache.set(key, result);
+    // only delta bases are kept (as git's delta base cache does): they are what later reads reuse,
+    // and caching every object read would hold a large patch's whole base in memory
+    if (asBase) cache.set(key, result);
     return result;
   }
 }

@@ -9,7 +9,8 @@
 // Index: see pack-index.ts; the CRC32 of each entry covers its header and compressed bytes, and the
 // file ends with the pack's checksum and the SHA-1 of the index itself.
 import { createHash } from 'node:crypto';
-import { crc32, deflateSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { crc32, deflate } from 'node:zlib';
 import type { ObjectType } from './hash.js';
 
 export interface PackInput {
@@ -21,9 +22,12 @@ export interface PackInput {
 export interface PackFiles {
   /** hex checksum of the pack, which names both files (`pack-<checksum>.pack` / `.idx`) */
   checksum: string;
-  pack: Buffer;
+  /** the pack file's bytes, in pieces to be written in order (one copy fewer of a large pack) */
+  pack: Buffer[];
   index: Buffer;
 }
+
+const deflateAsync = promisify(deflate);
 
 const TYPE_CODES: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
 /** the order git writes a pack in: what a reader walks first comes first */
@@ -42,8 +46,27 @@ function entryHeader(type: ObjectType, size: number): Buffer {
   return Buffer.from(bytes);
 }
 
-/** `level`: zlib compression level of every entry (-1: zlib's default) */
-export function buildPack(objects: readonly PackInput[], level = -1): PackFiles {
+/**
+ * `level`: zlib compression level of every entry (-1: zlib's default). The entries are compressed
+ * on libuv's thread pool, several at a time: compression is most of the cost of a large pack.
+ */
+/** zlib streams at once: each holds a few hundred KB of state, so the number is kept small */
+const COMPRESSING_AT_ONCE = 4;
+
+async function compressAll(objects: readonly PackInput[], level: number): Promise<Buffer[]> {
+  const out = new Array<Buffer>(objects.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < objects.length) {
+      const i = next++;
+      out[i] = await deflateAsync(objects[i]!.content, { level });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(COMPRESSING_AT_ONCE, objects.length) }, worker));
+  return out;
+}
+
+export async function buildPack(objects: readonly PackInput[], level = -1): Promise<PackFiles> {
   const ordered = [...objects].sort((a, b) => TYPE_ORDER[a.type] - TYPE_ORDER[b.type]);
   const head = Buffer.alloc(12);
   head.write('PACK', 0, 'latin1');
@@ -52,9 +75,10 @@ export function buildPack(objects: readonly PackInput[], level = -1): PackFiles 
   const parts: Buffer[] = [head];
   const entries: { id: Buffer; offset: number; crc: number }[] = [];
   let offset = head.length;
-  for (const o of ordered) {
+  const compressed = await compressAll(ordered, level);
+  for (const [i, o] of ordered.entries()) {
     const header = entryHeader(o.type, o.content.byteLength);
-    const data = deflateSync(o.content, { level });
+    const data = compressed[i]!;
     entries.push({ id: Buffer.from(o.oid, 'hex'), offset, crc: crc32(data, crc32(header)) });
     parts.push(header, data);
     offset += header.length + data.length;
@@ -63,7 +87,7 @@ export function buildPack(objects: readonly PackInput[], level = -1): PackFiles 
   for (const p of parts) hash.update(p);
   const packChecksum = hash.digest();
   parts.push(packChecksum);
-  return { checksum: packChecksum.toString('hex'), pack: Buffer.concat(parts), index: buildIndex(entries, packChecksum) };
+  return { checksum: packChecksum.toString('hex'), pack: parts, index: buildIndex(entries, packChecksum) };
 }
 
 function buildIndex(entries: { id: Buffer; offset: number; crc: number }[], packChecksum: Buffer): Buffer {
