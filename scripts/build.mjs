@@ -11,11 +11,13 @@
 // - dist/isomorphic-git.cjs: isomorphic-git, loaded only when its object reader is selected.
 // - dist/patchtx.cjs, dist/apply_patch.cjs: the entry points (bin), a few lines each; CommonJS,
 //   which Node starts a few milliseconds sooner than an ES module.
+// - dist/types/: the library's type declarations (package.json "exports" -> "types"), by tsc.
 // Each output is written to a temporary file and renamed into place, so a program started during
 // a rebuild never reads half a file.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -75,6 +77,21 @@ await bundle({ stdin: { contents: "module.exports = require('isomorphic-git');",
 await bundle({ entryPoints: { patchtx: 'src/bin/patchtx.ts', apply_patch: 'src/bin/apply_patch.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' }, format: 'cjs' }, { executable: true });
 
 writeCodeCache();
+writeDeclarations();
+
+/** dist/types/*.d.ts for TypeScript users of the library; needs the typescript devDependency. */
+function writeDeclarations() {
+  let tsc;
+  try {
+    tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  } catch {
+    console.warn('build: typescript is not installed, so no type declarations were written (dist/types)');
+    return;
+  }
+  rmSync('dist/types', { recursive: true, force: true });
+  const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json', '--emitDeclarationOnly', '--outDir', 'dist/types'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`build: tsc could not write the type declarations:\n${r.stdout}${r.stderr}`);
+}
 
 /**
  * Runs the programs on a scratch repository (made here by hand, no git needed): an empty

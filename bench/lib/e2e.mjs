@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { makeChange, makeRepo } from './e2e-gen.mjs';
-import { cleanup, gitTry, makeWorkRoot, rssMethod, timed } from './proc.mjs';
+import { cleanup, extraCaCerts, gitEnv, gitTry, makeWorkRoot, rssMethod, startMedian, timed } from './proc.mjs';
 import { WorkCopy, freshMode } from './workcopy.mjs';
 import { envInt, envList, mb, median, ms, ratio, spread, table, target } from './report.mjs';
 
@@ -57,6 +57,13 @@ export async function runE2E({ repoRoot }) {
   console.log(`git:     git apply --index <patch.diff> && git commit -q -m bench   (two spawns, both timed)`);
   console.log(`fresh repo per run: ${freshMode === 'copy' ? 'rm -rf + cp -a of the packed base repo' : 'cp -a once, then reset to pristine before each run (bench/lib/workcopy.mjs; BENCH_FRESH=copy for a full cp -a every run)'}, then git update-index --refresh and sync, all untimed`);
   console.log(`peak RSS: ${rssMethod === 'time' ? 'GNU /usr/bin/time -f %M around each command (wall time includes this wrapper for both tools)' : 'process.resourceUsage().maxRSS via bench/lib/rss-wrap.mjs (patchtx only)'}`);
+  // the floor under the 10-file case: what starting each tool costs before it does any work
+  const nodeStart = startMedian(process.execPath, ['-e', '0']);
+  console.log(`start-up floor (median of 9, measured now): node -e 0 ${ms(nodeStart)} ms, git --version ${ms(startMedian('git', ['--version']))} ms`);
+  if (extraCaCerts !== undefined) {
+    const withCerts = startMedian(process.execPath, ['-e', '0'], { ...gitEnv, NODE_EXTRA_CA_CERTS: extraCaCerts });
+    console.log(`NODE_EXTRA_CA_CERTS is set here and is removed from both tools' environment: with it every Node start reads that CA bundle (node -e 0: ${ms(withCerts)} ms with it, ${ms(nodeStart)} ms without); patchtx opens no network connection`);
+  }
   if (cliProblem) console.log(`\n!! patchtx end to end NOT MEASURED: ${cliProblem}\n`);
 
   const root = makeWorkRoot('e2e');

@@ -7,6 +7,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
+/**
+ * Set in some environments (a corporate or sandbox CA bundle): every Node process then reads and
+ * parses that bundle at start, which costs tens of milliseconds and has nothing to do with either
+ * tool (patchtx opens no network connection). It is removed from the children's environment; the
+ * e2e header says so and prints what it costs here.
+ */
+export const extraCaCerts = process.env.NODE_EXTRA_CA_CERTS;
+
 /** no user or system git config, a fixed identity and clock, for git and patchtx alike */
 export const gitEnv = {
   ...process.env,
@@ -19,6 +27,19 @@ export const gitEnv = {
   GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
   GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
 };
+delete gitEnv.NODE_EXTRA_CA_CERTS;
+
+/** median wall ms of `runs` starts of `cmd args` (no /usr/bin/time wrapper), with `env` */
+export function startMedian(cmd, args, env = gitEnv, runs = 9) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    spawnSync(cmd, args, { env, stdio: 'ignore' });
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[runs >> 1];
+}
 
 /** runs git in `dir`, returns stdout (string, or Buffer with { raw: true }); throws with stderr on failure */
 export function git(dir, ...args) {

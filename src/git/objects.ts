@@ -20,7 +20,8 @@ import { mkdir, open, readdir, readFile, rename, rm, stat } from './fsx.js';
 import { shouldFsync } from './fsync-policy.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { deflateSync, inflateSync } from 'node:zlib';
+import { inflateSync } from 'node:zlib';
+import { deflateObjectSync } from './deflate.js';
 import { PatchtxError } from '../errors.js';
 import { frameObject, hashObject, type ObjectType } from './hash.js';
 import { parseCommit, serializeCommit, type CommitObject } from './model/commit.js';
@@ -155,7 +156,9 @@ export class ObjectStore {
   private async readDirect(oid: string): Promise<RawObject> {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        const found = (await this.readLoose(oid)) ?? (await this.readPacked(oid));
+        // packs first, as git looks: in a packed repository nearly every object is there, and a
+        // failed open of a loose file per object would cost a system call and an exception each
+        const found = (await this.readPacked(oid)) ?? (await this.readLoose(oid));
         if (found) return found;
       } catch (e) {
         if (!isMissingFile(e) || attempt > 0) throw e; // a pack deleted under us by a repack
@@ -214,10 +217,11 @@ export class ObjectStore {
     if (this.known.has(oid)) return true;
     if (!OID.test(oid)) return false;
     const found =
+      (await this.packs.has(oid)) ||
       (await stat(this.loosePath(oid)).then(
         () => true,
         () => false,
-      )) || (await this.packs.has(oid));
+      ));
     if (found) this.known.add(oid);
     return found;
   }
@@ -324,7 +328,7 @@ export class ObjectStore {
     try {
       const handle = await open(temp, 'wx', 0o444);
       try {
-        await handle.writeFile(deflateSync(frameObject(type, content), { level: this.compression }));
+        await handle.writeFile(deflateObjectSync(frameObject(type, content), this.compression));
         if (shouldFsync('loose-object')) await handle.sync();
       } finally {
         await handle.close();

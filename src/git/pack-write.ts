@@ -9,8 +9,8 @@
 // Index: see pack-index.ts; the CRC32 of each entry covers its header and compressed bytes, and the
 // file ends with the pack's checksum and the SHA-1 of the index itself.
 import { createHash } from 'node:crypto';
-import { promisify } from 'node:util';
-import { crc32, deflate } from 'node:zlib';
+import { crc32 } from 'node:zlib';
+import { ASYNC_DEFLATE_MIN, deflateObject, deflateObjectSync } from './deflate.js';
 import type { ObjectType } from './hash.js';
 
 export interface PackInput {
@@ -26,8 +26,6 @@ export interface PackFiles {
   pack: Buffer[];
   index: Buffer;
 }
-
-const deflateAsync = promisify(deflate);
 
 const TYPE_CODES: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
 /** the order git writes a pack in: what a reader walks first comes first */
@@ -46,23 +44,32 @@ function entryHeader(type: ObjectType, size: number): Buffer {
   return Buffer.from(bytes);
 }
 
-/**
- * `level`: zlib compression level of every entry (-1: zlib's default). The entries are compressed
- * on libuv's thread pool, several at a time: compression is most of the cost of a large pack.
- */
-/** zlib streams at once: each holds a few hundred KB of state, so the number is kept small */
+/** large objects compressed on the thread pool at once: each zlib stream holds a few hundred KB of
+ * state, so the number is kept small */
 const COMPRESSING_AT_ONCE = 4;
 
+/**
+ * Every object's content deflated at `level` (see deflate.ts): the large ones on libuv's thread
+ * pool, several at a time, while the small ones are compressed here meanwhile.
+ */
 async function compressAll(objects: readonly PackInput[], level: number): Promise<Buffer[]> {
   const out = new Array<Buffer>(objects.length);
+  const large: number[] = [];
+  objects.forEach((o, i) => {
+    if (o.content.byteLength >= ASYNC_DEFLATE_MIN) large.push(i);
+  });
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < objects.length) {
-      const i = next++;
-      out[i] = await deflateAsync(objects[i]!.content, { level });
+    while (next < large.length) {
+      const i = large[next++]!;
+      out[i] = await deflateObject(objects[i]!.content, level);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(COMPRESSING_AT_ONCE, objects.length) }, worker));
+  const pooled = Promise.all(Array.from({ length: Math.min(COMPRESSING_AT_ONCE, large.length) }, worker));
+  for (const [i, o] of objects.entries()) {
+    if (o.content.byteLength < ASYNC_DEFLATE_MIN) out[i] = deflateObjectSync(o.content, level);
+  }
+  await pooled;
   return out;
 }
 

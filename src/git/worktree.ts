@@ -20,7 +20,8 @@ import {
 } from './index-file.js';
 
 export type WorktreePathState =
-  | { kind: 'file'; data: Buffer; executable: boolean; stat: BigIntStats }
+  /** the content is not read here (most callers need only the stat): see readWorktreeFile */
+  | { kind: 'file'; executable: boolean; stat: BigIntStats }
   | { kind: 'symlink'; target: string; stat: BigIntStats }
   | { kind: 'dir'; stat: BigIntStats }
   | { kind: 'missing' }
@@ -87,7 +88,12 @@ export async function inspectWorktreePath(workdir: string, repoPath: string, kno
   if (stat.isSymbolicLink()) return { kind: 'symlink', target: await readlink(file), stat };
   if (stat.isDirectory()) return { kind: 'dir', stat };
   if (!stat.isFile()) return { kind: 'other', stat };
-  return { kind: 'file', data: await readRegularFile(file), executable: (stat.mode & 0o100n) !== 0n, stat };
+  return { kind: 'file', executable: (stat.mode & 0o100n) !== 0n, stat };
+}
+
+/** The bytes of the regular file at `repoPath` (never through a symlink). */
+export function readWorktreeFile(workdir: string, repoPath: string): Promise<Buffer> {
+  return readRegularFile(path.join(workdir, ...componentsOf(repoPath)));
 }
 
 /** Reads a regular file without following a symlink that may have appeared since the lstat. */

@@ -10,9 +10,16 @@ export class Overlay implements FileLookup {
   /** paths known to be directories in the base (a tree there), without loading what is below */
   private readonly directories = new Set<string>();
 
+  /** directories already made in the volume: a patch often touches many files of one directory */
+  private readonly made = new Set<string>(['/']);
+
   putFile(path: string, data: Uint8Array): void {
     const abs = '/' + path;
-    this.vol.mkdirSync(abs.slice(0, abs.lastIndexOf('/')) || '/', { recursive: true });
+    const dir = abs.slice(0, abs.lastIndexOf('/')) || '/';
+    if (!this.made.has(dir)) {
+      this.vol.mkdirSync(dir, { recursive: true });
+      this.made.add(dir);
+    }
     this.vol.writeFileSync(abs, data);
   }
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import type { GitIndex, IndexEntry } from '../git/index-file.js';
 import { lookupPaths, type PathInfo } from '../git/tree-edit.js';
-import { inspectWorktreePath, isWorktreeFileModified, type WorktreePathState } from '../git/worktree.js';
+import { inspectWorktreePath, isWorktreeFileModified, readWorktreeFile, type WorktreePathState } from '../git/worktree.js';
 import { Overlay } from './overlay.js';
 import type { Session } from './session.js';
 import type { TouchedPath } from './touched.js';
@@ -138,7 +138,7 @@ export async function loadTouched(session: Session, baseTree: string | null, tou
     if (st.dirty !== undefined) {
       // --dirty=include: the engine starts from what is on disk
       const wt = st.worktree!;
-      if (wt.kind === 'file') overlay.putFile(st.path, wt.data);
+      if (wt.kind === 'file') overlay.putFile(st.path, await readWorktreeFile(session.repo.workdir!, st.path));
       else if (wt.kind === 'symlink') overlay.putFile(st.path, Buffer.from(wt.target));
       else if (wt.kind === 'dir') overlay.markDirectory(st.path);
       continue;
