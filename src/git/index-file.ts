@@ -532,23 +532,29 @@ function checkUpdate(p: string, update: NonNullable<IndexUpdate>): void {
 
 /** A path cannot be both a file and a directory in the index: the new entries must not sit below
  * a remaining file entry, nor above remaining entries. Such a clash with entries already in the
- * index means the index holds staged changes the patch would collide with. */
+ * index means the index holds staged changes the patch would collide with. Each leading directory
+ * is looked up once, however many updates share it. */
 function checkDirectoryFileConflicts(index: GitIndex | null, sorted: SortedUpdate[]): void {
   const planned = new Map(sorted.map((u) => [u.path, u.update]));
   const remains = (p: string): boolean => {
     const update = planned.get(p);
     return update === undefined ? (index?.has(p) ?? false) : update !== null;
   };
+  // every leading directory of a new entry -> the first new entry below it
+  const newBelow = new Map<string, string>();
   for (const u of sorted) {
     if (!u.update) continue;
     for (let slash = u.path.indexOf('/'); slash >= 0; slash = u.path.indexOf('/', slash + 1)) {
       const dir = u.path.slice(0, slash);
+      if (newBelow.has(dir)) continue;
+      newBelow.set(dir, u.path);
       if (remains(dir)) throw directoryFileConflict(u.path, dir, planned.has(dir));
     }
-    const below = `${u.path}/`;
-    for (const other of sorted) {
-      if (other.update && other.path.startsWith(below)) throw directoryFileConflict(u.path, other.path, true);
-    }
+  }
+  for (const u of sorted) {
+    if (!u.update) continue;
+    const below = newBelow.get(u.path);
+    if (below !== undefined) throw directoryFileConflict(u.path, below, true);
     if (!index) continue;
     const [from, to] = index.rangeUnder(u.path);
     for (let i = from; i < to; i++) {
@@ -626,24 +632,34 @@ function skipCacheTreeNode(data: Buffer, pos: number): number {
 
 /** Marks the node at `pos` invalid and recurses towards `targets` (paths relative to it); a
  * subtree named exactly like a target is dropped (a directory that became a file or vanished).
- * Appends the new bytes to `out` and returns where the node ended. */
+ * Appends the new bytes to `out` and returns where the node ended. The targets are grouped by
+ * their first component once per node, so the cost follows the nodes on the targets' paths plus
+ * the targets, not their product. */
 function invalidateCacheTreeNode(data: Buffer, pos: number, targets: Buffer[], out: Buffer[]): number {
   const node = readCacheTreeNode(data, pos);
+  // first component (latin1, so any bytes round-trip) -> whether it is a whole target, and the
+  // remainders of the targets below it
+  const byFirst = new Map<string, { whole: boolean; deeper: Buffer[] }>();
+  for (const t of targets) {
+    const slash = t.indexOf(0x2f);
+    const first = t.toString('latin1', 0, slash < 0 ? t.length : slash);
+    let group = byFirst.get(first);
+    if (!group) byFirst.set(first, (group = { whole: false, deeper: [] }));
+    if (slash < 0) group.whole = true;
+    else group.deeper.push(t.subarray(slash + 1));
+  }
   const children: Buffer[] = [];
   let kept = 0;
   let p = node.childrenStart;
   for (let i = 0; i < node.subtrees; i++) {
     const child = readCacheTreeNode(data, p);
-    const name = data.subarray(child.nameStart, child.nameEnd);
-    if (targets.some((t) => t.equals(name))) {
+    const group = byFirst.get(data.toString('latin1', child.nameStart, child.nameEnd));
+    if (group?.whole) {
       p = skipCacheTreeNode(data, p);
       continue;
     }
-    const deeper = targets
-      .filter((t) => t.length > name.length && t[name.length] === 0x2f && t.subarray(0, name.length).equals(name))
-      .map((t) => t.subarray(name.length + 1));
-    if (deeper.length) {
-      p = invalidateCacheTreeNode(data, p, deeper, children);
+    if (group && group.deeper.length) {
+      p = invalidateCacheTreeNode(data, p, group.deeper, children);
     } else {
       const end = skipCacheTreeNode(data, p);
       children.push(data.subarray(p, end));

@@ -65,6 +65,10 @@ type LeadingDirs = { kind: 'ok' } | { kind: 'missing'; from: number } | { kind: 
  * real directory. Directories in `knownDirs` (already checked or created by this run) are not
  * looked at again, as git's checkout caches its leading-path checks. */
 async function checkLeadingDirs(workdir: string, parts: string[], knownDirs?: Set<string>): Promise<LeadingDirs> {
+  // a directory is only ever recorded after all of its own leading directories: when the parent
+  // is known, so is everything above it (the common case when a patch touches many files of one
+  // directory)
+  if (knownDirs && parts.length > 1 && knownDirs.has(path.join(workdir, ...parts.slice(0, -1)))) return { kind: 'ok' };
   for (let i = 0; i < parts.length - 1; i++) {
     const dir = path.join(workdir, ...parts.slice(0, i + 1));
     if (knownDirs?.has(dir)) continue;

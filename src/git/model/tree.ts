@@ -30,7 +30,10 @@ const encoder = new TextEncoder();
  */
 export function canonicalMode(octal: string): TreeMode | null {
   if (!/^[0-7]+$/.test(octal)) return null;
-  const mode = parseInt(octal, 8);
+  return canonicalModeOf(parseInt(octal, 8));
+}
+
+function canonicalModeOf(mode: number): TreeMode | null {
   switch (mode & 0o170000) {
     case 0o040000:
       return '40000';
@@ -57,24 +60,42 @@ export function nameBytes(entry: TreeEntry): Uint8Array {
 export function parseTree(data: Uint8Array, oid = '(tree)'): TreeEntry[] {
   const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const entries: TreeEntry[] = [];
+  const end = buf.length;
   let i = 0;
-  while (i < buf.length) {
-    const space = buf.indexOf(0x20, i);
-    const nul = space < 0 ? -1 : buf.indexOf(0, space + 1);
-    if (space < 0 || nul < 0 || nul + 21 > buf.length) {
+  while (i < end) {
+    // Byte by byte, as trees are read for every directory on a touched path: the mode's octal
+    // digits become a number without a string in between, and a name that is all ASCII (nearly
+    // every name) is read as latin1 without the UTF-8 decoder.
+    let octal = 0;
+    let digits = true;
+    let space = i;
+    for (; space < end && buf[space] !== 0x20; space++) {
+      const digit = buf[space]! - 0x30;
+      if (digit >= 0 && digit <= 7) octal = octal * 8 + digit;
+      else digits = false;
+    }
+    let nul = space + 1;
+    let ascii = true;
+    for (; nul < end && buf[nul] !== 0; nul++) if (buf[nul]! >= 0x80) ascii = false;
+    if (space >= end || nul >= end || nul + 21 > end) {
       throw new PatchtxError('internal', `malformed tree object ${oid}`, { oid });
     }
-    const modeText = buf.toString('latin1', i, space);
-    const mode = canonicalMode(modeText);
-    if (!mode) throw new PatchtxError('internal', `tree ${oid} has an entry with mode ${modeText}`, { oid });
-    const raw = buf.subarray(space + 1, nul);
+    // the numeric path covers modes of up to 7 digits (git's are 5 or 6); anything else is judged
+    // by canonicalMode on the text, which refuses it
+    const mode = digits && space - i >= 1 && space - i <= 7 ? canonicalModeOf(octal) : canonicalMode(buf.toString('latin1', i, space));
+    if (!mode) throw new PatchtxError('internal', `tree ${oid} has an entry with mode ${buf.toString('latin1', i, space)}`, { oid });
     let name: string;
     let rawName: Uint8Array | undefined;
-    try {
-      name = strictUtf8.decode(raw);
-    } catch {
-      name = raw.toString('utf8');
-      rawName = Uint8Array.from(raw);
+    if (ascii) {
+      name = buf.toString('latin1', space + 1, nul);
+    } else {
+      const raw = buf.subarray(space + 1, nul);
+      try {
+        name = strictUtf8.decode(raw);
+      } catch {
+        name = raw.toString('utf8');
+        rawName = Uint8Array.from(raw);
+      }
     }
     const entry: TreeEntry = { mode, name, oid: buf.toString('hex', nul + 1, nul + 21) };
     if (rawName) entry.rawName = rawName;

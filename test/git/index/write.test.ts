@@ -242,6 +242,13 @@ describe('IndexLock.write', () => {
     expect(() => validateIndexUpdates(index, new Map([['src/util', { oid, mode: 0o100644, stat: null }]]))).toThrow(/src\/util\/name\.js/);
     expect(() => validateIndexUpdates(index, new Map([['src/x', { oid: 'nope', mode: 0o100644, stat: null }]]))).toThrow(/bad object id/);
     validateIndexUpdates(index, new Map<string, IndexUpdate>([['src/util/name.js', null], ['src/util', { oid, mode: 0o100644, stat: null }]]));
+    // two new entries of one update that clash with each other, in either order, among others
+    const entry = { oid, mode: 0o100644, stat: null };
+    for (const order of [['new/a', 'new', 'new/b/c'], ['new/b/c', 'other', 'new/b']]) {
+      expect(() => validateIndexUpdates(index, new Map(order.map((p) => [p, entry])))).toThrow(/index update would hold both new/);
+    }
+    // a remaining file found below several new entries that share its directory
+    expect(() => validateIndexUpdates(index, new Map([['README.md/a', entry], ['README.md/b', entry]]))).toThrow(/README\.md/);
     // fine once the clashing entries go in the same update
     const merged = renderIndex(
       index,

@@ -48,6 +48,34 @@ describe('tree model', () => {
     expect(Buffer.from(again).subarray(7)).toEqual(raw.subarray(7));
   });
 
+  it('reads UTF-8 and ASCII names, every git mode, and refuses malformed records', () => {
+    const record = (mode: string, name: Buffer | string, oidByte = 0xcd) =>
+      Buffer.concat([Buffer.from(`${mode} `), Buffer.from(name), Buffer.from([0]), Buffer.alloc(20, oidByte)]);
+    const tree = Buffer.concat([
+      record('100644', 'plain.txt'),
+      record('100755', 'run.sh'),
+      record('120000', 'link'),
+      record('160000', 'sub'),
+      record('040000', 'old-style-dir'),
+      record('40000', 'caf\u00e9'),
+    ]);
+    const entries = parseTree(tree);
+    expect(entries.map((e) => [e.mode, e.name, e.rawName])).toEqual([
+      ['100644', 'plain.txt', undefined],
+      ['100755', 'run.sh', undefined],
+      ['120000', 'link', undefined],
+      ['160000', 'sub', undefined],
+      ['40000', 'old-style-dir', undefined],
+      ['40000', 'caf\u00e9', undefined],
+    ]);
+    expect(entries[0]!.oid).toBe('cd'.repeat(20));
+    for (const bad of [record('10o644', 'x'), record('', 'x'), record('100000000644', 'x'), record('060000', 'x')]) {
+      expect(() => parseTree(bad)).toThrow(/has an entry with mode/);
+    }
+    expect(() => parseTree(Buffer.from('100644 no-nul'))).toThrow(/malformed tree object/);
+    expect(() => parseTree(record('100644', 'x').subarray(0, 20))).toThrow(/malformed tree object/);
+  });
+
   it('refuses duplicate names', () => {
     const oid = 'ab'.repeat(20);
     expect(() =>
