@@ -4,7 +4,7 @@
 // target itself is replaced, never followed. (Between the check and the write another process
 // could still swap a directory for a symlink; Node has no openat() to close that window.)
 import { randomBytes } from 'node:crypto';
-import { constants, type BigIntStats, type Stats } from 'node:fs';
+import { constants, promises as pooledFs, type BigIntStats, type Stats } from 'node:fs';
 import { chmod, lstat, mkdir, open, readlink, rename, rmdir, symlink, unlink } from './fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
@@ -149,7 +149,22 @@ export interface WriteFileOptions {
   /** leading directories already checked (or created) by this run; filled in as it goes. Only
    * for a run of writes that removes nothing in between */
   knownDirs?: Set<string>;
+  /** replace the file through libuv's thread pool instead of synchronous calls, so that several
+   * writes can be under way at once (see syncCheckout); the checks before it stay synchronous */
+  pooled?: boolean;
 }
+
+/** What replacing a file needs, synchronously (fsx) or through the thread pool (fs/promises). */
+interface ReplaceIo {
+  unlink(file: string): Promise<void>;
+  open(file: string, flags: string, mode: number): Promise<{
+    writeFile(data: Uint8Array): Promise<void>;
+    stat(opts: { bigint: true }): Promise<BigIntStats>;
+    close(): Promise<void>;
+  }>;
+}
+const syncIo: ReplaceIo = { unlink, open };
+const pooledIo: ReplaceIo = { unlink: (file) => pooledFs.unlink(file), open: (file, flags, mode) => pooledFs.open(file, flags, mode) };
 
 /** Prepares the target of a write: leading directories exist, and whatever is at the target may
  * be replaced by rename (a file or a symlink; not a directory). Returns its lstat or null. */
@@ -191,11 +206,12 @@ export async function writeWorktreeFile(
 ): Promise<BigIntStats> {
   const { file, existing } = await prepareTarget(workdir, repoPath, options.knownDirs);
   const keepMode = options.trustExecutableBit === false && existing?.isFile() ? Number(existing.mode & 0o7777n) : null;
+  const io = options.pooled ? pooledIo : syncIo;
   try {
-    if (existing) await unlink(file).catch((e: NodeJS.ErrnoException) => {
+    if (existing) await io.unlink(file).catch((e: NodeJS.ErrnoException) => {
       if (e.code !== 'ENOENT') throw e;
     });
-    const handle = await open(file, 'wx', keepMode ?? (executable ? 0o777 : 0o666));
+    const handle = await io.open(file, 'wx', keepMode ?? (executable ? 0o777 : 0o666));
     let stat: BigIntStats;
     try {
       await handle.writeFile(data);
