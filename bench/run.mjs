@@ -15,7 +15,7 @@ if (parts.some((p) => p === '-h' || p === '--help' || !known.includes(p))) {
 env: BENCH_RUNS (7 end to end; 21 engine)  BENCH_ENGINE_RUNS  BENCH_WARMUP (5, engine)  BENCH_ENGINE_LINES (100000,200000)  BENCH_ENGINE_CHUNKS (500)
      BENCH_REPO_FILES (2000,20000)  BENCH_TOUCH (10,100,1000)  BENCH_FRESH (restore|copy)  BENCH_SYNC (1; 0 = no sync)
      BENCH_PATCHTX_LIB (dist/index.js)  BENCH_PATCHTX_CLI (dist/patchtx.cjs)  BENCH_KEEP (keep work dirs)  BENCH_RSS (wrapper)
-     BENCH_FSCK_GIT (0; 1 = also fsck the git peer's result)  BENCH_ENFORCE (0; 1 = exit 1 on a FAILed target)`);
+     BENCH_FSCK_GIT (0; 1 = also fsck the git peer's result)  BENCH_ENFORCE (0; 1 = exit 1 on a FAILed target)  BENCH_DUMP (1 = every engine run's time)`);
   process.exit(parts.every((p) => p === '-h' || p === '--help') ? 0 : 2);
 }
 const selected = parts.length ? known.filter((k) => parts.includes(k)) : known;

@@ -118,6 +118,7 @@ export async function runEngine({ repoRoot }) {
       for (const k of order) k.times.push((await once(k)).t);
     }
     const get = (name) => contenders.find((k) => k.name === name)?.times ?? [];
+    if (process.env.BENCH_DUMP) console.log(n, JSON.stringify(Object.fromEntries(contenders.map((k) => [k.name, k.times.map((t) => +t.toFixed(1))]))));
     results.push({ n, patchtx: get('patchtx'), peer: get('peer'), plan: get('plan') });
   }
 

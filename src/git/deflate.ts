@@ -28,7 +28,10 @@ export function deflateOptionsFor(size: number, level: number): ZlibOptions {
   while (windowBits < 15 && 1 << windowBits < size + 262) windowBits++;
   // memLevel sets the hash table and the block buffer; the default (8) goes with windowBits 15
   const memLevel = Math.max(1, Math.min(8, windowBits - 7));
-  return { level, windowBits, memLevel };
+  // The output buffer: zlib's default is 16 KB, which a small object's compressed bytes would
+  // keep alive (unused) until collected; its deflate bound fits it in one piece instead.
+  const chunkSize = Math.min(16 * 1024, Math.max(64, size + (size >>> 12) + (size >>> 14) + 64));
+  return { level, windowBits, memLevel, chunkSize };
 }
 
 export function deflateObjectSync(data: Uint8Array, level: number): Buffer {

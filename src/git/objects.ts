@@ -124,7 +124,9 @@ export class ObjectStore {
     }
     let framed: Buffer;
     try {
-      framed = inflateSync(file);
+      // zlib's default 16 KB output buffer would stay attached to each small object. Pieces of
+      // twice the compressed size: longer output (most source text) is joined into an exact fit.
+      framed = inflateSync(file, { chunkSize: Math.max(64, Math.min(16 * 1024, file.length * 2)) });
     } catch (e) {
       throw new PatchtxError('internal', `loose object ${oid} is corrupt: ${(e as Error).message}`, { oid });
     }

@@ -174,7 +174,9 @@ export class PackFile {
     for (;;) {
       head = this.readAt(dataStart, want);
       try {
-        data = inflateSync(head);
+        // Output sized to the header's length: zlib's default 16 KB output buffer would stay
+        // attached to every small object read (most are a few KB) until it is collected.
+        data = inflateSync(head, { chunkSize: Math.max(64, size) });
         break;
       } catch (e) {
         // a stream longer than zlib's own bound (another compressor): read more and try again

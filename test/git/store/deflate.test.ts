@@ -17,10 +17,19 @@ function sourceLike(size: number, seed: number): Buffer {
 
 describe('sized deflate', () => {
   it('picks the smallest window that holds the object, up to the 32 KB default', () => {
-    expect(deflateOptionsFor(0, 1)).toEqual({ level: 1, windowBits: 9, memLevel: 2 });
+    expect(deflateOptionsFor(0, 1)).toEqual({ level: 1, windowBits: 9, memLevel: 2, chunkSize: 64 });
     expect(deflateOptionsFor(4096 - 262, 1).windowBits).toBe(12);
     expect(deflateOptionsFor(4096 - 261, 1).windowBits).toBe(13);
-    expect(deflateOptionsFor(10_000_000, -1)).toEqual({ level: -1, windowBits: 15, memLevel: 8 });
+    expect(deflateOptionsFor(10_000_000, -1)).toEqual({ level: -1, windowBits: 15, memLevel: 8, chunkSize: 16 * 1024 });
+  });
+
+  it("does not leave a small object's compressed bytes in a 16 KB output buffer", () => {
+    // zlib's default output buffer is 16 KB; a 6 KB object compresses to ~2 KB and would keep it
+    const data = sourceLike(6000, 7);
+    const out = deflateObjectSync(data, 1);
+    expect(out.buffer.byteLength).toBeLessThan(8 * 1024);
+    expect(deflateSync(data, { level: 1 }).buffer.byteLength).toBe(16 * 1024);
+    expect(inflateSync(out).equals(data)).toBe(true);
   });
 
   it('round-trips every size and stays within 1% of zlib defaults in total', async () => {

@@ -132,6 +132,26 @@ describe('ObjectStore details', () => {
     for (const o of oids) expect(Buffer.from(await store.readBlob(o.oid)).toString()).toBe(o.body);
   });
 
+  it.each(['loose', 'packed'])('reads a %s object into a buffer about its own size, not a 16 KB zlib chunk', async (where) => {
+    const dir = makeRepo('basic');
+    const body = randomBytes(3000).toString('hex'); // 6,000 bytes that no other object resembles
+    writeFileSync(path.join(dir, 'random.txt'), body);
+    git(dir, 'add', 'random.txt');
+    git(dir, 'commit', '-qm', 'random');
+    const oid = git(dir, 'rev-parse', 'HEAD:random.txt').trim();
+    const loose = path.join(dir, '.git/objects', oid.slice(0, 2), oid.slice(2));
+    if (where === 'packed') {
+      git(dir, 'repack', '-adq');
+      git(dir, 'prune-packed');
+    }
+    expect(existsSync(loose)).toBe(where === 'loose');
+    const store = new ObjectStore(await openRepository({ cwd: dir, env: {} }));
+    const content = await store.readBlob(oid);
+    expect(Buffer.from(content).toString()).toBe(body);
+    // every object a patch reads stays alive until the commit: a 16 KB buffer each adds up
+    expect(content.buffer.byteLength).toBeLessThan(8 * 1024);
+  });
+
   it.each([
     ['offset deltas', []],
     ['ref deltas', ['-c', 'repack.useDeltaBaseOffset=false']],
