@@ -93,6 +93,8 @@ export class DeltaBaseCache {
   }
 }
 
+/** the largest output piece allocated before inflating an object (see PackFile.read) */
+const MAX_INFLATE_PIECE = 16 * 1024 * 1024;
 /** The most compressed data zlib can produce for `size` bytes, plus slack (deflateBound, rounded up). */
 const compressedBound = (size: number): number => size + (size >>> 12) + (size >>> 14) + 64;
 
@@ -175,8 +177,12 @@ export class PackFile {
       head = this.readAt(dataStart, want);
       try {
         // Output sized to the header's length: zlib's default 16 KB output buffer would stay
-        // attached to every small object read (most are a few KB) until it is collected.
-        data = inflateSync(head, { chunkSize: Math.max(64, size) });
+        // attached to every small object read (most are a few KB) until it is collected. Capped,
+        // so a corrupt header cannot ask for a huge buffer up front (larger objects are joined
+        // from pieces; a length that disagrees with the header is refused below). One byte more
+        // than the object: when the output fills the piece exactly, zlib is called again with a
+        // second, unused piece to see the end of the stream.
+        data = inflateSync(head, { chunkSize: Math.max(64, Math.min(size + 1, MAX_INFLATE_PIECE)) });
         break;
       } catch (e) {
         // a stream longer than zlib's own bound (another compressor): read more and try again

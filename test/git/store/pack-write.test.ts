@@ -1,11 +1,14 @@
 // Writing a transaction's objects as one pack: git must read every object from it, accept the
 // pack and its index (`git verify-pack`, `git fsck --strict`), and patchtx's own reader must find
 // them again; small batches stay loose.
-import { readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashObject, type ObjectType } from '../../../src/git/hash.js';
 import { ObjectStore, PACK_THRESHOLD } from '../../../src/git/objects.js';
+import { DeltaBaseCache, PackFile } from '../../../src/git/pack-file.js';
 import { buildPack } from '../../../src/git/pack-write.js';
 import { cleanupRepos, git, gitTry, makeRepo } from '../../helpers/repos.js';
 import { openFixture as open } from './util.js';
@@ -76,5 +79,33 @@ describe('ObjectStore batches', () => {
     const dropped = await store.writeBlob(Buffer.from('never written\n'));
     store.discardBatch();
     expect(gitTry(dir, 'cat-file', '-e', dropped).status).not.toBe(0);
+  });
+});
+
+describe('PackFile.read of a corrupt entry', () => {
+  it('refuses an entry whose header claims a huge size, without allocating that size first', async () => {
+    // one blob entry: type 3, a size varint claiming 2^40 bytes, then a zlib stream of 5 bytes
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'patchtx-pack-'));
+    const size = 2 ** 40;
+    const header = [0x80 | (3 << 4) | (size & 0x0f)];
+    for (let rest = Math.floor(size / 16); rest > 0; rest = Math.floor(rest / 128)) {
+      header.push((rest >= 128 ? 0x80 : 0) | (rest % 128));
+    }
+    const head = Buffer.alloc(12);
+    head.write('PACK', 0, 'latin1');
+    head.writeUInt32BE(2, 4);
+    head.writeUInt32BE(1, 8);
+    const file = path.join(dir, 'corrupt.pack');
+    writeFileSync(file, Buffer.concat([head, Buffer.from(header), deflateSync('hello'), Buffer.alloc(20)]));
+    const pack = PackFile.open(file);
+    try {
+      await expect(pack.read(12, new DeltaBaseCache(), () => Promise.reject(new Error('no base')))).rejects.toMatchObject({
+        kind: 'internal',
+        message: expect.stringMatching(/inflated 5 bytes, header says 1099511627776/),
+      });
+    } finally {
+      pack.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
