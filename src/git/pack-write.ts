@@ -10,6 +10,7 @@
 // file ends with the pack's checksum and the SHA-1 of the index itself.
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { inParallel } from '../in-parallel.js';
 import { ASYNC_DEFLATE_MIN, deflateObject, deflateObjectSync } from './deflate.js';
 import type { ObjectType } from './hash.js';
 
@@ -58,18 +59,16 @@ async function compressAll(objects: readonly PackInput[], level: number): Promis
   objects.forEach((o, i) => {
     if (o.content.byteLength >= ASYNC_DEFLATE_MIN) large.push(i);
   });
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < large.length) {
-      const i = large[next++]!;
-      out[i] = await deflateObject(objects[i]!.content, level);
+  const pooled = inParallel(large, COMPRESSING_AT_ONCE, async (i) => {
+    out[i] = await deflateObject(objects[i]!.content, level);
+  });
+  try {
+    for (const [i, o] of objects.entries()) {
+      if (o.content.byteLength < ASYNC_DEFLATE_MIN) out[i] = deflateObjectSync(o.content, level);
     }
-  };
-  const pooled = Promise.all(Array.from({ length: Math.min(COMPRESSING_AT_ONCE, large.length) }, worker));
-  for (const [i, o] of objects.entries()) {
-    if (o.content.byteLength < ASYNC_DEFLATE_MIN) out[i] = deflateObjectSync(o.content, level);
+  } finally {
+    await pooled; // nothing left compressing, whatever happened here
   }
-  await pooled;
   return out;
 }
 

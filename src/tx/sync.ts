@@ -5,6 +5,7 @@
 import type { IndexLock, IndexUpdate } from '../git/index-file.js';
 import type { TreeEdit } from '../git/tree-edit.js';
 import { inspectWorktreePath, removeWorktreeFile, writeWorktreeFile, writeWorktreeSymlink } from '../git/worktree.js';
+import { inParallel } from '../in-parallel.js';
 import { crashPoint } from './crash.js';
 import type { Session } from './session.js';
 
@@ -16,25 +17,6 @@ import type { Session } from './session.js';
  */
 const POOLED_WRITES_MIN = 64;
 const WRITES_AT_ONCE = 4;
-
-/** Runs `job` on every item, `width` at a time; the first failure stops new jobs and is thrown
- * once the running ones have settled (so nothing is still writing when the caller goes on). */
-async function inParallel<T>(items: readonly T[], width: number, job: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | null = null;
-  const lane = async (): Promise<void> => {
-    while (failure === null && next < items.length) {
-      const item = items[next++]!;
-      try {
-        await job(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
-  if (failure !== null) throw (failure as { error: unknown }).error;
-}
 
 /** The index entries `targets` will get, without stat data: for checking before anything is written. */
 export function indexUpdatesOf(targets: ReadonlyMap<string, TreeEdit>): Map<string, IndexUpdate> {
