@@ -1,7 +1,10 @@
 // `patchtx log`: the patchtx transactions on a ref, newest first, with the files each changed.
 import type { FileChange } from '../engine/types.js';
+import { readNote } from '../git/notes.js';
 import { diffTrees } from '../git/tree-diff.js';
 import { changesOf, firstParents, patchtxInfo } from './history.js';
+import { movedFrom, withMoves } from './moves.js';
+import { NOTES_REF } from './run.js';
 import { withSession, type SessionOptions } from './session.js';
 import { resolveTarget } from './target.js';
 
@@ -31,6 +34,9 @@ export async function listTransactions(opts: LogOptions): Promise<LogEntry[]> {
       if (!info) continue;
       const parentTree = commit.parents[0] ? (await session.store.readCommit(commit.parents[0])).tree : null;
       const deltas = await diffTrees(session.store, parentTree, commit.tree);
+      // moves come from the patch kept with the commit; without it they stay D + A
+      const patchText = await readNote(session.store, session.repo, NOTES_REF, oid);
+      const files = patchText === null ? changesOf(deltas) : withMoves(changesOf(deltas), movedFrom(patchText));
       out.push({
         commit: oid,
         time: new Date(commit.committer.timestamp * 1000).toISOString(),
@@ -38,7 +44,7 @@ export async function listTransactions(opts: LogOptions): Promise<LogEntry[]> {
         subject: commit.message.split('\n')[0],
         patchId: info.patchId,
         undoOf: info.undoOf,
-        files: changesOf(deltas),
+        files,
       });
     }
     return out;

@@ -372,15 +372,36 @@ describe('log', () => {
     }
     expect(log[1].files).toEqual([{ op: 'A', path: 'b.txt' }]);
     expect(log[2].files).toEqual([{ op: 'M', path: 'README.md' }]);
-    const gitFiles = g(dir, 'diff-tree', '--no-commit-id', '-r', '--name-status', '--no-renames', c!)
+    // git finds the move too (an unedited one, so its rename detection is sure of it)
+    const gitFiles = g(dir, 'diff-tree', '--no-commit-id', '-r', '--name-status', '-M', c!)
       .trim()
       .split('\n')
       .map((l) => l.split('\t'))
-      .map(([op, p]) => ({ op, path: p }));
+      .map(([op, p, to]) => (op!.startsWith('R') ? { op: 'R', path: to, from: p } : { op, path: p }));
+    expect(log[0].files).toContainEqual({ op: 'R', path: 'bin/go.sh', from: 'bin/run.sh' });
     expect([...log[0].files].sort((x, y) => x.path.localeCompare(y.path))).toEqual(gitFiles.sort((x, y) => x.path!.localeCompare(y.path!)));
     // -n limits
     const one = await patchtxJson('log', '--repo', dir, '-n', '1');
     expect(one.json.map((e: any) => e.commit)).toEqual([c]);
+  });
+
+  it('an edited move is one R, as apply reported it; without the stored patch it is D + A', async () => {
+    const dir = makeRepo('basic');
+    const move = v4a('*** Update File: src/math.js', '*** Move to: lib/math.js', '@@', '-  return a + b;', '+  return a - b;');
+    const applied = await patchtxJson('apply', '--repo', dir, patchFile(move));
+    expect(applied.code, applied.out).toBe(0);
+    expect(applied.json.files).toEqual([{ op: 'R', path: 'lib/math.js', from: 'src/math.js' }]);
+    const r = await patchtxJson('log', '--repo', dir);
+    expect(r.json[0].files).toEqual([{ op: 'R', path: 'lib/math.js', from: 'src/math.js' }]);
+    const text = await patchtx('log', '--repo', dir);
+    expect(text.out).toContain('  R src/math.js -> lib/math.js\n');
+    // the moves come from the patch kept as a note: without the notes ref, only the tree diff is left
+    g(dir, 'update-ref', '-d', 'refs/notes/patchtx');
+    const bare = await patchtxJson('log', '--repo', dir);
+    expect([...bare.json[0].files].sort((x: any, y: any) => x.path.localeCompare(y.path))).toEqual([
+      { op: 'A', path: 'lib/math.js' },
+      { op: 'D', path: 'src/math.js' },
+    ]);
   });
 
   it('text: one block per transaction', async () => {
