@@ -88,8 +88,16 @@ export async function addNote(store: ObjectStore, repo: Repository, opts: AddNot
 
 /** The note on `target` under `notesRef`, or null when there is none. */
 export async function readNote(store: ObjectStore, repo: Repository, notesRef: string, target: string): Promise<string | null> {
-  const tip = await readRef(repo, notesRef);
-  const tree = await notesTree(store, tip);
+  return readNoteIn(store, await readNotesTree(store, repo, notesRef), target);
+}
+
+/** The tree of `notesRef`'s tip (null when the ref does not exist): read once to look up many notes. */
+export async function readNotesTree(store: ObjectStore, repo: Repository, notesRef: string): Promise<string | null> {
+  return notesTree(store, await readRef(repo, notesRef));
+}
+
+/** The note on `target` in the notes tree `tree` (from readNotesTree), or null when there is none. */
+export async function readNoteIn(store: ObjectStore, tree: string | null, target: string): Promise<string | null> {
   if (tree === null) return null;
   const found = await lookupPaths(store, tree, candidatePaths(target.toLowerCase()));
   for (const info of found.values()) {
