@@ -1,6 +1,6 @@
 // One Update hunk's chunks applied to one file's content: place the chunks, rebuild.
 import type { Chunk } from '../patch/types.js';
-import { splitFileLines } from '../apply/lines.js';
+import { recycleFileLines, splitFileLines } from '../apply/lines.js';
 import { notTextError, rebuildBytes, rebuildText } from '../apply/text.js';
 import { locateChunks } from '../match/locate.js';
 import { searchableLines } from '../match/searchable.js';
@@ -22,14 +22,20 @@ export function applyChunks(
   // Rewriting a binary or non-UTF-8 file as text would corrupt it.
   if (text === undefined) throw notTextError(path, before.whyNotText());
   const file = splitFileLines(text);
-  const { edits, warnings } = locateChunks(searchableLines(file), chunks, path, options);
-  // The result keeps the form of the input: bytes are rebuilt by copying the untouched
-  // stretches of the original bytes, text by joining slices of the original text.
-  const content =
-    before.origin === 'bytes'
-      ? FileContent.ofBytes(rebuildBytes(file, edits, before.bytes()))
-      : FileContent.ofText(rebuildText(file, edits), !chunks.some(addsNul));
-  return { content, warnings };
+  try {
+    const { edits, warnings } = locateChunks(searchableLines(file), chunks, path, options);
+    // The result keeps the form of the input: bytes are rebuilt by copying the untouched
+    // stretches of the original bytes, text by joining slices of the original text.
+    const content =
+      before.origin === 'bytes'
+        ? FileContent.ofBytes(rebuildBytes(file, edits, before.bytes()))
+        : FileContent.ofText(rebuildText(file, edits), !chunks.some(addsNul));
+    return { content, warnings };
+  } finally {
+    // Nothing made here keeps `file`: edits and warnings hold numbers and the chunks' lines,
+    // and an error's message is written before it is thrown.
+    recycleFileLines(file);
+  }
 }
 
 /** The result of a text update is text unless the patch itself brings a NUL character. */

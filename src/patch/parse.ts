@@ -133,6 +133,14 @@ function parseUpdate(lines: string[], header: number, last: number, path: string
   let draft: DraftChunk | null = null;
   for (; k < last; k++) {
     const raw = lines[k]!;
+    // Most lines are diff lines. One starting with ' ', '-' or '+' cannot be a header, a chunk
+    // marker or End of File (they start with '*' or '@', and only the line's end is trimmed
+    // for them), so it is taken without the checks below once a chunk is open.
+    const first = raw.charCodeAt(0);
+    if (draft !== null && (first === 0x20 || first === 0x2d || first === 0x2b)) {
+      draft.lines.push({ op: first === 0x20 ? ' ' : first === 0x2d ? '-' : '+', text: raw.slice(1) });
+      continue;
+    }
     // Headers are checked on the right-trimmed line only: a line with leading blanks is a
     // context line, even one that reads like a header (a patch to a document about patches).
     const te = trimEndRust(raw);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fileLinesOf, lineTerminator, lineText, lineTexts, splitFileLines } from '../../src/apply/lines.js';
+import { fileLinesOf, lineTerminator, lineText, lineTexts, recycleFileLines, splitFileLines } from '../../src/apply/lines.js';
 
 function shape(text: string) {
   const f = splitFileLines(text);
@@ -66,5 +66,37 @@ describe('splitFileLines', () => {
   it('fileLinesOf joins with LF', () => {
     expect(lineTexts(fileLinesOf(['a', '', 'b']))).toEqual(['a', '', 'b']);
     expect(fileLinesOf(['a'], false).text).toBe('a');
+  });
+});
+
+describe('recycleFileLines', () => {
+  it('a split into recycled arrays gives the same lines as a fresh one, for files of any size', () => {
+    const big = Array.from({ length: 5000 }, (_, i) => `line ${i}${i % 3 === 0 ? '\r\n' : '\n'}`).join('');
+    const small = 'x\ny\r\nz';
+    // long lines (few lines for the text's length), then many short ones: the second needs to grow
+    const long = Array.from({ length: 50 }, (_, i) => `${'w'.repeat(200)}${i}\n`).join('');
+    const short = 'a\n'.repeat(20000);
+    const sequence = [big, small, big, long, short, big, '', small];
+    // splits no arrays were given back to yet (this is the first test that recycles)
+    const expected = sequence.map((text) => lineTexts(splitFileLines(text)));
+    for (const [k, text] of sequence.entries()) {
+      const reused = splitFileLines(text);
+      expect(lineTexts(reused)).toEqual(expected[k]);
+      expect(reused.starts.length).toBe(reused.count + 1);
+      expect(reused.ends.length).toBe(reused.count);
+      expect(reused.starts[reused.count]).toBe(text.length);
+      recycleFileLines(reused);
+    }
+  });
+
+  it('the next split fills the recycled arrays instead of allocating', () => {
+    const text = 'one\ntwo\nthree\n'.repeat(1000);
+    const first = splitFileLines(text);
+    const buffer = first.starts.buffer;
+    recycleFileLines(first);
+    const second = splitFileLines(text);
+    expect(second.starts.buffer).toBe(buffer);
+    expect(lineTexts(second)).toEqual(lineTexts(splitFileLines(text)));
+    recycleFileLines(second);
   });
 });

@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isPatchtxError, type PatchtxError } from '../../../src/errors.js';
-import { readIndex, type GitIndex } from '../../../src/git/index-file.js';
+import { parseIndex, readIndex, type GitIndex } from '../../../src/git/index-file.js';
 import { cleanupRepos, git, makeRepo } from '../../helpers/repos.js';
 import { lsFilesDebug, repoAt, writeBlob } from './support.js';
 
@@ -164,5 +164,34 @@ describe('readIndex', () => {
     bytes.fill(0, bytes.length - 20);
     writeFileSync(file, bytes);
     expectSameAsGit((await readIndex(repoAt(repo)))!, repo);
+  });
+
+  it('finds racy entries while parsing exactly where isRacyEntry says so', async () => {
+    // entries of every kind the racy rule exempts: a gitlink, an empty file (size 0),
+    // assume-valid and skip-worktree (extended flags, version 3), and ordinary files
+    const repo = makeRepo('basic');
+    writeFileSync(path.join(repo, 'empty.txt'), '');
+    git(repo, 'add', 'empty.txt');
+    git(repo, 'update-index', '--assume-unchanged', 'src/math.js');
+    git(repo, 'update-index', '--skip-worktree', 'README.md');
+    const file = path.join(repo, '.git', 'index');
+    const bytes = readFileSync(file);
+    const entries = [...parseIndex(bytes, file, null).entries()];
+    expect(entries.some((e) => e.mode === 0o160000)).toBe(true);
+    expect(entries.some((e) => e.size === 0)).toBe(true);
+    const seconds = [...new Set(entries.map((e) => e.mtimeSeconds))].sort((a, b) => a - b);
+    // every cut-off second at which the racy set changes, and one past them all
+    for (const cut of [0, ...seconds, seconds.at(-1)! + 1]) {
+      const index = parseIndex(bytes, file, { seconds: cut, nanoseconds: 0 });
+      const expected = entries.map((_, i) => i).filter((i) => index.isRacyEntry(i));
+      expect(index.racyEntries).toEqual(expected);
+      const exempt = (i: number) => {
+        const e = entries[i]!;
+        return e.mode === 0o160000 || e.size === 0 || (e.flags & 0x8000) !== 0 || (e.extendedFlags & 0x4000) !== 0;
+      };
+      expect(expected).toEqual(entries.map((_, i) => i).filter((i) => entries[i]!.mtimeSeconds >= cut && !exempt(i)));
+    }
+    expect(parseIndex(bytes, file, { seconds: 0, nanoseconds: 0 }).racyEntries.length).toBeGreaterThan(0);
+    expect(parseIndex(bytes, file, null).racyEntries).toEqual([]);
   });
 });
