@@ -108,8 +108,17 @@ function writeCodeCache() {
     for (const dir of ['objects', 'refs/heads', 'refs/tags']) mkdirSync(path.join(repo, '.git', dir), { recursive: true });
     writeFileSync(path.join(repo, '.git/HEAD'), 'ref: refs/heads/main\n');
     writeFileSync(path.join(repo, '.git/config'), '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n');
-    const add = ['*** Begin Patch', '*** Add File: src/a.ts', '+export const a = 1;', '+export const b = 2;', '+', '+// end', '*** Add File: notes.txt', '+one', '+two', '*** End Patch', ''];
-    const change = ['*** Begin Patch', '*** Update File: src/a.ts', '*** Move to: src/b.ts', '@@', ' export const a = 1;', '-export const b = 2;', '+export const b = 3;', ' ', '*** Delete File: notes.txt', '*** End Patch', ''];
+    // Enough new files in nested directories that the first run writes its objects as a pack and
+    // the second reads them back from it, as runs on real repositories do: the code for packs,
+    // racy index entries and deeper trees then comes from the cache too.
+    const libFile = (k) => `lib/pkg_${k % 4}/mod_${k % 2}/file_${k}.ts`;
+    const libBody = (k) => [`export function f${k}(x: number): number {`, `  return x + ${k};`, '}', ''];
+    const add = ['*** Begin Patch', '*** Add File: src/a.ts', '+export const a = 1;', '+export const b = 2;', '+', '+// end', '*** Add File: notes.txt', '+one', '+two'];
+    for (let k = 0; k < 20; k++) add.push(`*** Add File: ${libFile(k)}`, ...libBody(k).map((l) => `+${l}`));
+    add.push('*** End Patch', '');
+    const change = ['*** Begin Patch', '*** Update File: src/a.ts', '*** Move to: src/b.ts', '@@', ' export const a = 1;', '-export const b = 2;', '+export const b = 3;', ' ', '*** Delete File: notes.txt'];
+    for (const k of [1, 6, 11, 16]) change.push(`*** Update File: ${libFile(k)}`, '@@', ` export function f${k}(x: number): number {`, `-  return x + ${k};`, `+  return x - ${k};`, ' }');
+    change.push('*** End Patch', '');
     writeFileSync(path.join(scratch, 'add.patch'), add.join('\n'));
     writeFileSync(path.join(scratch, 'change.patch'), change.join('\n'));
     const env = {
