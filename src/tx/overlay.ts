@@ -5,8 +5,25 @@
 import { Volume } from 'memfs';
 import type { FileLookup } from '../engine/types.js';
 
+// The process the volume sees. By default memfs asks the real process for its user and group
+// ids on every operation that creates or opens a node: two system calls each time, about a
+// tenth of the overlay's cost on a 1,000-file patch (measured). They cannot change during a run,
+// so they are asked once.
+function volumeProcess(): NonNullable<Parameters<typeof Volume.fromJSON>[2]>['process'] {
+  const uid = process.getuid?.() ?? 0;
+  const gid = process.getgid?.() ?? 0;
+  return {
+    cwd: () => '/',
+    platform: process.platform,
+    env: {},
+    emitWarning: () => undefined,
+    getuid: () => uid,
+    getgid: () => gid,
+  };
+}
+
 export class Overlay implements FileLookup {
-  private readonly vol = new Volume();
+  private readonly vol = Volume.fromJSON({}, '/', { process: volumeProcess() });
   /** paths known to be directories in the base (a tree there), without loading what is below */
   private readonly directories = new Set<string>();
 
@@ -28,13 +45,15 @@ export class Overlay implements FileLookup {
   }
 
   read(path: string): Uint8Array | undefined {
+    let data: Buffer;
     try {
-      const abs = '/' + path;
-      if (!this.vol.statSync(abs).isFile()) return undefined;
-      return new Uint8Array(this.vol.readFileSync(abs) as Buffer);
+      // one lookup: a directory or a missing path throws (EISDIR, ENOENT)
+      data = this.vol.readFileSync('/' + path) as Buffer;
     } catch {
       return undefined;
     }
+    // the volume hands out a copy of its own: a view of it is enough
+    return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   }
 
   isDirectory(path: string): boolean {

@@ -1,0 +1,38 @@
+// The transaction's in-memory overlay (a memfs volume holding the touched paths only).
+import { describe, expect, it } from 'vitest';
+import { Overlay } from '../../src/tx/overlay.js';
+
+describe('Overlay', () => {
+  it('gives back exactly the bytes put in, for nested paths sharing directories', () => {
+    const overlay = new Overlay();
+    const files = new Map<string, Uint8Array>([
+      ['a.txt', new Uint8Array([1, 2, 3])],
+      ['src/deep/er/x.ts', new TextEncoder().encode('export {};\n')],
+      ['src/deep/er/y.ts', new Uint8Array(0)],
+      ['src/bin.dat', new Uint8Array([0, 255, 0, 128])],
+    ]);
+    for (const [path, data] of files) overlay.putFile(path, data);
+    for (const [path, data] of files) expect(overlay.read(path)).toEqual(data);
+  });
+
+  it('keeps its own copy: changing the caller\'s buffer or the returned bytes changes nothing', () => {
+    const overlay = new Overlay();
+    const data = new Uint8Array([10, 20, 30]);
+    overlay.putFile('f', data);
+    data[0] = 99;
+    const first = overlay.read('f')!;
+    first[1] = 99;
+    expect(overlay.read('f')).toEqual(new Uint8Array([10, 20, 30]));
+  });
+
+  it('reads nothing for a missing path or a directory, and knows the base directories it was told', () => {
+    const overlay = new Overlay();
+    overlay.putFile('src/a.ts', new Uint8Array([1]));
+    overlay.markDirectory('lib');
+    expect(overlay.read('missing.txt')).toBeUndefined();
+    expect(overlay.read('src')).toBeUndefined(); // a directory of the volume, not a file
+    expect(overlay.read('src/a.ts/b')).toBeUndefined();
+    expect(overlay.isDirectory('lib')).toBe(true);
+    expect(overlay.isDirectory('src/a.ts')).toBe(false);
+  });
+});
