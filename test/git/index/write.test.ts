@@ -49,7 +49,7 @@ async function applyLikePatchtx(
 }
 
 function treeExtension(repo: string): ReturnType<typeof parseCacheTree> {
-  const index = parseIndex(readFileSync(path.join(repo, '.git', 'index')));
+  const index = parseIndex(readFileSync(path.join(repo, '.git', 'index')), 'index', null, { verifyChecksum: true });
   const ext = index.extensions.find((e) => e.signature === 'TREE');
   return ext ? parseCacheTree(index.bytes.subarray(ext.start + 8, ext.end)) : [];
 }
@@ -257,7 +257,7 @@ describe('IndexLock.write', () => {
         ['README.md/x', { oid, mode: 0o100644, stat: null }],
       ]),
     );
-    expect([...parseIndex(merged).entries()].map((e) => e.path)).toContain('README.md/x');
+    expect([...parseIndex(merged, 'index', null, { verifyChecksum: true }).entries()].map((e) => e.path)).toContain('README.md/x');
   });
 
   it('smudges untouched entries that were racily clean, so git still sees their edits', async () => {
