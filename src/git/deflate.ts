@@ -20,6 +20,9 @@ export const ASYNC_DEFLATE_MIN = 256 * 1024;
 
 const deflateAsync = promisify(deflate);
 
+/** The most compressed data zlib can produce for `size` bytes, plus slack (deflateBound, rounded up). */
+export const compressedBound = (size: number): number => size + (size >>> 12) + (size >>> 14) + 64;
+
 /** zlib options for `size` bytes at compression `level` (-1: zlib's default). */
 export function deflateOptionsFor(size: number, level: number): ZlibOptions {
   // zlib's smallest window is 512 bytes (windowBits 9); it needs the data plus 262 bytes of
@@ -30,7 +33,7 @@ export function deflateOptionsFor(size: number, level: number): ZlibOptions {
   const memLevel = Math.max(1, Math.min(8, windowBits - 7));
   // The output buffer: zlib's default is 16 KB, which a small object's compressed bytes would
   // keep alive (unused) until collected; its deflate bound fits it in one piece instead.
-  const chunkSize = Math.min(16 * 1024, Math.max(64, size + (size >>> 12) + (size >>> 14) + 64));
+  const chunkSize = Math.min(16 * 1024, Math.max(64, compressedBound(size)));
   return { level, windowBits, memLevel, chunkSize };
 }
 

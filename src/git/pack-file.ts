@@ -13,6 +13,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
 import { PatchtxError } from '../errors.js';
+import { compressedBound } from './deflate.js';
 import type { ObjectType } from './hash.js';
 
 export interface PackedObject {
@@ -95,8 +96,6 @@ export class DeltaBaseCache {
 
 /** the largest output piece allocated before inflating an object (see PackFile.read) */
 const MAX_INFLATE_PIECE = 16 * 1024 * 1024;
-/** The most compressed data zlib can produce for `size` bytes, plus slack (deflateBound, rounded up). */
-const compressedBound = (size: number): number => size + (size >>> 12) + (size >>> 14) + 64;
 
 /** Reads packed objects from one .pack file; `open` it, and `close` it when done. */
 export class PackFile {
