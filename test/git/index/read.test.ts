@@ -120,6 +120,26 @@ describe('readIndex', () => {
     expect(index.find(['src/math.js']).get('src/math.js')).toHaveLength(1);
   });
 
+  it('finds every path, and no other, whatever its bytes sort next to', async () => {
+    // neighbours in byte order: prefixes, '-' '.' '/' (0x2d 0x2e 0x2f), upper before lower case,
+    // multi-byte UTF-8 (bytes above 0x7f sort last), and names that are prefixes of directories
+    const repo = makeRepo('basic');
+    const oid = writeBlob(repo, 'x\n');
+    const names = ['a-b', 'a.b', 'a/b', 'a/c/d', 'a0', 'B', 'b', 'é', 'e\u0301', 'z/é/ü', 'zz', '\u{1F600}', '\uFFFD'];
+    for (const n of names) git(repo, 'update-index', '--add', '--cacheinfo', `100644,${oid},${n}`);
+    const index = (await readIndex(repoAt(repo)))!;
+    expectSameAsGit(index, repo);
+    const tracked = [...index.entries()].map((e) => e.path);
+    const absent = ['', 'a', 'a/', 'a-', 'a/b/', 'a/c', 'A', 'é/', 'z', 'z/é', '\u{1F601}', '~'];
+    const found = index.find([...tracked, ...absent]);
+    for (const p of tracked) expect(found.get(p)!.map((e) => e.path)).toEqual([p]);
+    for (const p of absent) expect({ p, found: found.get(p) }).toEqual({ p, found: [] });
+    for (const p of tracked) expect(index.has(p)).toBe(true);
+    for (const p of absent) expect(index.has(p)).toBe(false);
+    expect(index.entriesUnder('a').map((e) => e.path)).toEqual(['a/b', 'a/c/d']);
+    expect(index.entriesUnder('z/é').map((e) => e.path)).toEqual(['z/é/ü']);
+  });
+
   it('refuses index version 4', async () => {
     const repo = makeRepo('basic');
     git(repo, 'update-index', '--index-version', '4');

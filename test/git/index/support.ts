@@ -49,7 +49,7 @@ export interface DebugEntry {
 
 /** `git ls-files -s --debug`, parsed. */
 export function lsFilesDebug(cwd: string): DebugEntry[] {
-  const lines = git(cwd, 'ls-files', '-s', '--debug').split('\n');
+  const lines = git(cwd, '-c', 'core.quotepath=off', 'ls-files', '-s', '--debug').split('\n');
   const out: DebugEntry[] = [];
   for (let i = 0; i + 5 < lines.length; i += 6) {
     const head = /^(\d+) ([0-9a-f]{40}) (\d)\t(.*)$/.exec(lines[i]!)!;
