@@ -5,9 +5,10 @@ import type { BigIntStats } from 'node:fs';
 import { lstat } from '../git/fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
+import { hashBlob } from '../git/hash.js';
 import type { GitIndex, IndexEntry } from '../git/index-file.js';
 import { lookupPaths, type PathInfo } from '../git/tree-edit.js';
-import { inspectWorktreePath, isWorktreeFileModified, readWorktreeFile, type WorktreePathState } from '../git/worktree.js';
+import { inspectWorktreePath, isWorktreeFileModified, readWorktreeFile, type ModifiedCheckOptions, type WorktreePathState } from '../git/worktree.js';
 import { Overlay } from './overlay.js';
 import type { Session } from './session.js';
 import type { TouchedPath } from './touched.js';
@@ -50,7 +51,17 @@ function checkBaseKind(t: TouchedPath, info: PathInfo): void {
   }
 }
 
-async function dirtyReason(session: Session, st: PathState, index: GitIndex | null): Promise<string | undefined> {
+/** How a working-tree file is compared with its index entry: read once per command, not per path. */
+function statCheckOptions(session: Session, index: GitIndex | null): ModifiedCheckOptions {
+  return {
+    indexTimestamp: index?.timestamp ?? null,
+    trustExecutableBit: session.config.getBool('core.filemode') ?? true,
+    trustCtime: session.config.getBool('core.trustctime') ?? true,
+    symlinks: session.config.getBool('core.symlinks') ?? true,
+  };
+}
+
+async function dirtyReason(workdir: string, st: PathState, statOptions: ModifiedCheckOptions): Promise<string | undefined> {
   const entries = st.index ?? [];
   if (entries.some((e) => e.stage !== 0)) return 'unmerged (conflict in the index)';
   const staged = entries.find((e) => e.stage === 0);
@@ -64,12 +75,7 @@ async function dirtyReason(session: Session, st: PathState, index: GitIndex | nu
   if (staged) {
     if (wt.kind === 'missing') return 'deleted in the working tree';
     if (wt.kind !== 'file' && wt.kind !== 'symlink') return `replaced by a ${wt.kind === 'dir' ? 'directory' : 'special file'} in the working tree`;
-    const modified = await isWorktreeFileModified(session.repo.workdir!, staged, wt.stat as BigIntStats, {
-      indexTimestamp: index?.timestamp ?? null,
-      trustExecutableBit: session.config.getBool('core.filemode') ?? true,
-      trustCtime: session.config.getBool('core.trustctime') ?? true,
-      symlinks: session.config.getBool('core.symlinks') ?? true,
-    });
+    const modified = await isWorktreeFileModified(workdir, staged, wt.stat as BigIntStats, statOptions);
     return modified ? 'modified in the working tree' : undefined;
   }
   // not in the base, not in the index: anything on disk is untracked work the patch would clobber
@@ -91,6 +97,7 @@ export async function inspectPaths(
   const found = worktree && index ? index.find(paths) : new Map<string, IndexEntry[]>();
   const states = new Map<string, PathState>();
   const knownDirs = new Set<string>();
+  const statOptions = statCheckOptions(session, index);
   for (const p of paths) {
     const base = infos.get(p)!;
     check?.(p, base);
@@ -109,7 +116,7 @@ export async function inspectPaths(
         }
         st.worktree = { kind: 'missing' };
       }
-      st.dirty = await dirtyReason(session, st, index);
+      st.dirty = await dirtyReason(session.repo.workdir!, st, statOptions);
     }
     states.set(p, st);
   }
@@ -118,6 +125,20 @@ export async function inspectPaths(
 
 export function dirtyList(states: Iterable<PathState>): string {
   return [...states].filter((s) => s.dirty !== undefined).map((s) => `  ${s.path}: ${s.dirty}`).join('\n');
+}
+
+/**
+ * The base content of a clean touched file. In a checkout it is taken from the working tree, as
+ * `git apply` does, when those bytes hash to the base blob: reading a small file costs less than
+ * finding, reading and inflating its object. The hash, not the stat data, decides, so a line-ending
+ * conversion or an edit since the checks only means the object is read from the store instead.
+ */
+async function baseBlobContent(session: Session, st: PathState, oid: string): Promise<Uint8Array> {
+  if (st.worktree?.kind === 'file') {
+    const onDisk = await readWorktreeFile(session.repo.workdir!, st.path).catch(() => null);
+    if (onDisk && hashBlob(onDisk) === oid) return onDisk;
+  }
+  return session.store.readBlob(oid);
 }
 
 export async function loadTouched(session: Session, baseTree: string | null, touched: Map<string, TouchedPath>, opts: LoadOptions): Promise<LoadedState> {
@@ -144,7 +165,7 @@ export async function loadTouched(session: Session, baseTree: string | null, tou
       continue;
     }
     const b = st.base;
-    if (b.type === 'blob') overlay.putFile(st.path, await session.store.readBlob(b.oid));
+    if (b.type === 'blob') overlay.putFile(st.path, await baseBlobContent(session, st, b.oid));
     else if (b.type === 'symlink') overlay.putFile(st.path, await session.store.readBlob(b.oid));
     else if (b.type === 'tree') overlay.markDirectory(st.path);
   }

@@ -1,7 +1,7 @@
 // `patchtx apply` end to end, in-process, against real repositories of every shape, cross-checked
 // with the git CLI: exactly one new commit on the base, what it contains, and what the checkout
 // looks like afterwards.
-import { statSync, readFileSync, writeFileSync, mkdirSync, existsSync, readdirSync } from 'node:fs';
+import { statSync, readFileSync, writeFileSync, mkdirSync, existsSync, readdirSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, makeRepo } from '../helpers/repos.js';
@@ -400,6 +400,28 @@ describe('the checkout around a transaction', () => {
       expect(debug(p)).toBe(entries[p]);
     }
     expect(g(dir, 'status', '--porcelain')).toBe('');
+  });
+
+  it('a touched file that stat calls clean but whose bytes differ from the blob is patched from the blob', async () => {
+    // The base content of a clean touched file is read from the working tree when its bytes hash
+    // to the base blob. Here stat data cannot tell (same size, inode and mtime; ctime not
+    // trusted), so git itself calls the file clean: the patch must still apply to the blob.
+    const dir = makeRepo('basic');
+    g(dir, 'config', 'core.trustctime', 'false');
+    const file = path.join(dir, 'src/math.js');
+    const old = new Date('2001-02-03T04:05:06Z');
+    utimesSync(file, old, old);
+    g(dir, 'update-index', '--refresh');
+    const blob = readFileSync(file, 'utf8');
+    writeFileSync(file, blob.replace('add', 'ADD')); // in place: same inode, same size
+    utimesSync(file, old, old);
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+    const r = await patchtx('apply', '--repo', dir, patchFile(BASIC_PATCH));
+    expect(r.code).toBe(0);
+    expect(g(dir, 'show', 'HEAD:src/math.js')).toBe(MATH_AFTER);
+    expect(readFileSync(file, 'utf8')).toBe(MATH_AFTER);
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expectFsckClean(dir);
   });
 
   it('other staged changes stay staged (and out of the commit)', async () => {
