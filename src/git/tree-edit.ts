@@ -54,28 +54,12 @@ function describeEntry(e: TreeEntry): PathInfo {
   }
 }
 
-/** Entries of one tree by name, each tree read (and indexed) once per call. */
-class TreeReader {
-  private readonly byOid = new Map<string, Promise<Map<string, TreeEntry>>>();
-  constructor(private readonly store: ObjectStore) {}
-
-  entries(oid: string): Promise<Map<string, TreeEntry>> {
-    let p = this.byOid.get(oid);
-    if (!p) {
-      p = this.store.readTree(oid).then((list) => new Map(list.map((e) => [e.name, e])));
-      this.byOid.set(oid, p);
-    }
-    return p;
-  }
-}
-
 /** What each path is in the tree `rootTree` (null: an unborn branch, where everything is missing). */
 export async function lookupPaths(
   store: ObjectStore,
   rootTree: string | null,
   paths: readonly string[],
 ): Promise<Map<string, PathInfo>> {
-  const reader = new TreeReader(store);
   const result = new Map<string, PathInfo>();
   await Promise.all(
     paths.map(async (p) => {
@@ -83,7 +67,7 @@ export async function lookupPaths(
       let tree = rootTree;
       let info: PathInfo = { type: 'missing' };
       for (let i = 0; i < parts.length && tree !== null; i++) {
-        const entry = (await reader.entries(tree)).get(parts[i]!);
+        const entry = (await store.treeIndex(tree)).get(parts[i]!);
         tree = null;
         if (!entry) break;
         if (i === parts.length - 1) info = describeEntry(entry);
@@ -139,11 +123,9 @@ export async function editTree(
   rootTree: string | null,
   edits: ReadonlyMap<string, TreeEdit>,
 ): Promise<string> {
-  const reader = new TreeReader(store);
-
   // returns the tree's new oid, or null when nothing is left in it
   const apply = async (treeOid: string | null, node: EditNode, prefix: string): Promise<string | null> => {
-    const entries = treeOid === null ? new Map<string, TreeEntry>() : new Map(await reader.entries(treeOid));
+    const entries = treeOid === null ? new Map<string, TreeEntry>() : new Map(await store.treeIndex(treeOid));
     const updates = await Promise.all(
       [...node.children].map(async ([name, child]): Promise<[string, TreeEntry | null]> => {
         const full = prefix + name;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { EMPTY_TREE_OID } from '../../../src/git/model/tree.js';
+import { ObjectStore } from '../../../src/git/objects.js';
 import { editTree, lookupPaths, type TreeEdit } from '../../../src/git/tree-edit.js';
 import { cleanupRepos, git, gitEnv } from '../../helpers/repos.js';
 import { FIXTURE_KINDS, gitInput, openFixture, type Fixture } from './util.js';
@@ -76,17 +77,31 @@ describe.each(FIXTURE_KINDS)('tree editing on a $kind repository', ({ kind, pick
     expect(Object.fromEntries(await lookupPaths(fx.store, null, ['a/b']))).toEqual({ 'a/b': { type: 'missing' } });
   });
 
-  it('reads only the trees along the looked-up and edited paths, each once', async () => {
+  it('reads only the trees along the looked-up and edited paths, each once per store', async () => {
     await setup();
+    const along = [base, git(fx.dir, 'rev-parse', 'main:src').trim(), git(fx.dir, 'rev-parse', 'main:src/util').trim()].sort();
     const spy = vi.spyOn(fx.store, 'readTree');
     await lookupPaths(fx.store, base, ['src/util/name.js', 'src/math.js', 'src/util/other.js']);
-    const read = spy.mock.calls.map((c) => c[0]);
-    expect(read.sort()).toEqual([base, git(fx.dir, 'rev-parse', 'main:src').trim(), git(fx.dir, 'rev-parse', 'main:src/util').trim()].sort());
+    expect(spy.mock.calls.map((c) => c[0]).sort()).toEqual(along);
     spy.mockClear();
+    // the same store already holds them: later lookups and edits read no tree again
     const blob = blobIn(fx.dir, 'edited\n');
-    await editTree(fx.store, base, new Map([['src/util/name.js', { oid: blob, mode: '100644' }]]));
-    expect(spy.mock.calls.length).toBe(3);
+    const edits = new Map([['src/util/name.js', { oid: blob, mode: '100644' as const }]]);
+    await lookupPaths(fx.store, base, ['src/util/name.js', 'src/util']);
+    const edited = await editTree(fx.store, base, edits);
+    expect(spy.mock.calls).toEqual([]);
     spy.mockRestore();
+    // a fresh store reads the three trees the edit goes through, and gets the same tree
+    const fresh = new ObjectStore(fx.repo);
+    const freshSpy = vi.spyOn(fresh, 'readTree');
+    expect(await editTree(fresh, base, edits)).toBe(edited);
+    expect(freshSpy.mock.calls.map((c) => c[0]).sort()).toEqual(along);
+    // the shared index was not changed by the edit: the base still reads as it was
+    expect((await lookupPaths(fx.store, base, ['src/util/name.js'])).get('src/util/name.js')).toEqual({
+      type: 'blob',
+      oid: git(fx.dir, 'rev-parse', 'main:src/util/name.js').trim(),
+      mode: '100644',
+    });
   });
 
   const cases: [string, (dir: string) => Map<string, TreeEdit>][] = [
