@@ -100,10 +100,16 @@ export function readWorktreeFile(workdir: string, repoPath: string): Promise<Buf
   return readRegularFile(path.join(workdir, ...componentsOf(repoPath)));
 }
 
-/** Reads a regular file without following a symlink that may have appeared since the lstat. */
+/** The error code readRegularFile gives when the path is no longer a regular file. */
+const NOT_REGULAR = 'ENOTREG';
+
+/** Reads a regular file without following a symlink that may have appeared since the lstat. A
+ * FIFO or device that has appeared there is refused (code ENOTREG) instead of read: O_NONBLOCK
+ * keeps the open of a FIFO from waiting for a writer (it changes nothing for a regular file). */
 async function readRegularFile(file: string): Promise<Buffer> {
-  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
+    if (!(await handle.stat()).isFile()) throw Object.assign(new Error(`${file} is not a regular file`), { code: NOT_REGULAR });
     return await handle.readFile();
   } finally {
     await handle.close();
@@ -333,7 +339,7 @@ export async function isWorktreeFileModified(
     content = readsAsSymlink ? await readlink(file, { encoding: 'buffer' }) : await readRegularFile(file);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR') return true; // changed under us
+    if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR' || code === NOT_REGULAR) return true; // changed under us
     throw ioError(e, 'read', file);
   }
   return hashBlob(content) !== entry.oid;

@@ -61,7 +61,7 @@ function statCheckOptions(session: Session, index: GitIndex | null): ModifiedChe
   };
 }
 
-async function dirtyReason(workdir: string, st: PathState, statOptions: ModifiedCheckOptions): Promise<string | undefined> {
+async function dirtyReason(workdir: string, st: PathState, statOptions: () => ModifiedCheckOptions): Promise<string | undefined> {
   const entries = st.index ?? [];
   if (entries.some((e) => e.stage !== 0)) return 'unmerged (conflict in the index)';
   const staged = entries.find((e) => e.stage === 0);
@@ -75,7 +75,7 @@ async function dirtyReason(workdir: string, st: PathState, statOptions: Modified
   if (staged) {
     if (wt.kind === 'missing') return 'deleted in the working tree';
     if (wt.kind !== 'file' && wt.kind !== 'symlink') return `replaced by a ${wt.kind === 'dir' ? 'directory' : 'special file'} in the working tree`;
-    const modified = await isWorktreeFileModified(workdir, staged, wt.stat as BigIntStats, statOptions);
+    const modified = await isWorktreeFileModified(workdir, staged, wt.stat as BigIntStats, statOptions());
     return modified ? 'modified in the working tree' : undefined;
   }
   // not in the base, not in the index: anything on disk is untracked work the patch would clobber
@@ -97,7 +97,9 @@ export async function inspectPaths(
   const found = worktree && index ? index.find(paths) : new Map<string, IndexEntry[]>();
   const states = new Map<string, PathState>();
   const knownDirs = new Set<string>();
-  const statOptions = statCheckOptions(session, index);
+  // read when a path first needs a stat comparison, so a run that needs none never reads them
+  let statOptions: ModifiedCheckOptions | undefined;
+  const statOptionsOnce = (): ModifiedCheckOptions => (statOptions ??= statCheckOptions(session, index));
   for (const p of paths) {
     const base = infos.get(p)!;
     check?.(p, base);
@@ -116,7 +118,7 @@ export async function inspectPaths(
         }
         st.worktree = { kind: 'missing' };
       }
-      st.dirty = await dirtyReason(session.repo.workdir!, st, statOptions);
+      st.dirty = await dirtyReason(session.repo.workdir!, st, statOptionsOnce);
     }
     states.set(p, st);
   }

@@ -245,6 +245,19 @@ describe('isWorktreeFileModified', () => {
     expect(await isWorktreeFileModified(repo, entry, undefined, options)).toBe(true);
   });
 
+  it('a FIFO that replaced a file after its stat is a change, and is never read', async () => {
+    // opening a FIFO for reading would wait for a writer forever; the file counts as changed
+    const repo = makeRepo('basic');
+    const file = path.join(repo, 'src/math.js');
+    const stat = lstatSync(file, { bigint: true });
+    const { entry } = await entryOf(repo, 'src/math.js');
+    const racy: IndexEntry = { ...entry, ...statDataOf(stat) }; // forces a read of the content
+    unlinkSync(file);
+    execFileSync('mkfifo', [file]);
+    expect(await isWorktreeFileModified(repo, racy, stat, { indexTimestamp: { seconds: racy.mtimeSeconds, nanoseconds: 0 } })).toBe(true);
+    await expect(readWorktreeFile(repo, 'src/math.js')).rejects.toMatchObject({ code: 'ENOTREG' });
+  });
+
   it('trusts matching stat data unless the entry is racily clean', async () => {
     const repo = makeRepo('basic');
     const file = path.join(repo, 'src/math.js');
