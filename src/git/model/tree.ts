@@ -53,6 +53,15 @@ export const isTreeMode = (mode: string): boolean => mode === '40000';
 const SLASH = Buffer.from('/');
 const NO_BYTES = Buffer.alloc(0);
 
+/**
+ * A key that tells entries apart by their name's bytes: the name itself, or for a name that is not
+ * valid UTF-8 its raw bytes behind a NUL (which no name contains, so the two kinds never meet).
+ * Two such names can decode to the same string (`a\xff` and `a\xfe` both to `a\uFFFD`).
+ */
+export function entryKey(entry: TreeEntry): string {
+  return entry.rawName ? `\0${Buffer.from(entry.rawName).toString('latin1')}` : entry.name;
+}
+
 export function nameBytes(entry: TreeEntry): Uint8Array {
   return entry.rawName ?? encoder.encode(entry.name);
 }
@@ -155,8 +164,7 @@ export function serializeSortedTree(sorted: readonly TreeEntry[]): Uint8Array {
       throw new PatchtxError('internal', `invalid tree entry name ${JSON.stringify(e.name)}`, { path: e.name });
     }
     const name = e.rawName ? Buffer.from(e.rawName) : Buffer.from(e.name, 'utf8');
-    // NUL cannot occur in a name, so raw-byte keys never meet decoded ones
-    const key = e.rawName ? `\0${name.toString('latin1')}` : e.name;
+    const key = entryKey(e);
     if (seen.has(key)) {
       throw new PatchtxError('internal', `duplicate tree entry ${JSON.stringify(e.name)}`, { path: e.name });
     }

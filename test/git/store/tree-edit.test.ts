@@ -80,7 +80,8 @@ describe.each(FIXTURE_KINDS)('tree editing on a $kind repository', ({ kind, pick
   it('reads only the trees along the looked-up and edited paths, each once per store', async () => {
     await setup();
     const along = [base, git(fx.dir, 'rev-parse', 'main:src').trim(), git(fx.dir, 'rev-parse', 'main:src/util').trim()].sort();
-    const spy = vi.spyOn(fx.store, 'readTree');
+    // every object read from the repository goes through readRaw
+    const spy = vi.spyOn(fx.store, 'readRaw');
     await lookupPaths(fx.store, base, ['src/util/name.js', 'src/math.js', 'src/util/other.js']);
     expect(spy.mock.calls.map((c) => c[0]).sort()).toEqual(along);
     spy.mockClear();
@@ -93,7 +94,7 @@ describe.each(FIXTURE_KINDS)('tree editing on a $kind repository', ({ kind, pick
     spy.mockRestore();
     // a fresh store reads the three trees the edit goes through, and gets the same tree
     const fresh = new ObjectStore(fx.repo);
-    const freshSpy = vi.spyOn(fresh, 'readTree');
+    const freshSpy = vi.spyOn(fresh, 'readRaw');
     expect(await editTree(fresh, base, edits)).toBe(edited);
     expect(freshSpy.mock.calls.map((c) => c[0]).sort()).toEqual(along);
     // the shared index was not changed by the edit: the base still reads as it was
@@ -229,5 +230,28 @@ describe('tree editing from nothing', () => {
     ]);
     expect(await editTree(fx.store, null, edits)).toBe(gitWriteTree(fx.dir, null, edits));
     expect(await editTree(fx.store, null, new Map())).toBe(EMPTY_TREE_OID);
+  });
+});
+
+describe('names that are not valid UTF-8', () => {
+  it('two that decode to the same string stay two entries when the tree is edited around them', async () => {
+    // a\xff and a\xfe both decode to "a\uFFFD"; keyed by the decoded name, one would replace the other
+    const fx = await openFixture('basic');
+    const blob = blobIn(fx.dir, 'x\n');
+    const listing = Buffer.concat([
+      Buffer.from(`100644 blob ${blob}\ta`),
+      Buffer.from([0xff]),
+      Buffer.from(`\n100644 blob ${blob}\ta`),
+      Buffer.from([0xfe]),
+      Buffer.from('\n'),
+    ]);
+    const tree = gitInput(fx.dir, listing, 'mktree').trim();
+    const edits = new Map<string, TreeEdit>([['b', { oid: blob, mode: '100644' }]]);
+    const edited = await editTree(fx.store, tree, edits);
+    expect(edited).toBe(gitWriteTree(fx.dir, tree, edits));
+    const names = execFileSync('git', ['ls-tree', '-z', '--name-only', edited], { cwd: fx.dir, env: gitEnv }).toString('latin1').split('\0').filter(Boolean);
+    expect(names.sort()).toEqual(['a\xfe', 'a\xff', 'b']);
+    // a patch path is a string: the decoded name reaches neither entry, and is a new, valid name
+    expect((await lookupPaths(fx.store, tree, ['a\uFFFD'])).get('a\uFFFD')).toEqual({ type: 'missing' });
   });
 });
