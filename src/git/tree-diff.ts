@@ -1,6 +1,6 @@
 // The paths that differ between two trees, found by walking both and descending only into
 // subtrees whose ids differ, so the cost follows the size of the change.
-import type { TreeEntry } from './model/tree.js';
+import { entryKey, type TreeEntry } from './model/tree.js';
 import type { ObjectStore } from './objects.js';
 
 export interface EntryState {
@@ -20,14 +20,15 @@ export async function diffTrees(store: ObjectStore, a: string | null, b: string 
   const out: PathDelta[] = [];
   const walk = async (ta: string | null, tb: string | null, prefix: string): Promise<void> => {
     if (ta === tb) return;
-    const ea = new Map((ta ? await store.readTree(ta) : []).map((e) => [e.name, e]));
-    const eb = new Map((tb ? await store.readTree(tb) : []).map((e) => [e.name, e]));
-    const names = [...new Set([...ea.keys(), ...eb.keys()])].sort();
-    for (const name of names) {
-      const x = ea.get(name);
-      const y = eb.get(name);
+    // keyed by the name's bytes: two names that are not valid UTF-8 may decode alike
+    const ea = new Map((ta ? await store.treeIndex(ta) : []));
+    const eb = new Map((tb ? await store.treeIndex(tb) : []));
+    const keys = [...new Set([...ea.keys(), ...eb.keys()])].sort();
+    for (const key of keys) {
+      const x = ea.get(key);
+      const y = eb.get(key);
       if (x && y && x.oid === y.oid && x.mode === y.mode) continue;
-      const p = prefix + name;
+      const p = prefix + (x ?? y)!.name;
       if (isTree(x) || isTree(y)) {
         await walk(isTree(x) ? x!.oid : null, isTree(y) ? y!.oid : null, p + '/');
       }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { EMPTY_TREE_OID } from '../../../src/git/model/tree.js';
 import { ObjectStore } from '../../../src/git/objects.js';
+import { diffTrees } from '../../../src/git/tree-diff.js';
 import { editTree, lookupPaths, type TreeEdit } from '../../../src/git/tree-edit.js';
 import { cleanupRepos, git, gitEnv } from '../../helpers/repos.js';
 import { FIXTURE_KINDS, gitInput, openFixture, type Fixture } from './util.js';
@@ -253,5 +254,18 @@ describe('names that are not valid UTF-8', () => {
     expect(names.sort()).toEqual(['a\xfe', 'a\xff', 'b']);
     // a patch path is a string: the decoded name reaches neither entry, and is a new, valid name
     expect((await lookupPaths(fx.store, tree, ['a\uFFFD'])).get('a\uFFFD')).toEqual({ type: 'missing' });
+  });
+});
+
+describe('diffTrees and names that are not valid UTF-8', () => {
+  it('reports a change to one of two names that decode alike, and only that one', async () => {
+    const fx = await openFixture('basic');
+    const x = blobIn(fx.dir, 'x\n');
+    const y = blobIn(fx.dir, 'y\n');
+    const tree = (ff: string, fe: string) =>
+      gitInput(fx.dir, Buffer.concat([Buffer.from(`100644 blob ${ff}\ta`), Buffer.from([0xff]), Buffer.from(`\n100644 blob ${fe}\ta`), Buffer.from([0xfe]), Buffer.from('\n')]), 'mktree').trim();
+    const deltas = await diffTrees(fx.store, tree(x, x), tree(x, y));
+    expect(deltas).toEqual([{ path: 'a\uFFFD', before: { oid: x, mode: '100644' }, after: { oid: y, mode: '100644' } }]);
+    expect(await diffTrees(fx.store, tree(x, y), tree(x, y))).toEqual([]);
   });
 });
