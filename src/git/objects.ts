@@ -203,12 +203,7 @@ export class ObjectStore {
     return this.readTyped(oid, 'blob');
   }
 
-  /** The entries of a tree, each a copy the caller may change. */
-  async readTree(oid: string): Promise<TreeEntry[]> {
-    return (await this.parsedTree(oid)).map((e) => ({ ...e }));
-  }
-
-  /** The cached entries themselves: not to be changed. */
+  /** A tree's entries, parsed once per store and cached: not to be changed (see treeIndex). */
   private async parsedTree(oid: string): Promise<readonly TreeEntry[]> {
     let entries = this.trees.get(oid);
     if (!entries) {

@@ -15,14 +15,15 @@ export interface PathDelta {
 }
 
 const isTree = (e: TreeEntry | undefined): boolean => e?.mode === '40000';
+const NO_ENTRIES: ReadonlyMap<string, TreeEntry> = new Map();
 
 export async function diffTrees(store: ObjectStore, a: string | null, b: string | null): Promise<PathDelta[]> {
   const out: PathDelta[] = [];
   const walk = async (ta: string | null, tb: string | null, prefix: string): Promise<void> => {
     if (ta === tb) return;
     // keyed by the name's bytes: two names that are not valid UTF-8 may decode alike
-    const ea = new Map((ta ? await store.treeIndex(ta) : []));
-    const eb = new Map((tb ? await store.treeIndex(tb) : []));
+    const ea = ta ? await store.treeIndex(ta) : NO_ENTRIES;
+    const eb = tb ? await store.treeIndex(tb) : NO_ENTRIES;
     const keys = [...new Set([...ea.keys(), ...eb.keys()])].sort();
     for (const key of keys) {
       const x = ea.get(key);

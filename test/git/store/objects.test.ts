@@ -5,11 +5,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openRepository } from '../../../src/git/discover.js';
 import { hashObject } from '../../../src/git/hash.js';
 import { ObjectStore } from '../../../src/git/objects.js';
-import { EMPTY_TREE_OID } from '../../../src/git/model/tree.js';
+import { EMPTY_TREE_OID, type TreeEntry } from '../../../src/git/model/tree.js';
 import { cleanupRepos, git, makeRepo } from '../../helpers/repos.js';
 import { FIXTURE_KINDS, gitInput, openFixture as open } from './util.js';
 
 afterAll(cleanupRepos);
+
+/** A tree's entries in stored order, in an array of the caller's own. */
+const treeEntries = async (store: ObjectStore, oid: string): Promise<TreeEntry[]> => [...(await store.treeIndex(oid)).values()];
 
 describe.each(FIXTURE_KINDS)('ObjectStore on a $kind repository', ({ kind, pick }) => {
   it('reads commits, trees and blobs exactly as git stores them', async () => {
@@ -21,7 +24,7 @@ describe.each(FIXTURE_KINDS)('ObjectStore on a $kind repository', ({ kind, pick 
     expect(commit.author).toMatchObject({ name: 'Fixture Author', email: 'author@fixtures.invalid', timestamp: 1767312000, timezoneOffset: 0 });
     expect(commit.message).toBe('Add notes and vendor/lib\n');
 
-    const tree = await store.readTree(commit.tree);
+    const tree = await treeEntries(store, commit.tree);
     const lsTree = git(dir, 'ls-tree', commit.tree)
       .trim()
       .split('\n')
@@ -55,7 +58,7 @@ describe.each(FIXTURE_KINDS)('ObjectStore on a $kind repository', ({ kind, pick 
 
     const head = git(dir, 'rev-parse', 'main').trim();
     const base = await store.readCommit(head);
-    const entries = await store.readTree(base.tree);
+    const entries = await treeEntries(store, base.tree);
     entries.push({ mode: '100644', name: 'added.txt', oid });
     const tree = await store.writeTree(entries);
     const commit = await store.writeCommit({
@@ -102,7 +105,7 @@ describe('ObjectStore details', () => {
   it('reads the empty tree without it being stored, and writes it when asked', async () => {
     const dir = makeRepo('basic');
     const store = new ObjectStore(await openRepository({ cwd: dir, env: {} }));
-    expect(await store.readTree(EMPTY_TREE_OID)).toEqual([]);
+    expect(await treeEntries(store, EMPTY_TREE_OID)).toEqual([]);
     expect(await store.writeTree([])).toBe(EMPTY_TREE_OID);
     expect(git(dir, 'cat-file', '-t', EMPTY_TREE_OID).trim()).toBe('tree');
   });
