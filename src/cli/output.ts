@@ -1,9 +1,9 @@
 // How results and errors look: Codex's success summary for people (and for agents trained on it),
 // one JSON object for machines (--json), unified diffs with colour when the terminal wants it.
-import pc from 'picocolors';
 import { exitCodeFor, isPatchtxError, PatchtxError } from '../errors.js';
 import { unifiedDiff } from '../engine/diff.js';
 import type { FileContents, TxResult } from '../tx/apply.js';
+import { writeToFd } from './fd-write.js';
 
 export interface Streams {
   out: (text: string) => void;
@@ -11,8 +11,8 @@ export interface Streams {
 }
 
 export const processStreams: Streams = {
-  out: (t) => process.stdout.write(t),
-  err: (t) => process.stderr.write(t),
+  out: (t) => writeToFd(1, t),
+  err: (t) => writeToFd(2, t),
 };
 
 /** Codex groups its summary: every A line, then every M, then every D, each in patch order. */
@@ -50,9 +50,9 @@ export function jsonError(e: PatchtxError): Record<string, unknown> {
   };
 }
 
-export function printError(streams: Streams, e: PatchtxError, json: boolean): number {
+export async function printError(streams: Streams, e: PatchtxError, json: boolean): Promise<number> {
   if (json) streams.out(JSON.stringify(jsonError(e)) + '\n');
-  else streams.err(`${colours().red('error:')} ${e.message}\n`);
+  else streams.err(`${useColour() ? (await colours()).red('error:') : 'error:'} ${e.message}\n`);
   return exitCodeFor(e.kind);
 }
 
@@ -67,12 +67,19 @@ export function useColour(): boolean {
   return process.stdout.isTTY === true;
 }
 
-/** Decided per call, from the environment as it is now (picocolors' default decides once, at import). */
-const colours = () => pc.createColors(useColour());
+/**
+ * picocolors, loaded only when there is colour to show: on loading, it looks at process.stdout to
+ * pick its default, and creating that stream loads Node's net and tty modules (see fd-write.ts).
+ * Whether to colour is decided per call by useColour, from the environment as it is now.
+ */
+async function colours(): Promise<ReturnType<typeof import('picocolors').createColors>> {
+  const pc = await import('picocolors');
+  return (pc.default ?? pc).createColors(true);
+}
 
-export function colourDiff(text: string): string {
+export async function colourDiff(text: string): Promise<string> {
   if (!useColour()) return text;
-  const pc = colours();
+  const pc = await colours();
   return text
     .split('\n')
     .map((l) =>
@@ -89,11 +96,13 @@ export function colourDiff(text: string): string {
     .join('\n');
 }
 
-export function renderDiffs(contents: FileContents[]): string {
-  return contents.map((c) => colourDiff(unifiedDiff(c.path, c.before, c.after, c.from))).join('');
+export async function renderDiffs(contents: FileContents[]): Promise<string> {
+  const diffs: string[] = [];
+  for (const c of contents) diffs.push(await colourDiff(unifiedDiff(c.path, c.before, c.after, c.from)));
+  return diffs.join('');
 }
 
-export function printApplied(streams: Streams, result: TxResult, opts: { json: boolean; diff: boolean }): void {
+export async function printApplied(streams: Streams, result: TxResult, opts: { json: boolean; diff: boolean }): Promise<void> {
   if (opts.json) {
     streams.out(JSON.stringify(jsonResult(result)) + '\n');
     return;
@@ -104,7 +113,7 @@ export function printApplied(streams: Streams, result: TxResult, opts: { json: b
     return;
   }
   streams.out(codexSummary(result.summary));
-  if (opts.diff && result.contents) streams.out(renderDiffs(result.contents));
+  if (opts.diff && result.contents) streams.out(await renderDiffs(result.contents));
   const short = result.commit!.slice(0, 7);
   const branch = result.ref.replace(/^refs\/heads\//, '');
   streams.out(result.checked ? `Check passed: would commit ${short} on ${branch}.\n` : `[${branch} ${short}] committed\n`);

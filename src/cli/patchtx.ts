@@ -73,7 +73,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
     .configureOutput({ writeOut: streams.out, writeErr: streams.err });
 
   const run = (json: boolean | undefined, fn: () => Promise<void>) =>
-    fn().catch((e) => setExit(printError(streams, toError(e), json === true)));
+    fn().catch(async (e) => setExit(await printError(streams, toError(e), json === true)));
 
   addApplyOptions(program.command('apply').argument('[patch...]', 'patch files, applied in order, one commit each; - or nothing: standard input'))
     .description('apply patches, one commit each')
@@ -89,7 +89,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
         let chained = flags;
         for (const patchText of texts) {
           const result = await applyTransaction(applyOptions(chained, patchText, false));
-          printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
+          await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
           // the next patch applies on top of this one: --base and --expect-head were about the first
           if (result.commit !== null) chained = { ...chained, base: result.commit, expectHead: undefined };
         }
@@ -101,7 +101,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
     .action((source: string | undefined, flags: ApplyFlags) =>
       run(flags.json, async () => {
         const result = await applyTransaction(applyOptions(flags, await readPatchSource(source), true));
-        printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
+        await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
       }),
     );
 
@@ -181,7 +181,7 @@ export async function main(argv: string[], streams: Streams = processStreams): P
       if (argv.includes('--json')) streams.out(JSON.stringify(jsonError(new PatchtxError('usage', e.message.replace(/^error: /, '')))) + '\n');
       return 2;
     }
-    return printError(streams, toError(e), argv.includes('--json'));
+    return await printError(streams, toError(e), argv.includes('--json'));
   }
   return code;
 }

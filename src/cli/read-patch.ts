@@ -1,16 +1,46 @@
 // Where a patch comes from: a file, `-`, or standard input when no argument is given.
-import { readFileSync } from 'node:fs';
+import { fstatSync, readFileSync, readSync } from 'node:fs';
 import { PatchtxError } from '../errors.js';
 
+/**
+ * True when standard input is a terminal (nobody piped a patch in). Only a character device can
+ * be one; for anything else process.stdin is not created (see readStdin).
+ */
+export function stdinIsTerminal(): boolean {
+  try {
+    if (!fstatSync(0).isCharacterDevice()) return false;
+  } catch {
+    // descriptor 0 closed or unusable: let the stream judge
+  }
+  return process.stdin.isTTY === true;
+}
+
+/**
+ * Standard input, to its end. Read with blocking reads on descriptor 0, as git reads it: on a
+ * pipe process.stdin would be a net.Socket, whose creation loads Node's net and stream modules at
+ * every start (see fd-write.ts). A descriptor that is non-blocking (EAGAIN) is read on through
+ * the stream, after what was read already.
+ */
 export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
+  try {
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(64 * 1024);
+      const n = readSync(0, chunk, 0, chunk.length, null);
+      if (n === 0) return Buffer.concat(chunks).toString('utf8');
+      chunks.push(chunk.subarray(0, n));
+    }
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'EAGAIN') throw new PatchtxError('usage', `cannot read standard input: ${code ?? (e as Error).message}`);
+  }
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
 
 export async function readPatchSource(source: string | undefined): Promise<string> {
   if (source === undefined || source === '-') {
-    if (process.stdin.isTTY) throw new PatchtxError('usage', 'no patch given: pass a patch file, or pipe the patch into standard input');
+    if (stdinIsTerminal()) throw new PatchtxError('usage', 'no patch given: pass a patch file, or pipe the patch into standard input');
     return readStdin();
   }
   try {

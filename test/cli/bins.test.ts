@@ -1,6 +1,7 @@
 // The built programs (dist/patchtx.cjs, dist/apply_patch.cjs) as a user runs them: a separate node
 // process, the patch as an argument, a file, or on standard input, exit codes from the process.
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, gitEnv, makeRepo } from '../helpers/repos.js';
@@ -10,6 +11,7 @@ import {
   buildDist,
   cleanupScratch,
   commitCount,
+  distDir,
   expectFsckClean,
   expectUntouched,
   g,
@@ -108,6 +110,111 @@ describe('dist/patchtx.cjs', () => {
     expect(plain.out).toContain('\n+# Sample A\n');
     const piped = runBin('patchtx', ['check', '--repo', dir, '--diff'], { input: patch, env });
     expect(piped.out).not.toContain('\x1b[');
+  });
+});
+
+// Output is written to descriptors 1 and 2 directly, and standard input read from descriptor 0
+// (src/cli/fd-write.ts, src/cli/read-patch.ts): these are the cases where that needs care.
+describe('dist/patchtx.cjs and awkward descriptors', () => {
+  const bigPatch = () => v4a('*** Add File: big.txt', ...Array.from({ length: 8000 }, (_, i) => `+line ${i} of a file larger than a pipe holds`));
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  /** a FIFO opened at both ends without blocking; the caller closes what it keeps */
+  function fifo(): { path: string; reader: number; writer: number } {
+    const file = path.join(tempDir(), 'fifo');
+    execFileSync('mkfifo', [file]);
+    const reader = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    return { path: file, reader, writer: openSync(file, constants.O_WRONLY | constants.O_NONBLOCK) };
+  }
+
+  /**
+   * Starts patchtx with descriptor `fd` (0 or 1) non-blocking. Node's own spawn cannot: libuv makes
+   * a child's standard descriptors blocking. python3 sets the flag on the open file and execs node,
+   * as a launcher that shares a non-blocking pipe or terminal would hand it over.
+   */
+  function spawnNonBlocking(fd: 0 | 1, args: string[], stdio: [number | 'ignore', number | 'pipe', 'pipe']) {
+    const launcher = `import os, sys; os.set_blocking(${fd}, False); os.execv(sys.argv[1], sys.argv[1:])`;
+    return spawn('python3', ['-c', launcher, process.execPath, path.join(distDir, 'patchtx.cjs'), ...args], { env: gitEnv, stdio });
+  }
+
+  /** everything the reader end yields until every writer has closed it */
+  async function drain(fd: number): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for (;;) {
+      const chunk = Buffer.alloc(65536);
+      let n: number;
+      try {
+        n = readSync(fd, chunk);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+        await sleep(5);
+        continue;
+      }
+      if (n === 0) return Buffer.concat(chunks);
+      chunks.push(chunk.subarray(0, n));
+    }
+  }
+
+  it('a reader that stops early (| head -1): exit 0 and no EPIPE trace', async () => {
+    const dir = makeRepo('basic');
+    expect(runBin('patchtx', ['apply', '--repo', dir], { input: bigPatch() }).code).toBe(0);
+    // the patch text (over 300 KB) is more than the pipe and head take before head exits
+    const script = `"${process.execPath}" "${path.join(distDir, 'patchtx.cjs')}" show HEAD --repo "${dir}" 2>"$1" | head -1; echo "\${PIPESTATUS[0]}"`;
+    const errFile = path.join(tempDir(), 'err');
+    const out = execFileSync('bash', ['-c', script, 'bash', errFile], { env: gitEnv, encoding: 'utf8' });
+    expect(out).toBe('*** Begin Patch\n0\n');
+    expect(readFileSync(errFile, 'utf8')).toBe('');
+  });
+
+  it('standard output a non-blocking pipe that is full: every byte arrives, in order', async () => {
+    const dir = makeRepo('basic');
+    const patch = bigPatch();
+    expect(runBin('patchtx', ['apply', '--repo', dir], { input: patch }).code).toBe(0);
+    const { reader, writer } = fifo();
+    // fill the pipe first, so that the program's very first write finds it full (EAGAIN)
+    let filled = 0;
+    const filler = Buffer.alloc(4096, 0x2e);
+    for (;;) {
+      try {
+        filled += writeSync(writer, filler);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'EAGAIN') break;
+        throw e;
+      }
+    }
+    const child = spawnNonBlocking(1, ['show', 'HEAD', '--repo', dir], ['ignore', writer, 'pipe']);
+    closeSync(writer);
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await sleep(300);
+    const got = await drain(reader);
+    closeSync(reader);
+    expect(await exited).toBe(0);
+    expect(stderr).toBe('');
+    expect(got.subarray(0, filled).every((b) => b === 0x2e)).toBe(true);
+    expect(got.subarray(filled).toString('utf8')).toBe(patch);
+  });
+
+  it('standard input a non-blocking pipe whose writer is slow: the whole patch is read', async () => {
+    const dir = makeRepo('basic');
+    const patch = v4a('*** Add File: slow.txt', '+first', '+second');
+    const { reader, writer } = fifo();
+    const cut = patch.indexOf('+second');
+    writeSync(writer, patch.slice(0, cut));
+    const child = spawnNonBlocking(0, ['apply', '--repo', dir, '--json'], [reader, 'pipe', 'pipe']);
+    closeSync(reader);
+    let stdout = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // the program has read the first part and found the pipe empty, not closed, before the rest comes
+    await sleep(500);
+    writeSync(writer, patch.slice(cut));
+    closeSync(writer);
+    expect(await exited).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ ok: true, files: [{ path: 'slow.txt', op: 'A' }] });
+    expect(readFileSync(path.join(dir, 'slow.txt'), 'utf8')).toBe('first\nsecond\n');
+    expectFsckClean(dir);
   });
 });
 
