@@ -25,7 +25,7 @@ import { deflateObjectSync } from './deflate.js';
 import { PatchtxError } from '../errors.js';
 import { frameObject, hashObject, type ObjectType } from './hash.js';
 import { parseCommit, serializeCommit, type CommitObject } from './model/commit.js';
-import { EMPTY_TREE_OID, entryKey, sortTreeEntries, parseTree, serializeSortedTree, type TreeEntry } from './model/tree.js';
+import { EMPTY_PARSED_TREE, EMPTY_TREE_OID, editTreeBytes, entryKey, parseTreeObject, serializeTree, type ParsedTree, type TreeEntry } from './model/tree.js';
 import { DeltaBaseCache, PackFile } from './pack-file.js';
 import { PackIndexSet } from './pack-index.js';
 import { buildPack } from './pack-write.js';
@@ -79,7 +79,7 @@ export class ObjectStore {
   private readonly packs: PackIndexSet;
   private readonly deltaBases = new DeltaBaseCache();
   /** trees are immutable and the ones along touched paths are read more than once per transaction */
-  private readonly trees = new Map<string, TreeEntry[]>();
+  private readonly trees = new Map<string, ParsedTree>();
   /** the same trees by entry name, shared by every lookup of a command (see treeIndex) */
   private readonly treeIndexes = new Map<string, Promise<ReadonlyMap<string, Readonly<TreeEntry>>>>();
   /** objects this store wrote or found, so repeated checks cost nothing */
@@ -203,14 +203,14 @@ export class ObjectStore {
     return this.readTyped(oid, 'blob');
   }
 
-  /** A tree's entries, parsed once per store and cached: not to be changed (see treeIndex). */
-  private async parsedTree(oid: string): Promise<readonly TreeEntry[]> {
-    let entries = this.trees.get(oid);
-    if (!entries) {
-      entries = oid === EMPTY_TREE_OID ? [] : parseTree(await this.readTyped(oid, 'tree'), oid);
-      this.trees.set(oid, entries);
+  /** A tree as read, parsed once per store and cached: not to be changed (see treeIndex). */
+  private async parsedTree(oid: string): Promise<ParsedTree> {
+    let tree = this.trees.get(oid);
+    if (!tree) {
+      tree = oid === EMPTY_TREE_OID ? EMPTY_PARSED_TREE : parseTreeObject(await this.readTyped(oid, 'tree'), oid);
+      this.trees.set(oid, tree);
     }
-    return entries;
+    return tree;
   }
 
   /**
@@ -223,7 +223,11 @@ export class ObjectStore {
   treeIndex(oid: string): Promise<ReadonlyMap<string, Readonly<TreeEntry>>> {
     let index = this.treeIndexes.get(oid);
     if (!index) {
-      const reading = this.parsedTree(oid).then((list) => new Map(list.map((e) => [entryKey(e), e])));
+      const reading = this.parsedTree(oid).then((tree) => {
+        const byKey = new Map<string, TreeEntry>();
+        for (const e of tree.entries) byKey.set(e.rawName ? entryKey(e) : e.name, e);
+        return byKey;
+      });
       // a failed read is not remembered
       reading.catch(() => this.treeIndexes.get(oid) === reading && this.treeIndexes.delete(oid));
       this.treeIndexes.set(oid, (index = reading));
@@ -368,11 +372,18 @@ export class ObjectStore {
     return this.writeObject('blob', content);
   }
 
-  async writeTree(entries: readonly TreeEntry[]): Promise<string> {
-    const sorted = sortTreeEntries(entries);
-    const oid = await this.writeObject('tree', serializeSortedTree(sorted));
-    if (!this.trees.has(oid)) this.trees.set(oid, sorted.map((e) => ({ ...e })));
-    return oid;
+  writeTree(entries: readonly TreeEntry[]): Promise<string> {
+    return this.writeObject('tree', serializeTree(entries));
+  }
+
+  /**
+   * Writes tree `base` (null: an empty one) with `changes` made (entryKey -> the new entry, or null
+   * to remove it) and returns the new tree's id. The entries left alone are copied as stored
+   * (editTreeBytes).
+   */
+  async writeEditedTree(base: string | null, changes: ReadonlyMap<string, TreeEntry | null>): Promise<string> {
+    const tree = base === null ? EMPTY_PARSED_TREE : await this.parsedTree(base);
+    return this.writeObject('tree', editTreeBytes(tree, changes));
   }
 
   writeCommit(commit: CommitObject): Promise<string> {

@@ -110,6 +110,8 @@ function firstPathBelow(node: EditNode, prefix: string): string {
   return prefix;
 }
 
+const NO_ENTRIES: ReadonlyMap<string, TreeEntry> = new Map();
+
 const sameEntry = (a: TreeEntry | undefined, b: TreeEntry | null): boolean =>
   (a === undefined && b === null) || (a !== undefined && b !== null && a.mode === b.mode && a.oid === b.oid);
 
@@ -125,7 +127,7 @@ export async function editTree(
 ): Promise<string> {
   // returns the tree's new oid, or null when nothing is left in it
   const apply = async (treeOid: string | null, node: EditNode, prefix: string): Promise<string | null> => {
-    const entries = treeOid === null ? new Map<string, TreeEntry>() : new Map(await store.treeIndex(treeOid));
+    const entries = treeOid === null ? NO_ENTRIES : await store.treeIndex(treeOid);
     const updates = await Promise.all(
       [...node.children].map(async ([name, child]): Promise<[string, TreeEntry | null]> => {
         const full = prefix + name;
@@ -162,16 +164,19 @@ export async function editTree(
       }),
     );
 
-    let changed = false;
+    // only what differs is written; the rest of the tree is copied as stored (writeEditedTree)
+    const changes = new Map<string, TreeEntry | null>();
+    let size = entries.size;
     for (const [name, entry] of updates) {
-      if (sameEntry(entries.get(name), entry)) continue;
-      changed = true;
-      if (entry === null) entries.delete(name);
-      else entries.set(name, entry);
+      const existing = entries.get(name);
+      if (sameEntry(existing, entry)) continue;
+      changes.set(name, entry);
+      if (!existing) size++;
+      else if (entry === null) size--;
     }
-    if (!changed) return treeOid === null || entries.size === 0 ? null : treeOid;
-    if (entries.size === 0) return null;
-    return store.writeTree([...entries.values()]);
+    if (changes.size === 0) return treeOid === null || entries.size === 0 ? null : treeOid;
+    if (size === 0) return null;
+    return store.writeEditedTree(treeOid, changes);
   };
 
   const root = await apply(rootTree, buildTrie(edits), '');

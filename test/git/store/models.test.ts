@@ -1,8 +1,9 @@
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashObject } from '../../../src/git/hash.js';
 import { appendTrailers, parseCommit, readTrailers, serializeCommit } from '../../../src/git/model/commit.js';
 import { formatIdentity, formatTimezone, parseIdentity, parseTimezone } from '../../../src/git/model/identity.js';
-import { parseTree, serializeTree, type TreeEntry } from '../../../src/git/model/tree.js';
+import { editTreeBytes, entryKey, parseTree, parseTreeObject, serializeTree, type TreeEntry, type TreeMode } from '../../../src/git/model/tree.js';
 import { cleanupRepos, git, makeRepo } from '../../helpers/repos.js';
 import { gitInput } from './util.js';
 
@@ -74,6 +75,51 @@ describe('tree model', () => {
     }
     expect(() => parseTree(Buffer.from('100644 no-nul'))).toThrow(/malformed tree object/);
     expect(() => parseTree(record('100644', 'x').subarray(0, 20))).toThrow(/malformed tree object/);
+  });
+
+  it('an edited tree is byte for byte the tree serialised anew from the edited entries', () => {
+    // names built from pieces that meet at git's awkward spots: a.txt < a (tree, as 'a/') < a0, and
+    // '-' and '.' below '/'
+    const name = fc.array(fc.constantFrom('a', 'b', '-', '.', '0', 'txt', 'Z', '_'), { minLength: 1, maxLength: 3 }).map((p) => p.join(''));
+    const entry = fc.record({
+      mode: fc.constantFrom<TreeMode>('100644', '100755', '120000', '40000', '160000'),
+      name,
+      oid: fc.integer({ min: 0, max: 255 }).map((b) => b.toString(16).padStart(2, '0').repeat(20)),
+    });
+    const unique = (list: TreeEntry[]) => [...new Map(list.map((e) => [e.name, e])).values()];
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 12 }).map(unique), fc.array(entry, { maxLength: 6 }).map(unique), fc.array(name, { maxLength: 4 }), (base, put, drop) => {
+        const changes = new Map<string, TreeEntry | null>();
+        for (const n of drop) changes.set(n, null);
+        for (const e of put) changes.set(e.name, e);
+        const edited = new Map(base.map((e) => [e.name, e]));
+        for (const [n, e] of changes) {
+          if (e === null) edited.delete(n);
+          else edited.set(n, e);
+        }
+        const bytes = editTreeBytes(parseTreeObject(serializeTree(base)), changes);
+        expect(Buffer.from(bytes).equals(Buffer.from(serializeTree([...edited.values()])))).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('an edited tree rewrites the entries around a change when a name or a mode is not as git writes it', () => {
+    const oid = 'ab'.repeat(20);
+    const record = (mode: string, name: Buffer | string) => Buffer.concat([Buffer.from(`${mode} `), Buffer.from(name), Buffer.from([0]), Buffer.from(oid, 'hex')]);
+    const change = new Map<string, TreeEntry | null>([['m.txt', { mode: '100644', name: 'm.txt', oid }]]);
+    // 100664 and 040000 become 100644 and 40000, as git's index would write them
+    const oddModes = parseTreeObject(Buffer.concat([record('100664', 'a.txt'), record('040000', 'z')]));
+    expect(oddModes.copyable).toBe(false);
+    expect(Buffer.from(editTreeBytes(oddModes, change)).equals(Buffer.concat([record('100644', 'a.txt'), record('100644', 'm.txt'), record('40000', 'z')]))).toBe(true);
+    // a name that is not valid UTF-8 keeps its bytes and its place in byte order
+    const odd = Buffer.from([0x6e, 0xff]);
+    const oddName = parseTreeObject(Buffer.concat([record('100644', 'a.txt'), record('100644', odd)]));
+    expect(oddName.copyable).toBe(false);
+    const edited = editTreeBytes(oddName, new Map([...change, [entryKey(oddName.entries[1]!), null]]));
+    expect(Buffer.from(edited).equals(Buffer.concat([record('100644', 'a.txt'), record('100644', 'm.txt')]))).toBe(true);
+    const kept = editTreeBytes(oddName, change);
+    expect(Buffer.from(kept).equals(Buffer.concat([record('100644', 'a.txt'), record('100644', 'm.txt'), record('100644', odd)]))).toBe(true);
   });
 
   it('refuses duplicate names', () => {

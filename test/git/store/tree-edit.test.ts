@@ -158,6 +158,22 @@ describe.each(FIXTURE_KINDS)('tree editing on a $kind repository', ({ kind, pick
         ]);
       },
     ],
+    [
+      "names that test git's sort order, all ASCII (the entries around them are copied as stored)",
+      (dir) => {
+        const b = blobIn(dir, 'order\n');
+        return new Map<string, TreeEdit>([
+          ['src.js', { oid: b, mode: '100644' }],
+          ['src-a/x', { oid: b, mode: '100644' }],
+          ['src0', { oid: b, mode: '100644' }],
+          ['0first', { oid: b, mode: '100644' }],
+          ['~last', { oid: b, mode: '100644' }],
+          ['src/util.js', { oid: b, mode: '100644' }],
+          ['src/util-x', { oid: b, mode: '100755' }],
+          ['src/util/name.js', null],
+        ]);
+      },
+    ],
     ['delete a whole directory by its path', () => new Map([['src', null]])],
   ];
 
@@ -254,6 +270,22 @@ describe('names that are not valid UTF-8', () => {
     expect(names.sort()).toEqual(['a\xfe', 'a\xff', 'b']);
     // a patch path is a string: the decoded name reaches neither entry, and is a new, valid name
     expect((await lookupPaths(fx.store, tree, ['a\uFFFD'])).get('a\uFFFD')).toEqual({ type: 'missing' });
+  });
+});
+
+describe('trees whose modes git would write differently', () => {
+  it('an edit rewrites them with the modes git gives them (100664 -> 100644), as git does', async () => {
+    const fx = await openFixture('basic');
+    const blob = blobIn(fx.dir, 'x\n');
+    const raw = (mode: string, name: string) => Buffer.concat([Buffer.from(`${mode} ${name}\0`), Buffer.from(blob, 'hex')]);
+    // git mktree would canonicalise the mode itself; an old tool's tree is written literally
+    const tree = gitInput(fx.dir, Buffer.concat([raw('100664', 'a.txt'), raw('100644', 'c.txt')]), 'hash-object', '-t', 'tree', '-w', '--literally', '--stdin').trim();
+    const stored = (oid: string) => execFileSync('git', ['cat-file', 'tree', oid], { cwd: fx.dir, env: gitEnv }).toString('latin1');
+    expect(stored(tree)).toContain('100664 a.txt');
+    const edits = new Map<string, TreeEdit>([['b.txt', { oid: blob, mode: '100644' }]]);
+    const edited = await editTree(fx.store, tree, edits);
+    expect(edited).toBe(gitWriteTree(fx.dir, tree, edits));
+    expect(stored(edited)).toContain('100644 a.txt');
   });
 });
 
