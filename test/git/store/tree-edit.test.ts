@@ -40,6 +40,13 @@ function gitWriteTree(dir: string, base: string | null, edits: Map<string, TreeE
 
 const blobIn = (dir: string, text: string): string => gitInput(dir, text, 'hash-object', '-w', '--stdin').trim();
 
+/** Files next to `src` (a directory) whose names sort around `src/` in git's order, plus `extra`. */
+function sortOrderEdits(dir: string, extra: [string, '100644' | '100755'][]): Map<string, TreeEdit> {
+  const b = blobIn(dir, 'order\n');
+  const files: [string, '100644' | '100755'][] = [['src.js', '100644'], ['src-a/x', '100644'], ['src0', '100644'], ['src/util.js', '100644'], ['src/util-x', '100755'], ...extra];
+  return new Map<string, TreeEdit>(files.map(([p, mode]) => [p, { oid: b, mode }]));
+}
+
 describe.each(FIXTURE_KINDS)('tree editing on a $kind repository', ({ kind, pick }) => {
   let fx: Fixture;
   let base: string;
@@ -145,34 +152,12 @@ describe.each(FIXTURE_KINDS)('tree editing on a $kind repository', ({ kind, pick
       },
     ],
     [
-      "names that test git's sort order",
-      (dir) => {
-        const b = blobIn(dir, 'order\n');
-        return new Map<string, TreeEdit>([
-          ['src.js', { oid: b, mode: '100644' }],
-          ['src-a/x', { oid: b, mode: '100644' }],
-          ['src0', { oid: b, mode: '100644' }],
-          ['src/util.js', { oid: b, mode: '100644' }],
-          ['src/util-x', { oid: b, mode: '100755' }],
-          ['ünïcode/名前.txt', { oid: b, mode: '100644' }],
-        ]);
-      },
+      "names that test git's sort order, one beyond ASCII (every entry written anew)",
+      (dir) => sortOrderEdits(dir, [['ünïcode/名前.txt', '100644']]),
     ],
     [
-      "names that test git's sort order, all ASCII (the entries around them are copied as stored)",
-      (dir) => {
-        const b = blobIn(dir, 'order\n');
-        return new Map<string, TreeEdit>([
-          ['src.js', { oid: b, mode: '100644' }],
-          ['src-a/x', { oid: b, mode: '100644' }],
-          ['src0', { oid: b, mode: '100644' }],
-          ['0first', { oid: b, mode: '100644' }],
-          ['~last', { oid: b, mode: '100644' }],
-          ['src/util.js', { oid: b, mode: '100644' }],
-          ['src/util-x', { oid: b, mode: '100755' }],
-          ['src/util/name.js', null],
-        ]);
-      },
+      "names that test git's sort order, all ASCII (the entries around them copied as stored)",
+      (dir) => sortOrderEdits(dir, [['0first', '100644'], ['~last', '100644']]).set('src/util/name.js', null),
     ],
     ['delete a whole directory by its path', () => new Map([['src', null]])],
   ];
