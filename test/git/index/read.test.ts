@@ -185,6 +185,36 @@ describe('readIndex', () => {
     expect((e as PatchtxError).data.reason).toBe('corrupt_index');
   });
 
+  it('refuses a damaged index, naming the entry that is wrong', () => {
+    const repo = makeRepo('basic');
+    const good = readFileSync(path.join(repo, '.git', 'index'));
+    const index = parseIndex(good);
+    expect(index.version).toBe(2);
+    const at = (i: number) => index.entryOffset(i);
+    const damaged = (change: (b: Buffer) => Buffer) => {
+      try {
+        parseIndex(change(Buffer.from(good)));
+      } catch (e) {
+        expect(isPatchtxError(e) && (e as PatchtxError).data.reason).toBe('corrupt_index');
+        return (e as Error).message;
+      }
+      return 'parsed';
+    };
+    const flags = (i: number, value: number) => (b: Buffer) => (b.writeUInt16BE(value, at(i) + 60), b);
+    // entry 1's name loses its NUL: the name runs into the padding
+    expect(damaged((b) => (b.fill(0x78, at(1) + 62, at(2)), b))).toMatch(/entry 1 is malformed/);
+    // extended flags (version 3 only) in a version 2 index
+    expect(damaged(flags(0, 0x4000 | (good.readUInt16BE(at(0) + 60) & 0xfff)))).toMatch(/entry 0 has extended flags in a version 2 index/);
+    // a name of 0xfff bytes or more whose end is never found
+    expect(damaged((b) => (flags(2, 0xfff)(b), b.fill(0x78, at(2) + 62), b))).toMatch(/entry 2 has an unterminated path/);
+    // a name length that runs past the end of the entries
+    expect(damaged(flags(index.entryCount - 1, 0xffe))).toMatch(new RegExp(`entry ${index.entryCount - 1} is malformed`));
+    // the file ends inside entry 3 (the count says 4, which the remaining bytes could hold)
+    const cut = (b: Buffer) => (b.writeUInt32BE(4, 8), Buffer.concat([b.subarray(0, at(3) + 40), Buffer.alloc(20)]));
+    expect(damaged(cut)).toMatch(/entry 3 is truncated/);
+    expect(damaged((b) => (b.writeUInt32BE(index.entryCount + 1000, 8), b))).toMatch(/does not fit/);
+  });
+
   it('accepts the zero trailer of index.skipHash', async () => {
     const repo = makeRepo('basic');
     const file = path.join(repo, '.git', 'index');
