@@ -5,10 +5,11 @@
 // default set without the removed components, plus the added ones. The older
 // `core.fsyncObjectFiles` adds loose objects.
 //
-// git's default fsyncs packs and their indexes but none of the other things patchtx writes (refs,
-// the index, loose objects): a killed process loses nothing that was written (the kernel has it);
-// only a power loss can, exactly as for git. The transaction journal counts as a reference: it
-// decides what the refs mean after a crash.
+// git's default fsyncs packs and their indexes (fetched or repacked) but none of the things a
+// commit writes (refs, the index, loose objects): a killed process loses nothing that was written
+// (the kernel has it); only a power loss can, exactly as for git. The pack a transaction writes
+// holds what `git commit` would write as loose objects, so it follows the loose-object component.
+// The transaction journal counts as a reference: it decides what the refs mean after a crash.
 import type { GitConfig } from './config.js';
 
 export type FsyncComponent = 'loose-object' | 'pack' | 'pack-metadata' | 'commit-graph' | 'index' | 'reference';

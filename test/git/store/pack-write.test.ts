@@ -5,7 +5,10 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { GitConfig } from '../../../src/git/config.js';
+import { FileHandle } from '../../../src/git/fsx.js';
+import { configureFsync } from '../../../src/git/fsync-policy.js';
 import { hashObject, type ObjectType } from '../../../src/git/hash.js';
 import { ObjectStore, PACK_THRESHOLD } from '../../../src/git/objects.js';
 import { DeltaBaseCache, PackFile } from '../../../src/git/pack-file.js';
@@ -65,6 +68,30 @@ describe('ObjectStore batches', () => {
     for (const [i, oid] of oids.entries()) expect(Buffer.from(await again.readBlob(oid))).toEqual(contents[i]);
     again.close();
     store.close();
+  });
+
+  it('fsyncs the pack and its index when loose objects would be, not by git\'s default for packs', async () => {
+    // the pack holds what a commit would write loose: core.fsync's loose-object component decides
+    const { store } = await open('basic');
+    const sync = vi.spyOn(FileHandle.prototype, 'sync');
+    try {
+      const flush = async (configText: string, tag: string) => {
+        configureFsync(GitConfig.fromText(configText));
+        sync.mockClear();
+        store.beginBatch();
+        for (const c of blobs(PACK_THRESHOLD, tag)) await store.writeBlob(c);
+        await store.flushBatch();
+        return sync.mock.calls.length;
+      };
+      expect(await flush('', 'default')).toBe(0);
+      expect(await flush('[core]\n\tfsync = pack\n', 'pack only')).toBe(0);
+      expect(await flush('[core]\n\tfsync = loose-object\n', 'loose')).toBe(2);
+      expect(await flush('[core]\n\tfsyncObjectFiles = true\n', 'older setting')).toBe(2);
+    } finally {
+      sync.mockRestore();
+      configureFsync(GitConfig.fromText(''));
+      store.close();
+    }
   });
 
   it('writes a small batch as loose objects, and nothing for a discarded one', async () => {
