@@ -147,6 +147,8 @@ export class GitIndex {
   readonly file: string;
   readonly version: 2 | 3;
   readonly bytes: Buffer;
+  /** the same bytes, for reading words */
+  private readonly view: DataView;
   /** mtime of the index file when it was read (null when parsed from bytes alone) */
   readonly timestamp: Timestamp | null;
   readonly extensions: readonly IndexExtension[];
@@ -167,6 +169,7 @@ export class GitIndex {
     this.file = file;
     this.version = version;
     this.bytes = bytes;
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.offsets = offsets;
     this.extensions = extensions;
     this.timestamp = timestamp;
@@ -262,26 +265,38 @@ export class GitIndex {
 
   /** Position of the first entry whose path is not below `key` in byte order (its first stage). */
   lowerBound(key: Buffer): number {
+    const keyView = new DataView(key.buffer, key.byteOffset, key.byteLength);
     let lo = 0;
     let hi = this.entryCount;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.compareName(mid, key) < 0) lo = mid + 1;
+      if (this.compareName(mid, key, keyView) < 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
   /** Sign of (path of entry i) - key, in byte order. */
-  compareName(i: number, key: Uint8Array): number {
-    // Byte by byte here rather than with Buffer#compare: paths are short, and that call's argument
-    // checks cost more than the loop. A binary search makes ~log2(n) of them per path (measured:
-    // 1,000 lookups in a 2,000-entry index, fresh process, 32 -> 22 ms)
+  compareName(i: number, key: Uint8Array, keyView = new DataView(key.buffer, key.byteOffset, key.byteLength)): number {
+    // Four bytes at a time (big-endian words compare like their bytes), then byte by byte: paths
+    // share most of their bytes with their neighbours in a binary search, and this runs mostly
+    // before the JIT has compiled it. Measured in a fresh process, against byte by byte: 100
+    // lookups in a 20,000-entry index 5.3-5.9 -> 4.0-4.8 ms, 1,000 in a 2,000-entry index 18-23
+    // -> 15-17 ms. (Comparing latin1 strings of the names was faster for 100, slower for 1,000.)
     const b = this.bytes;
-    const start = this.nameStart(i);
-    const length = this.nameEnd(i) - start;
+    const o = this.offsets[i]!;
+    const high = b[o + AT_FLAGS]!;
+    const start = o + ENTRY_FIXED_SIZE + (high & (ENTRY_FLAG_EXTENDED >> 8) ? 2 : 0);
+    const recorded = ((high << 8) | b[o + AT_FLAGS + 1]!) & NAME_LENGTH_MASK;
+    const length = recorded < NAME_LENGTH_MASK ? recorded : this.nameEnd(i) - start;
     const common = Math.min(length, key.length);
-    for (let k = 0; k < common; k++) {
+    let k = 0;
+    for (; k + 4 <= common; k += 4) {
+      const x = this.view.getUint32(start + k);
+      const y = keyView.getUint32(k);
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    for (; k < common; k++) {
       const d = b[start + k]! - key[k]!;
       if (d !== 0) return d;
     }
