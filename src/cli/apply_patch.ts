@@ -9,7 +9,8 @@ import { openRepository } from '../git/discover.js';
 import { applyTransaction } from '../tx/apply.js';
 import { applyToDirectory } from '../tx/plain-dir.js';
 import { codexSummary, processStreams, toError, type Streams } from './output.js';
-import { readStdin, stdinIsTerminal } from './read-patch.js';
+import { readStdin } from './read-patch.js';
+import { isTerminal } from './stdio.js';
 
 const USAGE = `Usage: apply_patch [--preserve-crlf] 'PATCH'\n       echo 'PATCH' | apply_patch [--preserve-crlf]\n`;
 
@@ -46,7 +47,7 @@ export async function main(argv: string[], streams: Streams = processStreams, cw
   }
   let patchText = args[0];
   if (patchText === undefined) {
-    patchText = stdinIsTerminal() ? '' : await readStdin();
+    patchText = isTerminal(0) ? '' : await readStdin();
     if (patchText === '') {
       streams.err(USAGE);
       return 2;

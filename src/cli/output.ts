@@ -3,7 +3,7 @@
 import { exitCodeFor, isPatchtxError, PatchtxError } from '../errors.js';
 import { unifiedDiff } from '../engine/diff.js';
 import type { FileContents, TxResult } from '../tx/apply.js';
-import { writeToFd } from './fd-write.js';
+import { isTerminal, writeToFd } from './stdio.js';
 
 export interface Streams {
   out: (text: string) => void;
@@ -64,12 +64,12 @@ export function useColour(): boolean {
   const { NO_COLOR, FORCE_COLOR } = process.env;
   if (NO_COLOR !== undefined && NO_COLOR !== '') return false;
   if (FORCE_COLOR !== undefined) return FORCE_COLOR !== '0' && FORCE_COLOR.toLowerCase() !== 'false';
-  return process.stdout.isTTY === true;
+  return isTerminal(1);
 }
 
 /**
  * picocolors, loaded only when there is colour to show: on loading, it looks at process.stdout to
- * pick its default, and creating that stream loads Node's net and tty modules (see fd-write.ts).
+ * pick its default, and creating that stream loads Node's net and tty modules (see stdio.ts).
  * Whether to colour is decided per call by useColour, from the environment as it is now.
  */
 async function colours(): Promise<ReturnType<typeof import('picocolors').createColors>> {

@@ -1,24 +1,12 @@
 // Where a patch comes from: a file, `-`, or standard input when no argument is given.
-import { fstatSync, readFileSync, readSync } from 'node:fs';
+import { readFileSync, readSync } from 'node:fs';
 import { PatchtxError } from '../errors.js';
-
-/**
- * True when standard input is a terminal (nobody piped a patch in). Only a character device can
- * be one; for anything else process.stdin is not created (see readStdin).
- */
-export function stdinIsTerminal(): boolean {
-  try {
-    if (!fstatSync(0).isCharacterDevice()) return false;
-  } catch {
-    // descriptor 0 closed or unusable: let the stream judge
-  }
-  return process.stdin.isTTY === true;
-}
+import { isTerminal } from './stdio.js';
 
 /**
  * Standard input, to its end. Read with blocking reads on descriptor 0, as git reads it: on a
  * pipe process.stdin would be a net.Socket, whose creation loads Node's net and stream modules at
- * every start (see fd-write.ts). A descriptor that is non-blocking (EAGAIN) is read on through
+ * every start (see stdio.ts). A descriptor that is non-blocking (EAGAIN) is read on through
  * the stream, after what was read already.
  */
 export async function readStdin(): Promise<string> {
@@ -40,7 +28,7 @@ export async function readStdin(): Promise<string> {
 
 export async function readPatchSource(source: string | undefined): Promise<string> {
   if (source === undefined || source === '-') {
-    if (stdinIsTerminal()) throw new PatchtxError('usage', 'no patch given: pass a patch file, or pipe the patch into standard input');
+    if (isTerminal(0)) throw new PatchtxError('usage', 'no patch given: pass a patch file, or pipe the patch into standard input');
     return readStdin();
   }
   try {

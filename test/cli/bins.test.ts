@@ -1,6 +1,6 @@
 // The built programs (dist/patchtx.cjs, dist/apply_patch.cjs) as a user runs them: a separate node
 // process, the patch as an argument, a file, or on standard input, exit codes from the process.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -114,7 +114,7 @@ describe('dist/patchtx.cjs', () => {
 });
 
 // Output is written to descriptors 1 and 2 directly, and standard input read from descriptor 0
-// (src/cli/fd-write.ts, src/cli/read-patch.ts): these are the cases where that needs care.
+// (src/cli/stdio.ts, src/cli/read-patch.ts): these are the cases where that needs care.
 describe('dist/patchtx.cjs and awkward descriptors', () => {
   const bigPatch = () => v4a('*** Add File: big.txt', ...Array.from({ length: 8000 }, (_, i) => `+line ${i} of a file larger than a pipe holds`));
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -154,6 +154,18 @@ describe('dist/patchtx.cjs and awkward descriptors', () => {
       chunks.push(chunk.subarray(0, n));
     }
   }
+
+  // util-linux `script` runs a command on a pseudo-terminal: the one way to be a terminal here
+  const hasScript = spawnSync('script', ['--version']).status === 0;
+  it.skipIf(!hasScript)('on a terminal: no patch on standard input is a usage error, in colour', async () => {
+    const dir = makeRepo('basic');
+    const command = `"${process.execPath}" "${path.join(distDir, 'patchtx.cjs')}" apply --repo "${dir}"; echo "exit $?"`;
+    const env = { ...gitEnv };
+    delete env.NO_COLOR;
+    delete env.FORCE_COLOR;
+    const out = execFileSync('script', ['-qec', command, '/dev/null'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(out.replace(/\r/g, '')).toContain('\x1b[31merror:\x1b[39m no patch given: pass a patch file, or pipe the patch into standard input\nexit 2\n');
+  });
 
   it('a reader that stops early (| head -1): exit 0 and no EPIPE trace', async () => {
     const dir = makeRepo('basic');

@@ -1,4 +1,5 @@
-// Writing the programs' output straight to file descriptors 1 and 2.
+// The programs' standard descriptors without Node's stream objects where they can do without:
+// output written straight to descriptors 1 and 2, and terminals told apart without a stream.
 //
 // Why not process.stdout: on a pipe (how agents, CI and the benchmark run patchtx) it is a
 // net.Socket, and creating it loads Node's net, stream and tty modules: several milliseconds of a
@@ -9,7 +10,7 @@
 //   descriptor always does, so the output keeps its order.
 // - EPIPE: the reader has gone (`patchtx log | head -1`). Nothing more can be said there; the
 //   command's outcome (a commit may already exist) is still reported by its exit code.
-import { writeSync } from 'node:fs';
+import { fstatSync, writeSync } from 'node:fs';
 
 const viaStream = new Set<number>();
 const closed = new Set<number>();
@@ -33,4 +34,18 @@ export function writeToFd(fd: 1 | 2, text: string): void {
     }
   }
   (fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(done));
+}
+
+/**
+ * Whether descriptor `fd` is a terminal. Only a character device can be one, so the stream (and
+ * with it Node's tty and net modules) is consulted only for those: for a pipe or a file, the
+ * usual case for agents and CI, the answer costs one fstat.
+ */
+export function isTerminal(fd: 0 | 1 | 2): boolean {
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    // the descriptor is closed or unusable: let the stream judge
+  }
+  return (fd === 0 ? process.stdin : fd === 1 ? process.stdout : process.stderr).isTTY === true;
 }
