@@ -81,6 +81,8 @@ const childProcessOnDemand = {
         '  getuid: { value: () => (uid ??= process.getuid()) },',
         '  getgid: { value: () => (gid ??= process.getgid()) },',
         '});',
+        // an ES-module-shaped export, so that an interop helper in fs-core would still see `default`
+        'exports.__esModule = true;',
         'exports.createProcess = () => view;',
         'exports.default = view;',
       ].join('\n'),

@@ -31,6 +31,11 @@ export function writeToFd(fd: 1 | 2, text: string): void {
       }
       if (code !== 'EAGAIN') throw e;
       viaStream.add(fd);
+      // the stream reports a reader that has gone as an 'error' event: the same quiet end
+      (fd === 1 ? process.stdout : process.stderr).on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EPIPE') throw error;
+        closed.add(fd);
+      });
     }
   }
   (fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(done));

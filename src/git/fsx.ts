@@ -19,12 +19,12 @@ export class FileHandle {
     while (off < buf.byteLength) off += fs.writeSync(this.fd, buf, off, buf.byteLength - off);
   }
 
-  /** Writes the buffers one after the other, with as few system calls as the kernel allows. */
+  /** Writes the buffers one after the other (writev; libuv splits lists longer than IOV_MAX). */
   async writeAll(buffers: readonly Uint8Array[]): Promise<void> {
     let rest = buffers.filter((b) => b.byteLength > 0);
     while (rest.length > 0) {
-      // at most IOV_MAX (1024 on Linux) buffers per call
-      let written = fs.writevSync(this.fd, rest.slice(0, 1024));
+      // a short write (not seen on regular files, but allowed) leaves the rest for another call
+      let written = fs.writevSync(this.fd, rest);
       let done = 0;
       while (done < rest.length && written >= rest[done]!.byteLength) written -= rest[done++]!.byteLength;
       rest = rest.slice(done);

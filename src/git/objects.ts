@@ -17,7 +17,7 @@
 // so that many small transactions do not pile up packs.
 import * as fs from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from './fsx.js';
-import { shouldFsync } from './fsync-policy.js';
+import { shouldFsync, shouldFsyncTransactionPack } from './fsync-policy.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
@@ -314,8 +314,8 @@ export class ObjectStore {
     const tag = `${process.pid}_${randomBytes(6).toString('hex')}`;
     // "tmp_" is the prefix git's prune cleans up, should a crash leave a file behind
     const files = [
-      { temp: path.join(dir, `tmp_pack_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.pack`), data: pack },
-      { temp: path.join(dir, `tmp_idx_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.idx`), data: [index] },
+      { temp: path.join(dir, `tmp_pack_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.pack`), data: pack, sync: shouldFsyncTransactionPack('pack') },
+      { temp: path.join(dir, `tmp_idx_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.idx`), data: [index], sync: shouldFsyncTransactionPack('pack-metadata') },
     ];
     try {
       for (const f of files) {
@@ -331,11 +331,9 @@ export class ObjectStore {
             }
             await handle.writeFile(group.length === 1 ? group[0]! : Buffer.concat(group, size));
           }
-          // These objects are the ones `git commit` would write loose, and git's default fsyncs
-          // packs (fetched, repacked) but not loose objects: they follow the loose-object
-          // setting, like their compression level (looseCompression). An fsync of the pack cost
-          // 13-15 ms of a 10- or 100-file transaction here.
-          if (shouldFsync('loose-object')) await handle.sync();
+          // not by git's default: these are the objects `git commit` would write loose (see
+          // shouldFsyncTransactionPack), as their compression level is (looseCompression)
+          if (f.sync) await handle.sync();
         } finally {
           await handle.close();
         }

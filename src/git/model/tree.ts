@@ -76,8 +76,9 @@ export interface ParsedTree {
   entries: TreeEntry[];
   ends: Uint32Array;
   /**
-   * every name is ASCII (so JavaScript's string order is git's byte order) and every mode is
-   * written as git writes it: the entries' bytes can be copied as they are into an edited tree
+   * every name is ASCII (so JavaScript's string order is git's byte order), every mode is written
+   * as git writes it, and the entries are in git's order, each name once and storable: the
+   * entries' bytes can be copied as they are into an edited tree
    */
   copyable: boolean;
 }
@@ -142,6 +143,11 @@ export function parseTreeObject(data: Uint8Array, oid = '(tree)'): ParsedTree {
     }
     const entry: TreeEntry = { mode, name, oid: hexOf(nul + 1) };
     if (rawName) entry.rawName = rawName;
+    // a tree git would not write (entries out of order or twice, a name git cannot store) is
+    // not copied either: an edit rewrites it from its entries, as before
+    if (copyable && (name === '' || name.includes('/') || (entries.length > 0 && compareAsciiEntries(entries[entries.length - 1]!, entry) >= 0))) {
+      copyable = false;
+    }
     entries.push(entry);
     i = nul + 21;
     ends.push(i);
@@ -253,9 +259,12 @@ export function editTreeBytes(tree: ParsedTree, changes: ReadonlyMap<string, Tre
   const added: TreeEntry[] = [];
   for (const e of changes.values()) if (e !== null) added.push(e);
   if (!tree.copyable || added.some((e) => e.rawName !== undefined || !ASCII.test(e.name))) {
-    // a name beyond ASCII or a mode to canonicalise: the general path (rare), which sorts on the
-    // names' bytes and writes every entry anew
-    const kept = tree.entries.filter((e) => !changes.has(entryKey(e)));
+    // a name beyond ASCII, a mode to canonicalise or a tree git would not write: the general
+    // path (rare), which sorts on the names' bytes and writes every entry anew
+    // by key, the last entry of a name winning, as edits of such a tree always did
+    const byKey = new Map<string, TreeEntry>();
+    for (const e of tree.entries) byKey.set(entryKey(e), e);
+    const kept = [...byKey].filter(([key]) => !changes.has(key)).map(([, e]) => e);
     return serializeSortedTree(sortTreeEntries([...kept, ...added]));
   }
   for (const e of added) checkEntry(e);

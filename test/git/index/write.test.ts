@@ -355,7 +355,7 @@ describe('IndexLock.write', () => {
     git(repo, 'fsck', '--no-progress', '--no-dangling');
   });
 
-  it('writes an index of more pieces than one system call takes (1,500 updates between kept entries)', async () => {
+  it('writes an index of about 3,000 pieces (1,500 updates between kept entries)', async () => {
     // every other entry changes, so the new index is about 3,000 pieces: kept runs, new entries
     const repo = makeRepo('empty');
     const blob = writeBlob(repo, 'same\n');

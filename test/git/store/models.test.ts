@@ -122,6 +122,23 @@ describe('tree model', () => {
     expect(Buffer.from(kept).equals(Buffer.concat([record('100644', 'a.txt'), record('100644', 'm.txt'), record('100644', odd)]))).toBe(true);
   });
 
+  it('an edited tree that git would not have written (disorder, a name twice) is rewritten from its entries', () => {
+    const oid = 'ab'.repeat(20);
+    const record = (name: string) => Buffer.concat([Buffer.from(`100644 ${name}\0`), Buffer.from(oid, 'hex')]);
+    const add = new Map<string, TreeEntry | null>([['b', { mode: '100644', name: 'b', oid }]]);
+    const edit = (...names: string[]) => {
+      const tree = parseTreeObject(Buffer.concat(names.map(record)));
+      expect(tree.copyable).toBe(false);
+      return Buffer.from(editTreeBytes(tree, add));
+    };
+    // a name twice: once in the result; out of order: sorted
+    expect(edit('a', 'a').equals(Buffer.concat([record('a'), record('b')]))).toBe(true);
+    expect(edit('c', 'a').equals(Buffer.concat([record('a'), record('b'), record('c')]))).toBe(true);
+    // a name git cannot store is refused, not copied
+    expect(() => edit('a', 'x/y')).toThrow(/invalid tree entry name/);
+    expect(parseTreeObject(Buffer.concat([record('a'), record('c')])).copyable).toBe(true);
+  });
+
   it('refuses duplicate names', () => {
     const oid = 'ab'.repeat(20);
     expect(() =>

@@ -70,8 +70,8 @@ describe('ObjectStore batches', () => {
     store.close();
   });
 
-  it('fsyncs the pack and its index when loose objects would be, not by git\'s default for packs', async () => {
-    // the pack holds what a commit would write loose: core.fsync's loose-object component decides
+  it('fsyncs the pack and its index when loose objects would be or core.fsync asks, not by git\'s default', async () => {
+    // the pack holds what a commit would write loose, which git's default does not fsync
     const { store } = await open('basic');
     const sync = vi.spyOn(FileHandle.prototype, 'sync');
     try {
@@ -84,9 +84,13 @@ describe('ObjectStore batches', () => {
         return sync.mock.calls.length;
       };
       expect(await flush('', 'default')).toBe(0);
-      expect(await flush('[core]\n\tfsync = pack\n', 'pack only')).toBe(0);
       expect(await flush('[core]\n\tfsync = loose-object\n', 'loose')).toBe(2);
       expect(await flush('[core]\n\tfsyncObjectFiles = true\n', 'older setting')).toBe(2);
+      // a core.fsync the user set keeps the pack components unless it removes them
+      expect(await flush('[core]\n\tfsync = pack\n', 'pack')).toBe(2);
+      expect(await flush('[core]\n\tfsync = reference\n', 'reference')).toBe(2);
+      expect(await flush('[core]\n\tfsync = -pack-metadata\n', 'no idx')).toBe(1);
+      expect(await flush('[core]\n\tfsync = none\n', 'none')).toBe(0);
     } finally {
       sync.mockRestore();
       configureFsync(GitConfig.fromText(''));
