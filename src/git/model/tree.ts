@@ -112,6 +112,7 @@ export function parseTreeObject(data: Uint8Array, oid = '(tree)'): ParsedTree {
   const entries: TreeEntry[] = [];
   const ends: number[] = [];
   let copyable = true;
+  let lastKey = '';
   const end = text.length;
   let i = 0;
   while (i < end) {
@@ -143,10 +144,13 @@ export function parseTreeObject(data: Uint8Array, oid = '(tree)'): ParsedTree {
     }
     const entry: TreeEntry = { mode, name, oid: hexOf(nul + 1) };
     if (rawName) entry.rawName = rawName;
-    // a tree git would not write (entries out of order or twice, a name git cannot store) is
-    // not copied either: an edit rewrites it from its entries, as before
-    if (copyable && (name === '' || name.includes('/') || (entries.length > 0 && compareAsciiEntries(entries[entries.length - 1]!, entry) >= 0))) {
-      copyable = false;
+    // A tree git would not write (entries out of order or twice, a name git cannot store) is not
+    // copied either: an edit rewrites it from its entries, as before. While every name is ASCII,
+    // the order is the order of the names as strings, with '/' after a directory's.
+    if (copyable) {
+      const key = mode === '40000' ? `${name}/` : name;
+      if (!(key > lastKey) || name === '' || name.includes('/')) copyable = false;
+      lastKey = key;
     }
     entries.push(entry);
     i = nul + 21;
