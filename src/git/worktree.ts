@@ -43,6 +43,24 @@ function componentsOf(repoPath: string): string[] {
   return parts;
 }
 
+let lastWorkdir = '';
+let lastBase = '';
+
+/**
+ * `workdir/parts[0]/.../parts[count - 1]`. The parts come from componentsOf, so only the working
+ * tree root needs normalising, once: path.join normalises the whole string at every call, and its
+ * cost showed in profiles (about 9 ms of a 1,000-file patch, with two to five joins per file).
+ */
+function joinUnder(workdir: string, parts: readonly string[], count = parts.length): string {
+  if (workdir !== lastWorkdir) {
+    lastBase = path.join(workdir, '/').replace(/\/+$/, '');
+    lastWorkdir = workdir;
+  }
+  let out = lastBase;
+  for (let i = 0; i < count; i++) out += `/${parts[i]}`;
+  return out;
+}
+
 async function lstatOrNull(file: string): Promise<BigIntStats | null> {
   try {
     return await lstat(file, { bigint: true });
@@ -68,9 +86,9 @@ async function checkLeadingDirs(workdir: string, parts: string[], knownDirs?: Se
   // a directory is only ever recorded after all of its own leading directories: when the parent
   // is known, so is everything above it (the common case when a patch touches many files of one
   // directory)
-  if (knownDirs && parts.length > 1 && knownDirs.has(path.join(workdir, ...parts.slice(0, -1)))) return { kind: 'ok' };
+  if (knownDirs && parts.length > 1 && knownDirs.has(joinUnder(workdir, parts, parts.length - 1))) return { kind: 'ok' };
   for (let i = 0; i < parts.length - 1; i++) {
-    const dir = path.join(workdir, ...parts.slice(0, i + 1));
+    const dir = joinUnder(workdir, parts, i + 1);
     if (knownDirs?.has(dir)) continue;
     const st = await lstatOrNull(dir);
     if (!st) return { kind: 'missing', from: i };
@@ -86,7 +104,7 @@ export async function inspectWorktreePath(workdir: string, repoPath: string, kno
   const leading = await checkLeadingDirs(workdir, parts, knownDirs);
   if (leading.kind === 'missing') return { kind: 'missing' };
   if (leading.kind === 'blocked') return { kind: 'blocked', by: leading.by };
-  const file = path.join(workdir, ...parts);
+  const file = joinUnder(workdir, parts);
   const stat = await lstatOrNull(file);
   if (!stat) return { kind: 'missing' };
   if (stat.isSymbolicLink()) return { kind: 'symlink', target: await readlink(file), stat };
@@ -97,7 +115,7 @@ export async function inspectWorktreePath(workdir: string, repoPath: string, kno
 
 /** The bytes of the regular file at `repoPath` (never through a symlink). */
 export function readWorktreeFile(workdir: string, repoPath: string): Promise<Buffer> {
-  return readRegularFile(path.join(workdir, ...componentsOf(repoPath)));
+  return readRegularFile(joinUnder(workdir, componentsOf(repoPath)));
 }
 
 /** The error code readRegularFile gives when the path is no longer a regular file. */
@@ -130,7 +148,7 @@ async function makeLeadingDirs(workdir: string, repoPath: string, parts: string[
   }
   if (leading.kind === 'missing') {
     for (let i = leading.from; i < parts.length - 1; i++) {
-      const dir = path.join(workdir, ...parts.slice(0, i + 1));
+      const dir = joinUnder(workdir, parts, i + 1);
       try {
         await mkdir(dir, 0o777);
       } catch (e) {
@@ -177,7 +195,7 @@ const pooledIo: ReplaceIo = { unlink: (file) => pooledFs.unlink(file), open: (fi
 async function prepareTarget(workdir: string, repoPath: string, knownDirs?: Set<string>): Promise<{ file: string; existing: BigIntStats | null }> {
   const parts = componentsOf(repoPath);
   await makeLeadingDirs(workdir, repoPath, parts, knownDirs);
-  const file = path.join(workdir, ...parts);
+  const file = joinUnder(workdir, parts);
   const existing = await lstatOrNull(file);
   if (existing?.isDirectory()) {
     throw new PatchtxError('is_directory', `cannot write ${repoPath}: it is a directory in the working tree`, { path: repoPath });
@@ -264,7 +282,7 @@ export async function removeWorktreeFile(workdir: string, repoPath: string): Pro
       reason: 'symlink_prefix',
     });
   }
-  const file = path.join(workdir, ...parts);
+  const file = joinUnder(workdir, parts);
   const st = await lstatOrNull(file);
   if (!st) return false;
   if (st.isDirectory()) {
@@ -277,7 +295,7 @@ export async function removeWorktreeFile(workdir: string, repoPath: string): Pro
   }
   for (let depth = parts.length - 1; depth > 0; depth--) {
     try {
-      await rmdir(path.join(workdir, ...parts.slice(0, depth)));
+      await rmdir(joinUnder(workdir, parts, depth));
     } catch {
       break; // not empty (or gone, or not ours to remove): the directories above are not empty either
     }
@@ -312,7 +330,7 @@ export async function isWorktreeFileModified(
   options: ModifiedCheckOptions,
 ): Promise<boolean> {
   const parts = componentsOf(entry.path);
-  const file = path.join(workdir, ...parts);
+  const file = joinUnder(workdir, parts);
   if (stat === undefined) {
     // a path whose leading directory is a symlink is not in the working tree: git calls it deleted
     stat = (await checkLeadingDirs(workdir, parts)).kind === 'ok' ? await lstatOrNull(file) : null;
