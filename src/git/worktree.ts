@@ -127,8 +127,9 @@ const NOT_REGULAR = 'ENOTREG';
 async function readRegularFile(file: string): Promise<Buffer> {
   const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    if (!(await handle.stat()).isFile()) throw Object.assign(new Error(`${file} is not a regular file`), { code: NOT_REGULAR });
-    return await handle.readFile();
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw Object.assign(new Error(`${file} is not a regular file`), { code: NOT_REGULAR });
+    return await handle.readKnownSize(stat.size);
   } finally {
     await handle.close();
   }
