@@ -4,7 +4,8 @@
 // target itself is replaced, never followed. (Between the check and the write another process
 // could still swap a directory for a symlink; Node has no openat() to close that window.)
 import { randomBytes } from 'node:crypto';
-import { constants, promises as pooledFs, type BigIntStats, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, open as openWithCallback, promises as pooledFs, write as writeWithCallback, type BigIntStats, type Stats } from 'node:fs';
+import { promisify } from 'node:util';
 import { chmod, lstat, mkdir, open, readlink, rename, rmdir, symlink, unlink } from './fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
@@ -189,7 +190,30 @@ interface ReplaceIo {
   }>;
 }
 const syncIo: ReplaceIo = { unlink, open };
-const pooledIo: ReplaceIo = { unlink: (file) => pooledFs.unlink(file), open: (file, flags, mode) => pooledFs.open(file, flags, mode) };
+
+const openOnPool = promisify(openWithCallback);
+const writeOnPool = promisify(writeWithCallback);
+
+/**
+ * The thread pool for what costs the kernel real work (unlink, create, write), synchronous calls
+ * for the fstat and the close of the new file: each trip through the pool costs a wake-up on both
+ * sides, and those two calls are quicker than the trip. Against fs/promises for all five
+ * (/usr/bin/time, 1,000-file patch, 9 alternating runs, two orders): wall 1.53-1.54 -> 1.36-1.43
+ * s, system time 0.83-0.84 -> 0.70-0.76 s. A synchronous unlink as well was slower (1.70 s).
+ */
+const pooledIo: ReplaceIo = {
+  unlink: (file) => pooledFs.unlink(file),
+  open: async (file, flags, mode) => {
+    const fd = await openOnPool(file, flags, mode);
+    return {
+      async writeFile(data: Uint8Array) {
+        for (let done = 0; done < data.byteLength; ) done += (await writeOnPool(fd, data, done, data.byteLength - done, null)).bytesWritten;
+      },
+      stat: async (opts: { bigint: true }) => fstatSync(fd, opts),
+      close: async () => closeSync(fd),
+    };
+  },
+};
 
 /** Prepares the target of a write: leading directories exist, and whatever is at the target may
  * be replaced by rename (a file or a symlink; not a directory). Returns its lstat or null. */
