@@ -32,14 +32,10 @@ export class FileHandle {
     }
   }
 
-  async readFile(): Promise<Buffer> {
-    return fs.readFileSync(this.fd);
-  }
-
   /**
-   * readFile for a file whose size the caller has just taken from this handle's stat: reads that
-   * many bytes (fewer if the file shrank) without the second fstat readFileSync makes, one per
-   * file read in a transaction.
+   * The file's bytes, for a size the caller has just taken from this handle's stat: reads that
+   * many bytes (fewer if the file shrank) without the second fstat readFileSync would make, one
+   * per file read in a transaction.
    */
   async readKnownSize(size: number): Promise<Buffer> {
     const buf = Buffer.allocUnsafe(size);

@@ -477,7 +477,7 @@ export async function readIndex(repo: Repository): Promise<GitIndex | null> {
   try {
     // the timestamp and the bytes come from the same open file, so they describe the same index
     const st = await handle.stat({ bigint: true });
-    const bytes = await handle.readFile();
+    const bytes = await handle.readKnownSize(Number(st.size));
     return parseIndex(bytes, file, timestampOfNs(st.mtimeNs));
   } catch (e) {
     throw ioError(e, 'read', file);
