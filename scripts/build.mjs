@@ -60,49 +60,50 @@ const isomorphicGitApart = {
   },
 };
 
-// commander requires node:child_process when it loads, for subcommands that are separate
-// executables (patchtx has none). Loading child_process loads net, stream and dgram with it: about
-// 7 ms of every start. Commander only ever calls its spawn(), so it gets a stand-in that loads the
-// real module on that first call.
-const childProcessOnDemand = {
-  name: 'child-process-on-demand',
-  setup(b) {
-    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: 'child_process', namespace: 'on-demand' } : undefined,
-    );
-    b.onLoad({ filter: /^child_process$/, namespace: 'on-demand' }, () => ({
-      contents: "module.exports = { spawn: (...args) => require('node:child_process').spawn(...args) };",
-      loader: 'js',
-    }));
-    b.onLoad({ filter: /^memfs-process$/, namespace: 'on-demand' }, () => ({
-      contents: [
-        'let uid, gid;',
-        'const view = Object.create(process, {',
-        '  getuid: { value: () => (uid ??= process.getuid()) },',
-        '  getgid: { value: () => (gid ??= process.getgid()) },',
-        '});',
-        // an ES-module-shaped export, so that an interop helper in fs-core would still see `default`
-        'exports.__esModule = true;',
-        'exports.createProcess = () => view;',
-        'exports.default = view;',
-      ].join('\n'),
-      loader: 'js',
-    }));
+// Stand-ins for two modules that dependencies of the programs load, each replaced only for the
+// importer named (the library build, dist/index.js, and the tests use them as published).
+const STAND_INS = [
+  {
+    // commander requires node:child_process when it loads, for subcommands that are separate
+    // executables (patchtx has none). Loading child_process loads net, stream and dgram with it:
+    // about 7 ms of every start. Commander only ever calls its spawn(), so it gets a stand-in that
+    // loads the real module on that first call.
+    name: 'child_process',
+    specifier: /^(node:)?child_process$/,
+    importer: /[\\/]node_modules[\\/]commander[\\/]/,
+    contents: "module.exports = { spawn: (...args) => require('node:child_process').spawn(...args) };",
   },
-};
+  {
+    // memfs (its fs-core part) asks the process for the user and group ids of every node it
+    // creates and at every permission check on the way to one: about 10,000 system calls in a
+    // 1,000-file patch (9 ms in a profile), through its own reference to the global process,
+    // whatever process the volume was given (src/tx/overlay.ts gives it one that asks once). The
+    // ids cannot change during a run (patchtx never changes them), so fs-core sees a view of the
+    // process that asks once, and is the real process in everything else.
+    name: 'memfs-process',
+    specifier: /^\.\/process(\.js)?$/,
+    importer: /[\\/]@jsonjoy\.com[\\/]fs-core[\\/]lib[\\/]/,
+    contents: [
+      'let uid, gid;',
+      'const view = Object.create(process, {',
+      '  getuid: { value: () => (uid ??= process.getuid()) },',
+      '  getgid: { value: () => (gid ??= process.getgid()) },',
+      '});',
+      // an ES-module-shaped export, so that an interop helper in fs-core would still see `default`
+      'exports.__esModule = true;',
+      'exports.createProcess = () => view;',
+      'exports.default = view;',
+    ].join('\n'),
+  },
+];
 
-// memfs (its fs-core part) asks the process for the user and group ids of every node it creates
-// and at every permission check on the way to one: about 10,000 system calls in a 1,000-file
-// patch (9 ms in a profile), through its own reference to the global process, whatever process
-// the volume was given (src/tx/overlay.ts gives it one that asks once). The ids cannot change
-// during a run (patchtx never changes them), so in the bundled programs fs-core sees a view of the
-// process that asks once, and is the real process in everything else.
-const memfsProcessOnce = {
-  name: 'memfs-process-once',
+const standIns = {
+  name: 'stand-ins',
   setup(b) {
-    b.onResolve({ filter: /^\.\/process(\.js)?$/ }, (args) =>
-      /[\\/]@jsonjoy\.com[\\/]fs-core[\\/]lib[\\/]/.test(args.importer) ? { path: 'memfs-process', namespace: 'on-demand' } : undefined,
-    );
+    for (const s of STAND_INS) {
+      b.onResolve({ filter: s.specifier }, (args) => (s.importer.test(args.importer) ? { path: s.name, namespace: 'on-demand' } : undefined));
+    }
+    b.onLoad({ filter: /.*/, namespace: 'on-demand' }, (args) => ({ contents: STAND_INS.find((s) => s.name === args.path).contents, loader: 'js' }));
   },
 };
 
@@ -118,7 +119,7 @@ await bundle({
   // some CommonJS dependencies call require() for Node built-ins; give the ESM bundle one
   banner: { js: "import { createRequire as __patchtxCreateRequire } from 'node:module'; const require = __patchtxCreateRequire(import.meta.url);" },
 });
-await bundle({ entryPoints: { cli: 'src/bin/programs.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' }, format: 'cjs', plugins: [isomorphicGitApart, childProcessOnDemand, memfsProcessOnce] });
+await bundle({ entryPoints: { cli: 'src/bin/programs.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' }, format: 'cjs', plugins: [isomorphicGitApart, standIns] });
 await bundle({ stdin: { contents: "module.exports = require('isomorphic-git');", resolveDir: process.cwd(), loader: 'js' }, outfile: 'dist/isomorphic-git.cjs', format: 'cjs' });
 await bundle({ entryPoints: { patchtx: 'src/bin/patchtx.ts', apply_patch: 'src/bin/apply_patch.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' }, format: 'cjs' }, { executable: true });
 

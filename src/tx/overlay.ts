@@ -8,7 +8,8 @@ import type { FileLookup } from '../engine/types.js';
 // The process the volume sees. By default memfs asks the real process for its user and group
 // ids on every operation that creates or opens a node: two system calls each time, about a
 // tenth of the overlay's cost on a 1,000-file patch (measured). They cannot change during a run,
-// so they are asked once.
+// so they are asked once. (memfs's core also asks the global process when it creates a node and
+// checks permissions; the bundled programs give it a view that asks once too: scripts/build.mjs.)
 function volumeProcess(): NonNullable<Parameters<typeof Volume.fromJSON>[2]>['process'] {
   const uid = process.getuid?.() ?? 0;
   const gid = process.getgid?.() ?? 0;
