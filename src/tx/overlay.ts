@@ -23,22 +23,46 @@ function volumeProcess(): NonNullable<Parameters<typeof Volume.fromJSON>[2]>['pr
   };
 }
 
+/** What the overlay keeps of memfs's volume: its core, where files and directories live. */
+type VolumeCore = InstanceType<typeof Volume>['_core'];
+type VolumeLink = VolumeCore['root'];
+
 export class Overlay implements FileLookup {
-  private readonly vol = Volume.fromJSON({}, '/', { process: volumeProcess() });
+  /**
+   * The files are kept in the volume's core (memfs's superblock: links to nodes that hold the
+   * bytes) and reached through it directly rather than through the fs-style calls. Those parse
+   * the path, check permissions and open, write and close a file descriptor on every call; on a
+   * 1,000-file patch that was about 130 ms of the overlay's 165 (profiled), directly about a
+   * third of it (measured in a fresh process: 1,000 puts and reads, 135 -> 50 ms).
+   */
+  private readonly core: VolumeCore = Volume.fromJSON({}, '/', { process: volumeProcess() })._core;
   /** paths known to be directories in the base (a tree there), without loading what is below */
   private readonly directories = new Set<string>();
 
-  /** directories already made in the volume: a patch often touches many files of one directory */
-  private readonly made = new Set<string>(['/']);
+  /** directories already made in the volume, by path ('' the root): a patch often touches many
+   * files of one directory */
+  private readonly made = new Map<string, VolumeLink>([['', this.core.root]]);
+
+  private directoryLink(dir: string): VolumeLink {
+    const known = this.made.get(dir);
+    if (known) return known;
+    const slash = dir.lastIndexOf('/');
+    const parent = this.directoryLink(slash < 0 ? '' : dir.slice(0, slash));
+    const name = dir.slice(slash + 1);
+    const link = parent.getChild(name) ?? this.core.createLink(parent, name, true, 0o777);
+    if (!link.getNode().isDirectory()) throw new Error(`overlay: ${dir} is a file, not a directory`);
+    this.made.set(dir, link);
+    return link;
+  }
 
   putFile(path: string, data: Uint8Array): void {
-    const abs = '/' + path;
-    const dir = abs.slice(0, abs.lastIndexOf('/')) || '/';
-    if (!this.made.has(dir)) {
-      this.vol.mkdirSync(dir, { recursive: true });
-      this.made.add(dir);
-    }
-    this.vol.writeFileSync(abs, data);
+    const slash = path.lastIndexOf('/');
+    const parent = this.directoryLink(slash < 0 ? '' : path.slice(0, slash));
+    const name = path.slice(slash + 1);
+    const link = parent.getChild(name) ?? this.core.createLink(parent, name, false, 0o666);
+    if (!link.getNode().isFile()) throw new Error(`overlay: ${path} is a directory, not a file`);
+    // the node keeps a copy of its own
+    link.getNode().setBuffer(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   }
 
   markDirectory(path: string): void {
@@ -46,14 +70,12 @@ export class Overlay implements FileLookup {
   }
 
   read(path: string): Uint8Array | undefined {
-    let data: Buffer;
-    try {
-      // one lookup: a directory or a missing path throws (EISDIR, ENOENT)
-      data = this.vol.readFileSync('/' + path) as Buffer;
-    } catch {
-      return undefined;
-    }
-    // the volume hands out a copy of its own: a view of it is enough
+    // a missing path gives null; one that goes through a file gives an error (ENOTDIR)
+    const found = this.core.walk(path.split('/'), false, false, false);
+    const node = found.ok ? found.value?.getNode() : undefined;
+    if (!node?.isFile()) return undefined;
+    // the node hands out a copy of its bytes: a view of it is enough
+    const data = node.getBuffer();
     return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   }
 

@@ -35,4 +35,14 @@ describe('Overlay', () => {
     expect(overlay.isDirectory('lib')).toBe(true);
     expect(overlay.isDirectory('src/a.ts')).toBe(false);
   });
+
+  it('replaces a file put again, and refuses a file where a directory is or the reverse', () => {
+    const overlay = new Overlay();
+    overlay.putFile('d/f', new Uint8Array([1, 2]));
+    overlay.putFile('d/f', new Uint8Array([3]));
+    expect(overlay.read('d/f')).toEqual(new Uint8Array([3]));
+    expect(() => overlay.putFile('d/f/g', new Uint8Array([4]))).toThrow(/d\/f is a file/);
+    expect(() => overlay.putFile('d', new Uint8Array([5]))).toThrow(/d is a directory/);
+    expect(overlay.read('d/f')).toEqual(new Uint8Array([3]));
+  });
 });
