@@ -11,7 +11,7 @@
 // step 6 is finished by the next patchtx command (see recover.ts).
 import { randomBytes } from 'node:crypto';
 import { PatchtxError } from '../errors.js';
-import { indexPathOf, lockIndex, validateIndexUpdates, type IndexLock } from '../git/index-file.js';
+import { indexPathOf, lockIndex, type IndexLock } from '../git/index-file.js';
 import type { Identity } from '../git/model/identity.js';
 import { addNote, writeNoteCommit } from '../git/notes.js';
 import { readRef, refLockFile, updateRef } from '../git/refs.js';
@@ -80,7 +80,7 @@ export async function runTransaction(
     // an index clash (a new file where the index keeps a directory, or the reverse) must stop the
     // run now, not after the ref has moved
     if (lock && prepared.newOid !== null) {
-      validateIndexUpdates(lock.index, indexUpdatesOf(prepared.targets));
+      lock.check(indexUpdatesOf(prepared.targets));
     }
     if (prepared.newOid !== null && prepared.note) {
       // the note's objects join the batch; attaching it after the commit point then only moves

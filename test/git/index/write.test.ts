@@ -278,6 +278,39 @@ describe('IndexLock.write', () => {
     expect([...parseIndex(merged, 'index', null, { verifyChecksum: true }).entries()].map((e) => e.path)).toContain('README.md/x');
   });
 
+  it('writes after check() exactly what it writes without, and checks again when the paths differ', async () => {
+    const repo = makeRepo('basic');
+    const oid = writeBlob(repo, 'x\n');
+    const entry = { oid, mode: 0o100644, stat: null };
+    // checked without stat data, written with it, in another insertion order: as the transaction does
+    const checked = new Map<string, IndexUpdate>([['src/math.js', entry], ['README.md', null], ['new/z.txt', entry], ['a.txt', entry]]);
+    const written = new Map<string, IndexUpdate>([...checked].reverse());
+    const expected = renderIndex((await readIndex(repoAt(repo)))!, written);
+    const lock = await lockIndex(repoAt(repo));
+    lock.check(checked);
+    await lock.write(written);
+    expect(readFileSync(path.join(repo, '.git', 'index')).equals(expected)).toBe(true);
+    expect(git(repo, 'ls-files', '-s', 'new/z.txt', 'README.md')).toBe(`100644 ${oid} 0\tnew/z.txt\n`);
+
+    // a write of other paths than the checked ones gets the full checks: here a file/directory clash
+    const again = await lockIndex(repoAt(repo));
+    try {
+      again.check(new Map([['src/x', entry]]));
+      await expect(again.write(new Map([['src', entry]]))).rejects.toMatchObject({ kind: 'dirty' });
+    } finally {
+      await again.release();
+    }
+    // the same paths, but one removed where the check had it written: checked again too
+    const third = await lockIndex(repoAt(repo));
+    try {
+      third.check(new Map<string, IndexUpdate>([['src', null], ['src/math.js', entry]]));
+      await expect(third.write(new Map<string, IndexUpdate>([['src', entry], ['src/math.js', entry]]))).rejects.toThrow(/index update would hold both src\/math\.js and src/);
+    } finally {
+      await third.release();
+    }
+    expect(git(repo, 'fsck', '--no-progress')).toBe('');
+  });
+
   it('smudges untouched entries that were racily clean, so git still sees their edits', async () => {
     const repo = makeRepo('basic');
     const other = path.join(repo, 'docs/notes.txt');
