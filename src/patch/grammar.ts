@@ -83,6 +83,8 @@ export function splitLinesRust(text: string): string[] {
 
 /** The hunk header the (already trimmed) line starts with, if any. */
 export function hunkHeaderOf(line: string): (typeof HUNK_HEADERS)[number] | undefined {
-  for (const h of HUNK_HEADERS) if (line.startsWith(h)) return h;
+  // every header starts with '*': the chunk markers and context lines the parser asks about do not
+  if (line.charCodeAt(0) !== 0x2a) return undefined;
+  for (let i = 0; i < HUNK_HEADERS.length; i++) if (line.startsWith(HUNK_HEADERS[i]!)) return HUNK_HEADERS[i];
   return undefined;
 }
