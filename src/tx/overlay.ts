@@ -74,9 +74,10 @@ export class Overlay implements FileLookup {
     const found = this.core.walk(path.split('/'), false, false, false);
     const node = found.ok ? found.value?.getNode() : undefined;
     if (!node?.isFile()) return undefined;
-    // the node hands out a copy of its bytes: a view of it is enough
-    const data = node.getBuffer();
-    return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    // A view of the node's own bytes, not a copy (getBuffer's): the engine only reads what it is
+    // given, and caches it for the whole run, so a copy would hold every touched file twice.
+    const data = node.buf;
+    return new Uint8Array(data.buffer, data.byteOffset, node.getSize());
   }
 
   isDirectory(path: string): boolean {
