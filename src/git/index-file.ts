@@ -839,6 +839,7 @@ export class IndexLock {
   /** Throws what write() would throw for updates of these paths (see validateIndexUpdates), and
    * remembers their order: a write of the same paths then skips what was checked here. */
   check(updates: ReadonlyMap<string, IndexUpdate>): void {
+    this.checked = undefined; // a failed check leaves nothing vetted behind
     this.checked = sortedValidUpdates(this.index, updates);
   }
 

@@ -45,6 +45,8 @@ export interface ApplyOptions extends SessionOptions, TargetOptions {
   pathPrefix?: string;
 }
 
+/** Before and after bytes of a changed path; shared with the transaction (a pure rename's two
+ * are the same bytes), so read-only. */
 export interface FileContents {
   path: string;
   from?: string;

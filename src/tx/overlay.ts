@@ -69,8 +69,9 @@ export class Overlay implements FileLookup {
     this.directories.add(path);
   }
 
+  /** The file's bytes, shared with the overlay: read-only for the caller (the engine's lookup is). */
   read(path: string): Uint8Array | undefined {
-    // a missing path gives null; one that goes through a file gives an error (ENOTDIR)
+    // a missing path, or one below a file, gives null or an error (ENOTDIR): no file either way
     const found = this.core.walk(path.split('/'), false, false, false);
     const node = found.ok ? found.value?.getNode() : undefined;
     if (!node?.isFile()) return undefined;

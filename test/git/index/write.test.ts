@@ -5,7 +5,7 @@ import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isPatchtxError } from '../../../src/errors.js';
-import { invalidateCacheTree, lockIndex, parseIndex, readIndex, renderIndex, validateIndexUpdates, type IndexUpdate } from '../../../src/git/index-file.js';
+import { invalidateCacheTree, lockIndex, parseIndex, readIndex, renderIndex, renderIndexPieces, validateIndexUpdates, type IndexUpdate } from '../../../src/git/index-file.js';
 import { removeWorktreeFile, writeWorktreeFile } from '../../../src/git/worktree.js';
 import { cleanupRepos, git, makeRepo } from '../../helpers/repos.js';
 import { atStartOfSecond, commitWithoutIndex, parseCacheTree, repoAt, settle, treeFromScratch, writeBlob, type TreeChange } from './support.js';
@@ -284,7 +284,8 @@ describe('IndexLock.write', () => {
     const entry = { oid, mode: 0o100644, stat: null };
     // checked without stat data, written with it, in another insertion order: as the transaction does
     const checked = new Map<string, IndexUpdate>([['src/math.js', entry], ['README.md', null], ['new/z.txt', entry], ['a.txt', entry]]);
-    const written = new Map<string, IndexUpdate>([...checked].reverse());
+    const stat = statSync(path.join(repo, 'src/math.js'), { bigint: true });
+    const written = new Map<string, IndexUpdate>([...checked].reverse().map(([p, u]) => [p, u && { ...u, stat }]));
     const expected = renderIndex((await readIndex(repoAt(repo)))!, written);
     const lock = await lockIndex(repoAt(repo));
     lock.check(checked);
@@ -309,6 +310,17 @@ describe('IndexLock.write', () => {
       await third.release();
     }
     expect(git(repo, 'fsck', '--no-progress')).toBe('');
+
+    // the write really takes the checked order rather than sorting again: handed a list in the
+    // wrong order (which check() never makes), it writes the entries in that order
+    const index = (await readIndex(repoAt(repo)))!;
+    const pair = new Map<string, IndexUpdate>([['a1.txt', entry], ['z1.txt', entry]]);
+    const wrongOrder = ['z1.txt', 'a1.txt'].map((p) => ({ path: p, key: Buffer.from(p), update: entry }));
+    const trusting = parseIndex(Buffer.concat(renderIndexPieces(index, pair, wrongOrder)));
+    const paths = [...trusting.entries()].map((e) => e.path);
+    expect(paths.indexOf('z1.txt')).toBeLessThan(paths.indexOf('a1.txt'));
+    const sorting = [...parseIndex(renderIndex(index, pair)).entries()].map((e) => e.path);
+    expect(sorting.indexOf('a1.txt')).toBeLessThan(sorting.indexOf('z1.txt'));
   });
 
   it('smudges untouched entries that were racily clean, so git still sees their edits', async () => {
