@@ -65,6 +65,13 @@ function applyOptions(flags: ApplyFlags, patchText: string, check: boolean): App
   };
 }
 
+/** A missing identity, with the option of apply and check that supplies it added to the remedies. */
+function withIdentityOption(e: unknown): unknown {
+  if (!(e instanceof PatchtxError) || e.kind !== 'missing_identity') return e;
+  const option = e.data.role === 'committer' ? '--committer' : '--author';
+  return new PatchtxError('missing_identity', `${e.message}; or pass ${option} "Name <email>"`, e.data);
+}
+
 export function buildProgram(streams: Streams, setExit: (code: number) => void): Command {
   const program = new Command('patchtx')
     .description('Apply V4A patches as one git commit each, or not at all')
@@ -74,11 +81,18 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
 
   const run = (json: boolean | undefined, fn: () => Promise<void>) =>
     fn().catch(async (e) => setExit(await printError(streams, toError(e), json === true)));
+  // apply and check take the identity as an option too; the git layer's message cannot know that
+  const runWithIdentityOptions = (json: boolean | undefined, fn: () => Promise<void>) =>
+    run(json, () =>
+      fn().catch((e: unknown) => {
+        throw withIdentityOption(e);
+      }),
+    );
 
   addApplyOptions(program.command('apply').argument('[patch...]', 'patch files, applied in order, one commit each; - or nothing: standard input'))
     .description('apply patches, one commit each')
     .action((sources: string[], flags: ApplyFlags) =>
-      run(flags.json, async () => {
+      runWithIdentityOptions(flags.json, async () => {
         const list = sources.length === 0 ? [undefined] : sources;
         if (list.filter((s) => s === undefined || s === '-').length > 1) {
           throw new PatchtxError('usage', 'standard input (-) can be given only once');
@@ -99,7 +113,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
   addApplyOptions(program.command('check').argument('[patch]', 'patch file; - or nothing: standard input'))
     .description('run the whole pipeline without writing anything; exit 0 when the patch would apply')
     .action((source: string | undefined, flags: ApplyFlags) =>
-      run(flags.json, async () => {
+      runWithIdentityOptions(flags.json, async () => {
         const result = await applyTransaction(applyOptions(flags, await readPatchSource(source), true));
         await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
       }),

@@ -63,9 +63,9 @@ export function resolveIdentity(
     const who = role === 'author' ? 'Author' : 'Committer';
     throw new PatchtxError(
       'missing_identity',
-      `${who} identity unknown (no ${missing.join(' or ')}). Pass --author "Name <email>", or run ` +
+      `${who} identity unknown (no ${missing.join(' or ')}). Run ` +
         `git config user.name "Your Name" and git config user.email "you@example.com" ` +
-        `(add --global to set it for every repository)`,
+        `(add --global to set it for every repository), or set GIT_${ROLE}_NAME and GIT_${ROLE}_EMAIL`,
       { role, missing },
     );
   }

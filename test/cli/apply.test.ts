@@ -360,12 +360,25 @@ describe('missing identity', () => {
     const r = await withEnv(noIdentityEnv(), () => patchtx('apply', '--repo', dir, patch));
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
-    expect(r.err).toMatch(/^error: Author identity unknown \(no name or email\)\. Pass --author "Name <email>", or run git config user\.name/);
+    expect(r.err).toMatch(/^error: Author identity unknown \(no name or email\)\. Run git config user\.name .*; or pass --author "Name <email>"\n$/);
     expect(r.err).toContain('git config user.email');
     const j = await withEnv(noIdentityEnv(), () => patchtxJson('apply', '--repo', dir, patch));
     expect(j.code).toBe(2);
     expect(j.json.ok).toBe(false);
     expect(j.json.error).toMatchObject({ kind: 'missing_identity', role: 'author', missing: ['name', 'email'] });
+    expectUntouched(dir, before);
+  });
+
+  it('a missing committer names --committer and its own variables; check says the same as apply', async () => {
+    const dir = identitylessRepo();
+    const before = snapshot(dir);
+    const patch = patchFile(v4a('*** Update File: a.txt', '@@', '-a', '+b'));
+    const env = { ...noIdentityEnv(), GIT_AUTHOR_NAME: 'Ann', GIT_AUTHOR_EMAIL: 'ann@example.com' };
+    for (const command of ['apply', 'check']) {
+      const r = await withEnv(env, () => patchtx(command, '--repo', dir, patch));
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(/^error: Committer identity unknown \(no name or email\)\. Run git config user\.name .* or set GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL; or pass --committer "Name <email>"\n$/);
+    }
     expectUntouched(dir, before);
   });
 

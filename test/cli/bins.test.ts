@@ -89,12 +89,13 @@ describe('dist/patchtx.cjs', () => {
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: tempDir(), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', NO_COLOR: '1' };
     const r = runBin('patchtx', ['apply', '--repo', dir], { input: v4a('*** Update File: a.txt', '@@', '-a', '+b'), env });
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/^error: Author identity unknown \(no name or email\)\. Pass --author "Name <email>", or run git config user\.name "Your Name" and git config user\.email "you@example\.com"/);
+    expect(r.err).toMatch(/^error: Author identity unknown \(no name or email\)\. Run git config user\.name "Your Name" and git config user\.email "you@example\.com" \(add --global to set it for every repository\), or set GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL; or pass --author "Name <email>"\n$/);
     expectUntouched(dir, before);
     // apply_patch in the same repository fails (exit 1, Codex has no other code for it) and writes nothing
     const a = runBin('apply_patch', [v4a('*** Update File: a.txt', '@@', '-a', '+b')], { cwd: dir, env });
     expect(a.code).toBe(1);
-    expect(a.err).toMatch(/identity unknown/);
+    // it has no --author: the remedies it is told are the ones it can use
+    expect(a.err).toMatch(/^Author identity unknown \(no name or email\)\. Run git config user\.name .* or set GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL\n$/);
     expectUntouched(dir, before);
   });
 
