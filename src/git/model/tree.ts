@@ -160,25 +160,12 @@ export function parseTreeObject(data: Uint8Array, oid = '(tree)'): ParsedTree {
   return { bytes: buf, entries, ends: Uint32Array.from(ends), copyable };
 }
 
-/** git's order: bytewise, with a directory's name taken as `name/`. */
-export function compareTreeEntries(a: TreeEntry, b: TreeEntry): number {
-  const an = nameBytes(a);
-  const bn = nameBytes(b);
-  const len = Math.min(an.length, bn.length);
-  for (let i = 0; i < len; i++) {
-    if (an[i] !== bn[i]) return an[i]! - bn[i]!;
-  }
-  // one name is a prefix of the other: the next "character" is '/' for a tree, end-of-name otherwise
-  const ac = an.length > len ? an[len]! : isTreeMode(a.mode) ? 0x2f : 0;
-  const bc = bn.length > len ? bn[len]! : isTreeMode(b.mode) ? 0x2f : 0;
-  return ac - bc;
-}
-
 const ASCII = /^[\x00-\x7f]*$/;
 
 /**
- * Entries in git's order (see compareTreeEntries), sorting on keys computed once (the name, plus
- * '/' for a tree) instead of re-encoding both names in every comparison. When every name is
+ * Entries in git's order: bytewise on the names, a directory's name taken as `name/`. Sorts on
+ * keys computed once (the name, plus '/' for a tree) instead of re-encoding both names in every
+ * comparison. When every name is
  * ASCII, JavaScript's string order is the byte order and the keys stay strings; otherwise they are
  * the names' UTF-8 bytes.
  */
