@@ -160,16 +160,27 @@ export async function checkAttributesForPaths(
 ): Promise<void> {
   if (paths.length === 0) return;
   const files = await loadAttributeFiles({ repo, readTextAt, config: options.config, env: options.env }, paths);
+  // core.eol=native is lf here: patchtx runs on POSIX systems, where git's native ending is lf
+  const crlfWorkingTree = options.config?.get('core.eol')?.toLowerCase() === 'crlf';
   for (const p of paths) {
     const applying = files.get(p) ?? [];
     if (applying.length === 0) continue; // no attributes file anywhere above it: nothing is set
-    const attrs = attributesOf(p, applying, ['filter', 'eol', 'ident', 'working-tree-encoding']);
+    const attrs = attributesOf(p, applying, ['filter', 'eol', 'ident', 'working-tree-encoding', 'text']);
     const filter = attrs.get('filter');
     if (filter && typeof filter.value === 'string') {
       throw new PatchtxError(
         'unsupported_repository',
         `${p} has the attribute filter=${filter.value} (${filter.source}); patchtx does not run clean/smudge filters such as Git LFS`,
         { feature: 'filter', path: p, filter: filter.value, source: filter.source },
+      );
+    }
+    // a text file gets core.eol's line endings in the working tree; crlf would convert them
+    const text = attrs.get('text');
+    if (text && (text.value === true || text.value === 'auto') && crlfWorkingTree) {
+      throw new PatchtxError(
+        'unsupported_repository',
+        `${p} has the attribute text${text.value === 'auto' ? '=auto' : ''} (${text.source}) and core.eol is crlf; patchtx does not convert line endings between the working tree and git`,
+        { feature: 'eol', path: p, source: text.source },
       );
     }
     // these make the working-tree bytes differ from the committed bytes; patchtx writes the

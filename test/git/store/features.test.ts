@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -207,6 +207,34 @@ describe('gitattributes filter detection', () => {
     await expect(checkAttributesForPaths(repo, ['src/override.bin'], readTextAt, { env: ENV })).rejects.toMatchObject({
       data: { filter: 'fromInfo', source: 'info/attributes:2' },
     });
+  });
+
+  it('refuses text files when core.eol=crlf would give them other line endings in the working tree', async () => {
+    const dir = makeRepo('basic');
+    writeFileSync(path.join(dir, '.gitattributes'), '*.txt text\n*.md text=auto\n*.bin -text\n');
+    writeFileSync(path.join(dir, 'a.txt'), 'x\n');
+    git(dir, 'add', '.gitattributes', 'a.txt');
+    git(dir, 'commit', '-q', '-m', 'text files');
+    git(dir, 'config', 'core.eol', 'crlf');
+    // what git itself does with such a file: its checkout writes CRLF
+    rmSync(path.join(dir, 'a.txt'));
+    git(dir, 'checkout', '--', 'a.txt');
+    expect(readFileSync(path.join(dir, 'a.txt'), 'utf8')).toBe('x\r\n');
+
+    const repo = await openRepository({ cwd: dir, env: {} });
+    const readTextAt = async (p: string) => (p === '.gitattributes' ? readFileSync(path.join(dir, p), 'utf8') : null);
+    const config = await loadConfig(repo, { HOME: dir, GIT_CONFIG_NOSYSTEM: '1' });
+    await expect(checkAttributesForPaths(repo, ['a.txt'], readTextAt, { env: ENV, config })).rejects.toMatchObject({
+      kind: 'unsupported_repository',
+      message: expect.stringContaining('a.txt has the attribute text (.gitattributes:1) and core.eol is crlf'),
+      data: { feature: 'eol', path: 'a.txt', source: '.gitattributes:1' },
+    });
+    await expect(checkAttributesForPaths(repo, ['docs/b.md'], readTextAt, { env: ENV, config })).rejects.toMatchObject({ data: { feature: 'eol', path: 'docs/b.md' } });
+    // not text, or no core.eol=crlf: nothing is converted
+    await expect(checkAttributesForPaths(repo, ['c.bin', 'd.js'], readTextAt, { env: ENV, config })).resolves.toBeUndefined();
+    git(dir, 'config', 'core.eol', 'lf');
+    const lf = await loadConfig(repo, { HOME: dir, GIT_CONFIG_NOSYSTEM: '1' });
+    await expect(checkAttributesForPaths(repo, ['a.txt', 'docs/b.md'], readTextAt, { env: ENV, config: lf })).resolves.toBeUndefined();
   });
 
   it('reads core.attributesFile (or the XDG default) as the lowest layer', async () => {
