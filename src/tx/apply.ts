@@ -5,6 +5,7 @@ import { PatchtxError } from '../errors.js';
 import { planPatch } from '../engine/plan.js';
 import type { FileChange, Plan, PlanWarning } from '../engine/types.js';
 import { checkAttributesForPaths } from '../git/features.js';
+import { hashBlob } from '../git/hash.js';
 import { resolveIdentity } from '../git/identity.js';
 import { readIndex, validateIndexUpdates, type GitIndex } from '../git/index-file.js';
 import { appendTrailers, type Trailer } from '../git/model/trailers.js';
@@ -95,6 +96,29 @@ function checkBlockedAdds(plan: Plan, states: Map<string, PathState>): void {
   }
 }
 
+/**
+ * What the checkout holds at each target path (Journal.found): the base entry where the path is
+ * clean, the hash of the bytes on disk where --dirty=include took them in (the overlay has them).
+ * Directories and special files are not listed.
+ */
+function foundInCheckout(targets: ReadonlyMap<string, TreeEdit>, states: Map<string, PathState>, overlay: Overlay): Map<string, string | null> {
+  const found = new Map<string, string | null>();
+  for (const p of targets.keys()) {
+    const st = states.get(p);
+    const kind = st?.worktree?.kind;
+    if (!st || kind === undefined) continue;
+    if (kind === 'missing') found.set(p, null);
+    else if (kind !== 'file' && kind !== 'symlink') continue;
+    else if (st.dirty === undefined) {
+      if (st.base.type === 'blob' || st.base.type === 'symlink') found.set(p, st.base.oid);
+    } else {
+      const bytes = overlay.read(p);
+      if (bytes) found.set(p, hashBlob(bytes));
+    }
+  }
+  return found;
+}
+
 interface Built {
   prepared: Prepared;
   plan: Plan;
@@ -144,6 +168,7 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
     contents,
     reflogMessage: '',
     syncWithoutCommit: [...states.values()].some((s) => s.dirty !== undefined),
+    found: target.worktree ? foundInCheckout(targets, states, overlay) : undefined,
   };
   if (unchanged) return { prepared, plan, states, overlay, commit: null };
 

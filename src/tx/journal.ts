@@ -28,6 +28,13 @@ export interface Journal {
   /** sync the working tree and index of this checkout for `paths` once published */
   worktree: boolean;
   paths: string[];
+  /**
+   * What the run found in the working tree at each of `paths` before it wrote anything: the
+   * object id of the file's (or symlink's) content, or null for nothing there. Recovery leaves a
+   * file alone that holds anything else (work done after the run died); a path not listed is
+   * written as before.
+   */
+  found?: Record<string, string | null>;
   /** lock files this run may hold (absolute paths), removed by recovery of a dead run */
   locks: string[];
   /** git note to attach to newOid (the original patch text) */

@@ -9,6 +9,8 @@ import { indexPathOf, lockIndex } from '../git/index-file.js';
 import type { Identity } from '../git/model/identity.js';
 import { readHead, readRef, refLockFile } from '../git/refs.js';
 import { fileEntryOf, lookupPaths, type TreeEdit } from '../git/tree-edit.js';
+import { hashBlob } from '../git/hash.js';
+import { inspectWorktreePath, readWorktreeFile } from '../git/worktree.js';
 import {
   claimRecovery,
   dropClaim,
@@ -195,6 +197,41 @@ async function landedAndMovedOn(session: Session, journal: Journal, current: str
   return false;
 }
 
+/**
+ * The journal's paths whose working-tree file holds something the interrupted run neither found
+ * there nor wrote (Journal.found): work done after the run died, which recovery must not
+ * overwrite. What the run may have left is the content it found, its new content, the start of
+ * its new content (killed while writing it), or nothing (killed between removing the old file and
+ * creating the new one); `targets` (the ref as it is now) counts as written too.
+ */
+async function changedSinceRun(session: Session, journal: Journal, targets: ReadonlyMap<string, TreeEdit>): Promise<Set<string>> {
+  const changed = new Set<string>();
+  const found = journal.found;
+  const workdir = session.repo.workdir;
+  if (!found || workdir === null || journal.newOid === null) return changed;
+  const { store } = session;
+  const written = await lookupPaths(store, (await store.readCommit(journal.newOid)).tree, journal.paths);
+  for (const p of journal.paths) {
+    if (!Object.hasOwn(found, p)) continue;
+    const wt = await inspectWorktreePath(workdir, p);
+    if (wt.kind !== 'file' && wt.kind !== 'symlink') continue; // nothing there, or not a file: as before
+    const bytes = wt.kind === 'symlink' ? Buffer.from(wt.target) : await readWorktreeFile(workdir, p).catch(() => null);
+    if (bytes === null) continue;
+    const oid = hashBlob(bytes);
+    const runWrote = fileEntryOf(written.get(p)!);
+    if (oid === found[p] || oid === runWrote?.oid || oid === targets.get(p)?.oid) continue;
+    if (wt.kind === 'file' && runWrote && runWrote.mode !== '120000' && (await startsBlob(store, runWrote.oid, bytes))) continue;
+    changed.add(p);
+  }
+  return changed;
+}
+
+/** Whether `bytes` are the first bytes of blob `oid`, and fewer than all of them. */
+async function startsBlob(store: Session['store'], oid: string, bytes: Uint8Array): Promise<boolean> {
+  const full = await store.readBlob(oid);
+  return bytes.length < full.length && Buffer.from(full.buffer, full.byteOffset, bytes.length).equals(bytes);
+}
+
 async function recoverClaimed(session: Session, journal: Journal): Promise<RecoveryReport> {
   const { repo, store } = session;
   await removeOwnLocks(session, journal);
@@ -221,8 +258,13 @@ async function recoverClaimed(session: Session, journal: Journal): Promise<Recov
     const syncCheckout = journal.worktree && stillCheckedOut;
     const lock = syncCheckout ? await lockIndex(repo) : null;
     try {
+      // read under the index lock: from here on no patchtx (or git) changes them
+      const leave = syncCheckout ? await changedSinceRun(session, journal, targets) : new Set<string>();
+      for (const p of leave) {
+        report.warnings.push(`left ${p} as it is: it changed after the interrupted run; git status shows how it differs from the commit on ${journal.ref}`);
+      }
       const finishing = { ...journal, worktree: syncCheckout, ...(movedOn ? { redo: undefined } : {}) };
-      report.warnings.push(...(await finishPublished(session, finishing, recoveryIdentity(session), lock, targets)));
+      report.warnings.push(...(await finishPublished(session, finishing, recoveryIdentity(session), lock, targets, undefined, leave)));
     } finally {
       await lock?.release().catch(() => undefined);
     }

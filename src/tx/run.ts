@@ -36,6 +36,8 @@ export interface Prepared {
   redo?: Journal['redo'];
   /** for a noop: still write `targets` to the checkout (they differ from what is on disk) */
   syncWithoutCommit?: boolean;
+  /** what the checkout held at the target paths when the run looked (see Journal.found) */
+  found?: Map<string, string | null>;
 }
 
 export interface RunOutcome {
@@ -102,6 +104,7 @@ export async function runTransaction(
     journal.state = 'published';
     journal.newOid = prepared.newOid;
     journal.paths = [...prepared.targets.keys()];
+    if (target.worktree && prepared.found) journal.found = Object.fromEntries(prepared.found);
     journal.note = prepared.note;
     journal.redo = prepared.redo;
     journal.locks.push(refLockFile(repo, target.ref));
@@ -148,6 +151,8 @@ export async function finishPublished(
   lock: IndexLock | null,
   targets: ReadonlyMap<string, TreeEdit>,
   contents?: ReadonlyMap<string, Uint8Array>,
+  /** paths whose working-tree file stays as it is (recovery: changed since the run died) */
+  leave?: ReadonlySet<string>,
 ): Promise<string[]> {
   const warnings: string[] = [];
   if (journal.note && journal.newOid) {
@@ -168,7 +173,7 @@ export async function finishPublished(
   if (journal.redo) updateRedoStack(session.repo, journal.ref, journal.redo, transactionId(journal));
   if (journal.worktree) {
     if (!lock) throw new PatchtxError('internal', 'checkout sync without the index lock');
-    await syncCheckout(session, lock, targets, contents);
+    await syncCheckout(session, lock, targets, contents, leave);
   }
   removeJournal(session.repo);
   return warnings;

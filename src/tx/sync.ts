@@ -35,10 +35,22 @@ export async function syncCheckout(
   lock: IndexLock,
   targets: ReadonlyMap<string, TreeEdit>,
   contents: ReadonlyMap<string, Uint8Array> = new Map(),
+  leave: ReadonlySet<string> = new Set(),
 ): Promise<void> {
   const workdir = session.repo.workdir!;
   const trustExec = session.config.getBool('core.filemode') ?? true;
   const updates = new Map<string, IndexUpdate>();
+  // Paths to leave on disk as they are still get the commit's index entry, without stat data, so
+  // git compares their content and shows how they differ from the commit (or, for a removed path,
+  // shows the file as untracked).
+  if (leave.size > 0) {
+    const kept = new Map<string, TreeEdit>();
+    for (const [p, t] of targets) {
+      if (!leave.has(p)) kept.set(p, t);
+      else updates.set(p, t && { oid: t.oid, mode: parseInt(t.mode, 8), stat: null });
+    }
+    targets = kept;
+  }
 
   // removals first (deepest first), so a path can turn from a file into a directory or back
   const removals = [...targets].filter(([, t]) => t === null).map(([p]) => p);

@@ -79,6 +79,8 @@ async function moveTip(session: Session, target: Target, to: string, deltas: Pat
       newOid: to,
       targets: new Map(deltas.map((d) => [d.path, editOf(d[side])])),
       contents: new Map(),
+      // requireClean made sure the checkout holds the tip there, the other side of each delta
+      found: new Map(deltas.map((d) => [d.path, d[side === 'before' ? 'after' : 'before']?.oid ?? null])),
       reflogMessage: `patchtx: ${message}`,
       redo,
     };
@@ -131,6 +133,8 @@ async function revertCommit(session: Session, target: Target, undone: string, co
       newOid: result,
       targets: new Map(deltas.map((d) => [d.path, editOf(d.before)])),
       contents: new Map(),
+      // the tip holds the reverted commit's side of each delta (checked above), and so does the checkout
+      found: new Map(deltas.map((d) => [d.path, d.after?.oid ?? null])),
       reflogMessage: `patchtx: revert ${undone.slice(0, 12)}`,
       ...(reverse.text !== null ? { note: { ref: NOTES_REF, text: reverse.text } } : {}),
       // by default remember the revert itself: redo of a revert is the undo of that revert

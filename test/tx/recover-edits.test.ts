@@ -1,0 +1,102 @@
+// Recovery of a run that died after its commit point must not overwrite work done since: a file
+// that holds neither what the run found nor what it wrote (nor the start of it, from a write cut
+// short) is left as it is, its index entry set to the commit so that git status shows the change.
+// Each case kills a real `patchtx apply` right after the ref moved (PATCHTX_TEST_CRASH_AT), changes
+// the working tree the way a person or another tool would, then runs `patchtx recover`.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupBuiltCli, cliOk, leftoverFiles, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupRepos, git, makeRepo } from '../helpers/repos.js';
+
+beforeAll(requireBuiltCli);
+afterAll(() => {
+  cleanupRepos();
+  cleanupBuiltCli();
+});
+
+const PATCH = `*** Begin Patch
+*** Update File: src/math.js
+@@
+ export function add(a, b) {
+-  return a + b;
++  return a + b + 0;
+ }
+*** Delete File: docs/notes.txt
+*** Add File: src/new.txt
++new
+*** End Patch
+`;
+const NEW_MATH = 'export function add(a, b) {\n  return a + b + 0;\n}\n';
+
+/** A checkout where PATCH landed (the ref moved) and the process died before touching the files. */
+async function crashedAfterRef(dir: string, args: string[] = []): Promise<string> {
+  const patch = path.join(dir, '..', `${path.basename(dir)}.patch`);
+  writeFileSync(patch, PATCH);
+  const before = git(dir, 'rev-parse', 'HEAD').trim();
+  const killed = await runCli(['apply', '--repo', dir, ...args, patch], { env: { PATCHTX_TEST_CRASH_AT: 'after-ref' } });
+  expect(killed.signal).toBe('SIGKILL');
+  const landed = git(dir, 'rev-parse', 'HEAD').trim();
+  expect(git(dir, 'rev-parse', 'HEAD^').trim()).toBe(before);
+  // nothing synced yet: the working tree still holds the old files
+  expect(readFileSync(path.join(dir, 'src/math.js'), 'utf8')).toContain('return a + b;\n');
+  return landed;
+}
+
+const read = (dir: string, p: string): string => readFileSync(path.join(dir, p), 'utf8');
+const status = (dir: string): string => git(dir, 'status', '--porcelain', '--untracked-files=all');
+
+describe('recovery after the commit point', () => {
+  it('leaves files changed after the crash as they are, with git status showing the change', async () => {
+    const dir = makeRepo('basic');
+    const landed = await crashedAfterRef(dir);
+    writeFileSync(path.join(dir, 'src/math.js'), 'my own edit\n');
+    writeFileSync(path.join(dir, 'docs/notes.txt'), 'keep these notes\n');
+
+    const report = JSON.parse(cliOk(['recover', '--repo', dir, '--json'])).recovered;
+    expect(report).toMatchObject({ outcome: 'finished', commit: landed });
+    expect(report.warnings).toEqual([
+      'left src/math.js as it is: it changed after the interrupted run; git status shows how it differs from the commit on refs/heads/main',
+      'left docs/notes.txt as it is: it changed after the interrupted run; git status shows how it differs from the commit on refs/heads/main',
+    ]);
+    expect(read(dir, 'src/math.js')).toBe('my own edit\n');
+    expect(read(dir, 'docs/notes.txt')).toBe('keep these notes\n');
+    expect(read(dir, 'src/new.txt')).toBe('new\n');
+    // the index holds the commit: the edit is an unstaged change, the deleted file an untracked one
+    expect(git(dir, 'rev-parse', ':src/math.js').trim()).toBe(git(dir, 'rev-parse', `${landed}:src/math.js`).trim());
+    expect(status(dir)).toBe(' M src/math.js\n?? docs/notes.txt\n');
+    // (the note's commit the dead run wrote can be left dangling: recovery writes it anew, dated now)
+    expect(git(dir, 'fsck', '--full', '--no-dangling', '--no-progress')).toBe('');
+    expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
+  });
+
+  it('finishes files the run left as it found them, as it wrote them, or cut short', async () => {
+    const dir = makeRepo('basic');
+    await crashedAfterRef(dir);
+    // a write cut short: the start of the new content (here: up to the changed line)
+    writeFileSync(path.join(dir, 'src/math.js'), NEW_MATH.slice(0, 31));
+    // a file the run had already written in full
+    writeFileSync(path.join(dir, 'src/new.txt'), 'new\n');
+
+    const report = JSON.parse(cliOk(['recover', '--repo', dir, '--json'])).recovered;
+    expect(report).toMatchObject({ outcome: 'finished', warnings: [] });
+    expect(read(dir, 'src/math.js')).toBe(NEW_MATH);
+    expect(read(dir, 'src/new.txt')).toBe('new\n');
+    expect(() => read(dir, 'docs/notes.txt')).toThrow(/ENOENT/);
+    expect(status(dir)).toBe('');
+  });
+
+  it('with --dirty=include, the uncommitted content the run started from counts as found', async () => {
+    const dir = makeRepo('basic');
+    const dirty = 'export function add(a, b) {\n  return a + b;\n}\n// uncommitted\n';
+    writeFileSync(path.join(dir, 'src/math.js'), dirty);
+    const landed = await crashedAfterRef(dir, ['--dirty=include']);
+    expect(read(dir, 'src/math.js')).toBe(dirty);
+
+    const report = JSON.parse(cliOk(['recover', '--repo', dir, '--json'])).recovered;
+    expect(report).toMatchObject({ outcome: 'finished', warnings: [] });
+    expect(read(dir, 'src/math.js')).toBe(`${NEW_MATH}// uncommitted\n`);
+    expect(git(dir, 'show', `${landed}:src/math.js`)).toBe(`${NEW_MATH}// uncommitted\n`);
+    expect(status(dir)).toBe('');
+  });
+});
