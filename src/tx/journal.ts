@@ -29,12 +29,13 @@ export interface Journal {
   worktree: boolean;
   paths: string[];
   /**
-   * What the run found in the working tree at each of `paths` before it wrote anything: the
-   * object id of the file's (or symlink's) content, or null for nothing there. Recovery leaves a
-   * file alone that holds anything else (work done after the run died); a path not listed is
-   * written as before.
+   * What the run found in the working tree at each of `paths` (same order) before it wrote
+   * anything: the object id of the file's (or symlink's) content, null for nothing there, false
+   * when not recorded (a directory, say). Recovery leaves a file alone that holds anything else
+   * (work done after the run died); an unrecorded path is written as before. An array, not an
+   * object keyed by path: on a 1,000-file patch the object cost about 8 ms to write.
    */
-  found?: Record<string, string | null>;
+  found?: Array<string | null | false>;
   /** lock files this run may hold (absolute paths), removed by recovery of a dead run */
   locks: string[];
   /** git note to attach to newOid (the original patch text) */

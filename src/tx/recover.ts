@@ -211,15 +211,16 @@ async function changedSinceRun(session: Session, journal: Journal, targets: Read
   if (!found || workdir === null || journal.newOid === null) return changed;
   const { store } = session;
   const written = await lookupPaths(store, (await store.readCommit(journal.newOid)).tree, journal.paths);
-  for (const p of journal.paths) {
-    if (!Object.hasOwn(found, p)) continue;
+  for (const [i, p] of journal.paths.entries()) {
+    const before = found[i];
+    if (before === false || before === undefined) continue;
     const wt = await inspectWorktreePath(workdir, p);
     if (wt.kind !== 'file' && wt.kind !== 'symlink') continue; // nothing there, or not a file: as before
     const bytes = wt.kind === 'symlink' ? Buffer.from(wt.target) : await readWorktreeFile(workdir, p).catch(() => null);
     if (bytes === null) continue;
     const oid = hashBlob(bytes);
     const runWrote = fileEntryOf(written.get(p)!);
-    if (oid === found[p] || oid === runWrote?.oid || oid === targets.get(p)?.oid) continue;
+    if (oid === before || oid === runWrote?.oid || oid === targets.get(p)?.oid) continue;
     if (wt.kind === 'file' && runWrote && runWrote.mode !== '120000' && (await startsBlob(store, runWrote.oid, bytes))) continue;
     changed.add(p);
   }

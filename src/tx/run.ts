@@ -104,7 +104,10 @@ export async function runTransaction(
     journal.state = 'published';
     journal.newOid = prepared.newOid;
     journal.paths = [...prepared.targets.keys()];
-    if (target.worktree && prepared.found) journal.found = Object.fromEntries(prepared.found);
+    if (target.worktree && prepared.found) {
+      const found = prepared.found;
+      journal.found = journal.paths.map((p) => (found.has(p) ? found.get(p)! : false));
+    }
     journal.note = prepared.note;
     journal.redo = prepared.redo;
     journal.locks.push(refLockFile(repo, target.ref));
