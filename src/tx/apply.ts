@@ -107,11 +107,11 @@ function foundInCheckout(targets: ReadonlyMap<string, TreeEdit>, states: Map<str
     const st = states.get(p);
     const kind = st?.worktree?.kind;
     if (!st || kind === undefined) continue;
-    if (kind === 'missing') found.set(p, null);
-    else if (kind !== 'file' && kind !== 'symlink') continue;
-    else if (st.dirty === undefined) {
+    if (kind === 'missing') {
+      found.set(p, null);
+    } else if ((kind === 'file' || kind === 'symlink') && st.dirty === undefined) {
       if (st.base.type === 'blob' || st.base.type === 'symlink') found.set(p, st.base.oid);
-    } else {
+    } else if (kind === 'file' || kind === 'symlink') {
       const bytes = overlay.read(p);
       if (bytes) found.set(p, hashBlob(bytes));
     }

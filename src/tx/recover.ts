@@ -202,7 +202,8 @@ async function landedAndMovedOn(session: Session, journal: Journal, current: str
  * there nor wrote (Journal.found): work done after the run died, which recovery must not
  * overwrite. What the run may have left is the content it found, its new content, the start of
  * its new content (killed while writing it), or nothing (killed between removing the old file and
- * creating the new one); `targets` (the ref as it is now) counts as written too.
+ * creating the new one); `targets` (the ref as it is now, which an earlier recovery killed in
+ * turn was writing) count as written too.
  */
 async function changedSinceRun(session: Session, journal: Journal, targets: ReadonlyMap<string, TreeEdit>): Promise<Set<string>> {
   const changed = new Set<string>();
@@ -219,10 +220,14 @@ async function changedSinceRun(session: Session, journal: Journal, targets: Read
     const bytes = wt.kind === 'symlink' ? Buffer.from(wt.target) : await readWorktreeFile(workdir, p).catch(() => null);
     if (bytes === null) continue;
     const oid = hashBlob(bytes);
-    const runWrote = fileEntryOf(written.get(p)!);
-    if (oid === before || oid === runWrote?.oid || oid === targets.get(p)?.oid) continue;
-    if (wt.kind === 'file' && runWrote && runWrote.mode !== '120000' && (await startsBlob(store, runWrote.oid, bytes))) continue;
-    changed.add(p);
+    // what the run wrote, and what a recovery killed before this one wrote (the ref as it is now)
+    const writes = [fileEntryOf(written.get(p)!), targets.get(p) ?? null];
+    if (oid === before || writes.some((w) => w?.oid === oid)) continue;
+    let cutShort = false;
+    for (const w of writes) {
+      if (!cutShort && wt.kind === 'file' && w && w.mode !== '120000') cutShort = await startsBlob(store, w.oid, bytes);
+    }
+    if (!cutShort) changed.add(p);
   }
   return changed;
 }

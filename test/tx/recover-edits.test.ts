@@ -3,11 +3,12 @@
 // short) is left as it is, its index entry set to the commit so that git status shows the change.
 // Each case kills a real `patchtx apply` right after the ref moved (PATCHTX_TEST_CRASH_AT), changes
 // the working tree the way a person or another tool would, then runs `patchtx recover`.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupBuiltCli, cliOk, leftoverFiles, requireBuiltCli, runCli } from '../helpers/cli.js';
-import { cleanupRepos, git, makeRepo } from '../helpers/repos.js';
+import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';
 
 beforeAll(requireBuiltCli);
 afterAll(() => {
@@ -83,6 +84,28 @@ describe('recovery after the commit point', () => {
     expect(read(dir, 'src/math.js')).toBe(NEW_MATH);
     expect(read(dir, 'src/new.txt')).toBe('new\n');
     expect(() => read(dir, 'docs/notes.txt')).toThrow(/ENOENT/);
+    expect(status(dir)).toBe('');
+  });
+
+  it('when the ref has moved on, the start of its content (a recovery killed in turn) is finished too', async () => {
+    const dir = makeRepo('basic');
+    const landed = await crashedAfterRef(dir);
+    // another process commits on top before anyone recovers
+    const later = 'export const later = true;\n';
+    const scratch = (...args: string[]): string =>
+      execFileSync('git', args, { cwd: dir, env: { ...gitEnv, GIT_INDEX_FILE: path.join(dir, '.git', 'scratch-index') }, encoding: 'utf8', input: later });
+    const blob = scratch('hash-object', '-w', '--stdin').trim();
+    scratch('read-tree', landed);
+    scratch('update-index', '--cacheinfo', `100644,${blob},src/math.js`);
+    const tree = scratch('write-tree').trim();
+    const next = git(dir, 'commit-tree', tree, '-p', landed, '-m', 'later').trim();
+    git(dir, 'update-ref', 'refs/heads/main', next, landed);
+    rmSync(path.join(dir, '.git', 'scratch-index'));
+    writeFileSync(path.join(dir, 'src/math.js'), later.slice(0, 10));
+
+    const report = JSON.parse(cliOk(['recover', '--repo', dir, '--json'])).recovered;
+    expect(report.warnings).toEqual([`refs/heads/main had moved on from ${landed} to ${next} before the interrupted run was finished`]);
+    expect(read(dir, 'src/math.js')).toBe(later);
     expect(status(dir)).toBe('');
   });
 

@@ -165,9 +165,8 @@ const ASCII = /^[\x00-\x7f]*$/;
 /**
  * Entries in git's order: bytewise on the names, a directory's name taken as `name/`. Sorts on
  * keys computed once (the name, plus '/' for a tree) instead of re-encoding both names in every
- * comparison. When every name is
- * ASCII, JavaScript's string order is the byte order and the keys stay strings; otherwise they are
- * the names' UTF-8 bytes.
+ * comparison. When every name is ASCII, JavaScript's string order is the byte order and the keys
+ * stay strings; otherwise they are the names' UTF-8 bytes.
  */
 export function sortTreeEntries<T extends TreeEntry>(entries: readonly T[]): T[] {
   if (entries.every((e) => e.rawName === undefined && ASCII.test(e.name))) {
