@@ -245,7 +245,8 @@ async function renameIntoPlace(temp: string, file: string): Promise<BigIntStats>
  * not follow a symlink that appears meanwhile) and written. Permissions are git's: 0777 or 0666
  * for an executable or not, less the umask. Returns the file's stat, for the index.
  * Not atomic for a concurrent reader, as in git; a transaction interrupted here is finished by
- * recovery, which writes the file again. */
+ * recovery, which writes the file again (what is left here is the old file, nothing, or the
+ * start of the new content: see changedSinceRun in src/tx/recover.ts). */
 export async function writeWorktreeFile(
   workdir: string,
   repoPath: string,

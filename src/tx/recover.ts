@@ -1,6 +1,6 @@
 // Finishing or dropping what an interrupted run left behind (its journal says which; see run.ts).
 // Runs at the start of every patchtx command that opens a repository, and as `patchtx recover`.
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PatchtxError } from '../errors.js';
@@ -200,10 +200,15 @@ async function landedAndMovedOn(session: Session, journal: Journal, current: str
 /**
  * The journal's paths whose working-tree file holds something the interrupted run neither found
  * there nor wrote (Journal.found): work done after the run died, which recovery must not
- * overwrite. What the run may have left is the content it found, its new content, the start of
- * its new content (killed while writing it), or nothing (killed between removing the old file and
+ * overwrite. What a killed run leaves is the content it found, its new content, the start of its
+ * new content (killed while writing it), or nothing (killed between removing the old file and
  * creating the new one); `targets` (the ref as it is now, which an earlier recovery killed in
- * turn was writing) count as written too.
+ * turn was writing) count as written too. A directory where the run was to write a file, or a
+ * leading directory that is now a symbolic link or a file outside the run's paths, is a change
+ * too. Paths above or below a path left alone are left alone with it: writing them would need
+ * it replaced by a directory or the reverse.
+ * (This is about processes killed: after a power loss a file the run wrote may hold zeros,
+ * which counts as a change, since patchtx, like git, does not fsync working-tree files.)
  */
 async function changedSinceRun(session: Session, journal: Journal, targets: ReadonlyMap<string, TreeEdit>): Promise<Set<string>> {
   const changed = new Set<string>();
@@ -212,13 +217,28 @@ async function changedSinceRun(session: Session, journal: Journal, targets: Read
   if (!found || workdir === null || journal.newOid === null) return changed;
   const { store } = session;
   const written = await lookupPaths(store, (await store.readCommit(journal.newOid)).tree, journal.paths);
+  const ours = new Set(journal.paths);
   for (const [i, p] of journal.paths.entries()) {
     const before = found[i];
     if (before === false || before === undefined) continue;
     const wt = await inspectWorktreePath(workdir, p);
-    if (wt.kind !== 'file' && wt.kind !== 'symlink') continue; // nothing there, or not a file: as before
-    const bytes = wt.kind === 'symlink' ? Buffer.from(wt.target) : await readWorktreeFile(workdir, p).catch(() => null);
-    if (bytes === null) continue;
+    if (wt.kind === 'dir' || wt.kind === 'other') {
+      if (targets.get(p)) changed.add(p); // the run writes files here, never directories
+      continue;
+    }
+    if (wt.kind === 'blocked') {
+      if (!ours.has(wt.by)) changed.add(p);
+      continue;
+    }
+    if (wt.kind === 'missing') continue;
+    const file = path.join(workdir, ...p.split('/'));
+    let bytes: Buffer;
+    try {
+      bytes = wt.kind === 'symlink' ? readlinkSync(file, { encoding: 'buffer' }) : await readWorktreeFile(workdir, p);
+    } catch {
+      changed.add(p); // cannot tell what it holds: not ours to overwrite
+      continue;
+    }
     const oid = hashBlob(bytes);
     // what the run wrote, and what a recovery killed before this one wrote (the ref as it is now)
     const writes = [fileEntryOf(written.get(p)!), targets.get(p) ?? null];
@@ -228,6 +248,20 @@ async function changedSinceRun(session: Session, journal: Journal, targets: Read
       if (!cutShort && wt.kind === 'file' && w && w.mode !== '120000') cutShort = await startsBlob(store, w.oid, bytes);
     }
     if (!cutShort) changed.add(p);
+  }
+  // a path left alone keeps the paths above and below it as they are too
+  for (let grew = changed.size > 0; grew; ) {
+    grew = false;
+    for (const p of journal.paths) {
+      if (changed.has(p)) continue;
+      for (const k of changed) {
+        if (p.startsWith(`${k}/`) || k.startsWith(`${p}/`)) {
+          changed.add(p);
+          grew = true;
+          break;
+        }
+      }
+    }
   }
   return changed;
 }
@@ -264,7 +298,7 @@ async function recoverClaimed(session: Session, journal: Journal): Promise<Recov
     const syncCheckout = journal.worktree && stillCheckedOut;
     const lock = syncCheckout ? await lockIndex(repo) : null;
     try {
-      // read under the index lock: from here on no patchtx (or git) changes them
+      // looked at under the index lock, so no patchtx or git command changes them meanwhile
       const leave = syncCheckout ? await changedSinceRun(session, journal, targets) : new Set<string>();
       for (const p of leave) {
         report.warnings.push(`left ${p} as it is: it changed after the interrupted run; git status shows how it differs from the commit on ${journal.ref}`);

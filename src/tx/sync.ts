@@ -1,7 +1,8 @@
 // Bringing this checkout in line with a commit for a given set of paths, after the ref has moved:
 // the working tree files are replaced (or removed) and their index entries set to the new objects
-// with fresh stat data, so `git status` is clean for them without re-hashing. Other paths are
-// neither read nor written; other staged changes stay staged.
+// with fresh stat data, so `git status` is clean for them without re-hashing. (Recovery can ask
+// for some paths to be left on disk as they are: see `leave`.) Other paths are neither read nor
+// written; other staged changes stay staged.
 import type { IndexLock, IndexUpdate } from '../git/index-file.js';
 import type { TreeEdit } from '../git/tree-edit.js';
 import { inspectWorktreePath, removeWorktreeFile, writeWorktreeFile, writeWorktreeSymlink } from '../git/worktree.js';

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { PatchtxError } from '../errors.js';
 import type { FileChange } from '../engine/types.js';
+import { checkAttributesForPaths } from '../git/features.js';
 import { resolveIdentity } from '../git/identity.js';
 import type { IndexLock } from '../git/index-file.js';
 import type { CommitObject, Identity } from '../git/model/commit.js';
@@ -48,6 +49,13 @@ const editOf = (e: PathDelta['before']): TreeEdit => (e === null ? null : { oid:
 /** Refuses when any of `paths` has uncommitted changes against `tree` in this checkout. */
 async function requireClean(session: Session, target: Target, lock: IndexLock | null, tree: string, paths: string[], what: string): Promise<void> {
   if (!target.worktree) return;
+  // as for apply: patchtx writes committed bytes, so a path git would convert on checkout is refused
+  // (it would also look clean by its stat data while holding other bytes than the commit)
+  const readText = async (p: string): Promise<string | null> => {
+    const found = (await lookupPaths(session.store, tree, [p])).get(p);
+    return found?.type === 'blob' ? Buffer.from(await session.store.readBlob(found.oid)).toString('utf8') : null;
+  };
+  await checkAttributesForPaths(session.repo, paths, readText, { config: session.config, env: session.env });
   const states = await inspectPaths(session, tree, paths, lock?.index ?? null, true);
   const list = dirtyList(states.values());
   if (list !== '') {

@@ -132,6 +132,22 @@ describe('undo', () => {
     expectUntouched(dir, before);
   });
 
+  it('refused when git would convert a path it restores (a filter added since), as apply is', async () => {
+    const dir = makeRepo('basic');
+    const base = rev(dir);
+    const [c] = await applyAll(dir, PA);
+    // README.md, the path PA changed, gets a clean/smudge filter in the commit after it
+    writeFileSync(path.join(dir, '.gitattributes'), 'README.md filter=lfs\n');
+    g(dir, 'add', '.gitattributes');
+    g(dir, 'commit', '-q', '-m', 'attributes');
+    const before = snapshot(dir);
+    const r = await patchtxJson('undo', '--repo', dir, c!);
+    expect(r.code).toBe(2);
+    expect(r.json.error).toMatchObject({ kind: 'unsupported_repository', feature: 'filter', path: 'README.md' });
+    expectUntouched(dir, before);
+    expect(rev(dir, 'HEAD~2')).toBe(base);
+  });
+
   it('of an older commit: a revert commit with Revert "…" and Patchtx-Undo / Patch-Id trailers', async () => {
     const dir = makeRepo('basic');
     const [a, b] = await applyAll(dir, PA, PB);

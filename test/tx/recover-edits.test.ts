@@ -71,6 +71,25 @@ describe('recovery after the commit point', () => {
     expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
   });
 
+  it('a kept file also keeps the paths below it (a file turned into a directory): recovery finishes', async () => {
+    const dir = makeRepo('basic');
+    const patch = path.join(dir, '..', `${path.basename(dir)}-swap.patch`);
+    writeFileSync(patch, '*** Begin Patch\n*** Delete File: docs/notes.txt\n*** Add File: docs/notes.txt/part.txt\n+part\n*** Update File: src/math.js\n@@\n-  return a + b;\n+  return a + b + 0;\n*** End Patch\n');
+    const killed = await runCli(['apply', '--repo', dir, patch], { env: { PATCHTX_TEST_CRASH_AT: 'after-ref' } });
+    expect(killed.signal).toBe('SIGKILL');
+    writeFileSync(path.join(dir, 'docs/notes.txt'), 'edited after the crash\n');
+
+    const report = JSON.parse(cliOk(['recover', '--repo', dir, '--json'])).recovered;
+    expect(report.outcome).toBe('finished');
+    expect(report.warnings.map((w: string) => w.split(' as it is')[0]).sort()).toEqual(['left docs/notes.txt', 'left docs/notes.txt/part.txt']);
+    expect(read(dir, 'docs/notes.txt')).toBe('edited after the crash\n');
+    expect(read(dir, 'src/math.js')).toBe(NEW_MATH);
+    // the commit's entry is in the index; the working tree still has the file in its place
+    expect(status(dir)).toBe(' D docs/notes.txt/part.txt\n?? docs/notes.txt\n');
+    expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
+    cliOk(['log', '--repo', dir]);
+  });
+
   it('finishes files the run left as it found them, as it wrote them, or cut short', async () => {
     const dir = makeRepo('basic');
     await crashedAfterRef(dir);
