@@ -25,6 +25,9 @@ export interface AddNoteOptions {
   attempts?: number;
   /** core.logAllRefUpdates, passed on to updateRef */
   logAllRefUpdates?: string;
+  /** a notes commit for this note already written on top of `parent` (writeNoteCommit): taken
+   * as it is while the notes ref is still at `parent` */
+  written?: { commit: string; parent: string | null };
 }
 
 const NOTES_MESSAGE = "Notes added by 'patchtx'\n";
@@ -67,7 +70,7 @@ export async function addNote(store: ObjectStore, repo: Repository, opts: AddNot
   const attempts = opts.attempts ?? 20;
   for (let attempt = 1; ; attempt++) {
     const tip = await readRef(repo, opts.notesRef);
-    const commit = await writeNoteCommit(store, tip, opts);
+    const commit = opts.written && opts.written.parent === tip ? opts.written.commit : await writeNoteCommit(store, tip, opts);
     try {
       await updateRef(repo, {
         ref: opts.notesRef,

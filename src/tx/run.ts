@@ -84,11 +84,13 @@ export async function runTransaction(
     if (lock && prepared.newOid !== null) {
       lock.check(indexUpdatesOf(prepared.targets));
     }
+    let noteWritten: NonNullable<Journal['note']>['written'];
     if (prepared.newOid !== null && prepared.note) {
       // the note's objects join the batch; attaching it after the commit point then only moves
       // the notes ref (should that ref move meanwhile, addNote writes a new notes commit itself)
       const tip = await readRef(repo, prepared.note.ref);
-      await writeNoteCommit(session.store, tip, { target: prepared.newOid, text: prepared.note.text, identity });
+      const commit = await writeNoteCommit(session.store, tip, { target: prepared.newOid, text: prepared.note.text, identity });
+      noteWritten = { commit, parent: tip };
     }
     if (prepared.newOid === null) session.store.discardBatch();
     else await session.store.flushBatch();
@@ -108,7 +110,9 @@ export async function runTransaction(
       const found = prepared.found;
       journal.found = journal.paths.map((p) => (found.has(p) ? found.get(p)! : false));
     }
-    journal.note = prepared.note;
+    // with the notes commit already written, so that recovery attaches that one (one written
+    // anew, dated then, would leave this one dangling)
+    journal.note = prepared.note && { ...prepared.note, written: noteWritten };
     journal.redo = prepared.redo;
     journal.locks.push(refLockFile(repo, target.ref));
     if (prepared.note) journal.locks.push(refLockFile(repo, prepared.note.ref));
@@ -164,6 +168,7 @@ export async function finishPublished(
         notesRef: journal.note.ref,
         target: journal.newOid,
         text: journal.note.text,
+        written: journal.note.written,
         identity,
         logAllRefUpdates: session.config.get('core.logAllRefUpdates'),
       });

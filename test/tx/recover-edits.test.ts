@@ -54,7 +54,8 @@ describe('recovery after the commit point', () => {
     writeFileSync(path.join(dir, 'src/math.js'), 'my own edit\n');
     writeFileSync(path.join(dir, 'docs/notes.txt'), 'keep these notes\n');
 
-    const report = JSON.parse(cliOk(['recover', '--repo', dir, '--json'])).recovered;
+    // dated otherwise than the run: a notes commit written anew would differ from the run's
+    const report = JSON.parse(cliOk(['recover', '--repo', dir, '--json'], { env: { GIT_COMMITTER_DATE: '@2000000000 +0000' } })).recovered;
     expect(report).toMatchObject({ outcome: 'finished', commit: landed });
     expect(report.warnings).toEqual([
       'left src/math.js as it is: it changed after the interrupted run; git status shows how it differs from the commit on refs/heads/main',
@@ -66,8 +67,9 @@ describe('recovery after the commit point', () => {
     // the index holds the commit: the edit is an unstaged change, the deleted file an untracked one
     expect(git(dir, 'rev-parse', ':src/math.js').trim()).toBe(git(dir, 'rev-parse', `${landed}:src/math.js`).trim());
     expect(status(dir)).toBe(' M src/math.js\n?? docs/notes.txt\n');
-    // (the note's commit the dead run wrote can be left dangling: recovery writes it anew, dated now)
-    expect(git(dir, 'fsck', '--full', '--no-dangling', '--no-progress')).toBe('');
+    // the note is attached with the notes commit the dead run wrote: nothing is left dangling
+    expect(git(dir, 'fsck', '--full', '--no-progress')).toBe('');
+    expect(git(dir, 'notes', '--ref', 'patchtx', 'show', landed)).toBe(PATCH);
     expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
   });
 
@@ -111,12 +113,12 @@ describe('recovery after the commit point', () => {
     const landed = await crashedAfterRef(dir);
     // another process commits on top before anyone recovers
     const later = 'export const later = true;\n';
-    const scratch = (...args: string[]): string =>
-      execFileSync('git', args, { cwd: dir, env: { ...gitEnv, GIT_INDEX_FILE: path.join(dir, '.git', 'scratch-index') }, encoding: 'utf8', input: later });
-    const blob = scratch('hash-object', '-w', '--stdin').trim();
-    scratch('read-tree', landed);
-    scratch('update-index', '--cacheinfo', `100644,${blob},src/math.js`);
-    const tree = scratch('write-tree').trim();
+    const scratch = (args: string[], input?: string): string =>
+      execFileSync('git', args, { cwd: dir, env: { ...gitEnv, GIT_INDEX_FILE: path.join(dir, '.git', 'scratch-index') }, encoding: 'utf8', input });
+    const blob = scratch(['hash-object', '-w', '--stdin'], later).trim();
+    scratch(['read-tree', landed]);
+    scratch(['update-index', '--cacheinfo', `100644,${blob},src/math.js`]);
+    const tree = scratch(['write-tree']).trim();
     const next = git(dir, 'commit-tree', tree, '-p', landed, '-m', 'later').trim();
     git(dir, 'update-ref', 'refs/heads/main', next, landed);
     rmSync(path.join(dir, '.git', 'scratch-index'));
