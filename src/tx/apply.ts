@@ -4,14 +4,13 @@
 import { PatchtxError } from '../errors.js';
 import { planPatch } from '../engine/plan.js';
 import type { FileChange, Plan, PlanWarning } from '../engine/types.js';
-import { checkAttributesForPaths } from '../git/features.js';
 import { hashBlob } from '../git/hash.js';
 import { resolveIdentity } from '../git/identity.js';
 import { readIndex, validateIndexUpdates, type GitIndex } from '../git/index-file.js';
 import { appendTrailers, type Trailer } from '../git/model/trailers.js';
 import type { Identity } from '../git/model/identity.js';
 import { EMPTY_TREE_OID, type TreeMode } from '../git/model/tree.js';
-import { editTree, lookupPaths, type TreeEdit } from '../git/tree-edit.js';
+import { editTree, type TreeEdit } from '../git/tree-edit.js';
 import { parsePatchInvocation } from '../patch/parse.js';
 import type { Patch } from '../patch/types.js';
 import type { Overlay } from './overlay.js';
@@ -21,7 +20,7 @@ import { normalisePatch, patchId } from './patch-id.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
 import { indexUpdatesOf } from './sync.js';
 import { withSession, type Session, type SessionOptions } from './session.js';
-import { loadTouched, type PathState } from './state.js';
+import { checkAttributesInTree, loadTouched, type PathState } from './state.js';
 import { resolveTarget, type Target, type TargetOptions } from './target.js';
 import { patchDirectory, rerootPatch, touchedPaths } from './touched.js';
 
@@ -137,11 +136,7 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
     dirty: opts.dirty ?? 'refuse',
   });
   // attribute files are read from the base commit, the state the patch applies to
-  const readBaseText = async (p: string): Promise<string | null> => {
-    const found = (await lookupPaths(session.store, target.baseTree, [p])).get(p);
-    return found?.type === 'blob' ? Buffer.from(await session.store.readBlob(found.oid)).toString('utf8') : null;
-  };
-  await checkAttributesForPaths(session.repo, [...touched.keys()], readBaseText, { config: session.config, env: session.env });
+  await checkAttributesInTree(session, target.baseTree, [...touched.keys()]);
   const plan = planPatch(patch, overlay, { strict: opts.strict });
   checkBlockedAdds(plan, states);
 

@@ -5,6 +5,7 @@ import type { BigIntStats } from 'node:fs';
 import { lstat } from '../git/fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
+import { checkAttributesForPaths } from '../git/features.js';
 import { hashBlob } from '../git/hash.js';
 import type { GitIndex, IndexEntry } from '../git/index-file.js';
 import { lookupPaths, type PathInfo } from '../git/tree-edit.js';
@@ -123,6 +124,19 @@ export async function inspectPaths(
     states.set(p, st);
   }
   return states;
+}
+
+/**
+ * Refuses `paths` that git would convert between the working tree and the object store (filters,
+ * eol, ...: checkAttributesForPaths), reading the .gitattributes files of commit tree `tree`, the
+ * state a transaction starts from.
+ */
+export async function checkAttributesInTree(session: Session, tree: string | null, paths: readonly string[]): Promise<void> {
+  const readText = async (p: string): Promise<string | null> => {
+    const found = (await lookupPaths(session.store, tree, [p])).get(p);
+    return found?.type === 'blob' ? Buffer.from(await session.store.readBlob(found.oid)).toString('utf8') : null;
+  };
+  await checkAttributesForPaths(session.repo, paths, readText, { config: session.config, env: session.env });
 }
 
 export function dirtyList(states: Iterable<PathState>): string {

@@ -5,7 +5,6 @@
 import { createHash } from 'node:crypto';
 import { PatchtxError } from '../errors.js';
 import type { FileChange } from '../engine/types.js';
-import { checkAttributesForPaths } from '../git/features.js';
 import { resolveIdentity } from '../git/identity.js';
 import type { IndexLock } from '../git/index-file.js';
 import type { CommitObject, Identity } from '../git/model/commit.js';
@@ -21,7 +20,7 @@ import { patchId } from './patch-id.js';
 import { readRedoStack } from './redo-stack.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
 import { withSession, type Session, type SessionOptions } from './session.js';
-import { dirtyList, inspectPaths } from './state.js';
+import { checkAttributesInTree, dirtyList, inspectPaths } from './state.js';
 import { resolveTarget, type Target } from './target.js';
 
 export interface UndoOptions extends SessionOptions {
@@ -51,11 +50,7 @@ async function requireClean(session: Session, target: Target, lock: IndexLock | 
   if (!target.worktree) return;
   // as for apply: patchtx writes committed bytes, so a path git would convert on checkout is refused
   // (it would also look clean by its stat data while holding other bytes than the commit)
-  const readText = async (p: string): Promise<string | null> => {
-    const found = (await lookupPaths(session.store, tree, [p])).get(p);
-    return found?.type === 'blob' ? Buffer.from(await session.store.readBlob(found.oid)).toString('utf8') : null;
-  };
-  await checkAttributesForPaths(session.repo, paths, readText, { config: session.config, env: session.env });
+  await checkAttributesInTree(session, tree, paths);
   const states = await inspectPaths(session, tree, paths, lock?.index ?? null, true);
   const list = dirtyList(states.values());
   if (list !== '') {
