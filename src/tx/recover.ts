@@ -243,9 +243,13 @@ async function changedSinceRun(session: Session, journal: Journal, targets: Read
     // what the run wrote, and what a recovery killed before this one wrote (the ref as it is now)
     const writes = [fileEntryOf(written.get(p)!), targets.get(p) ?? null];
     if (oid === before || writes.some((w) => w?.oid === oid)) continue;
+    // a write cut short: the start of a regular file's new content (each blob read once: when
+    // the ref has not moved on, both entries are the same)
     let cutShort = false;
-    for (const w of writes) {
-      if (!cutShort && wt.kind === 'file' && w && w.mode !== '120000') cutShort = await startsBlob(store, w.oid, bytes);
+    if (wt.kind === 'file') {
+      for (const oid of new Set(writes.flatMap((w) => (w && w.mode !== '120000' ? [w.oid] : [])))) {
+        if ((cutShort = await startsBlob(store, oid, bytes))) break;
+      }
     }
     if (!cutShort) changed.add(p);
   }
