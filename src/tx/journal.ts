@@ -13,12 +13,15 @@ import type { Repository } from '../git/repository.js';
 import { shouldFsync } from '../git/fsync-policy.js';
 import { PatchtxError } from '../errors.js';
 import { crashPoint } from './crash.js';
+import { markOfThisProcess, markText, parseMark, processAlive, type ProcessMark } from './liveness.js';
 
 export interface Journal {
   version: 1;
   /** unique per transaction (journals written before it existed: pid and startedAt stand in) */
   id?: string;
   pid: number;
+  /** what identifies the process beyond its pid (markText in liveness.ts; absent in older journals) */
+  mark?: string;
   startedAt: string;
   op: 'apply' | 'undo' | 'redo';
   state: 'prepared' | 'published';
@@ -151,13 +154,27 @@ const CLAIM_PREFIX = 'recovering-';
 
 const claimKey = (journal: Journal): string => transactionId(journal).replace(/[^A-Za-z0-9-]/g, '_');
 
+/** A claim file's text: the claiming process's pid, then its mark (older claims: the pid only). */
+const claimText = (): string => `${process.pid} ${markText(markOfThisProcess())}\n`;
+
+interface ClaimHolder {
+  pid: number;
+  mark: ProcessMark | undefined;
+}
+
+function readClaim(file: string): ClaimHolder {
+  const text = readFileSync(file, 'utf8');
+  const space = text.indexOf(' ');
+  return { pid: Number.parseInt(text, 10), mark: space === -1 ? undefined : parseMark(text.slice(space + 1)) };
+}
+
 export type RecoveryClaim = { claimed: true; file: string } | { claimed: false; holder: number };
 
 /** Claims the recovery of `journal` for this process (see above), or names the live process that has. */
 export function claimRecovery(repo: Repository, journal: Journal): RecoveryClaim {
   const dir = path.dirname(journalPath(repo));
   const tmp = tempPath(journalPath(repo), process.pid);
-  writeFileSynced(tmp, `${process.pid}\n`, 'w');
+  writeFileSynced(tmp, claimText(), 'w');
   try {
     for (let generation = 0; ; generation++) {
       const file = path.join(dir, `${CLAIM_PREFIX}${claimKey(journal)}.${generation}`);
@@ -167,8 +184,8 @@ export function claimRecovery(repo: Repository, journal: Journal): RecoveryClaim
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       }
-      const holder = Number.parseInt(readFileSync(file, 'utf8'), 10);
-      if (holder !== process.pid && processAlive(holder)) return { claimed: false, holder };
+      const holder = readClaim(file);
+      if (holder.pid !== process.pid && processAlive(holder.pid, holder.mark)) return { claimed: false, holder: holder.pid };
     }
   } finally {
     rmSync(tmp, { force: true });
@@ -210,13 +227,13 @@ export function removeFinishedClaims(repo: Repository, current: Journal | null):
   for (const name of names) {
     if (!name.startsWith(CLAIM_PREFIX) || (keep !== null && name.startsWith(keep))) continue;
     const file = path.join(dir, name);
-    let holder = NaN;
+    let holder: ClaimHolder;
     try {
-      holder = Number.parseInt(readFileSync(file, 'utf8'), 10);
+      holder = readClaim(file);
     } catch {
       continue;
     }
-    if (holder === process.pid || !processAlive(holder)) rmSync(file, { force: true });
+    if (holder.pid === process.pid || !processAlive(holder.pid, holder.mark)) rmSync(file, { force: true });
   }
 }
 
@@ -249,14 +266,4 @@ export function readJournal(repo: Repository): JournalRead {
 
 export function removeJournal(repo: Repository): void {
   rmSync(journalPath(repo), { force: true });
-}
-
-export function processAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

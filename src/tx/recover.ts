@@ -14,7 +14,6 @@ import { inspectWorktreePath, readWorktreeFile } from '../git/worktree.js';
 import {
   claimRecovery,
   dropClaim,
-  processAlive,
   readJournal,
   removeClaimsOn,
   removeDeadTempFiles,
@@ -23,6 +22,7 @@ import {
   transactionId,
   type Journal,
 } from './journal.js';
+import { parseMark, processAlive } from './liveness.js';
 import { removeDeadRedoTemps } from './redo-stack.js';
 import { firstParents } from './history.js';
 import { finishPublished } from './run.js';
@@ -140,7 +140,7 @@ export async function recoverInterrupted(session: Session): Promise<RecoveryRepo
     return { outcome: 'dropped', warnings: ['removed an empty journal left by a run that died while starting'] };
   }
   const journal = read.journal;
-  if (journal.pid !== process.pid && processAlive(journal.pid)) {
+  if (journal.pid !== process.pid && processAlive(journal.pid, parseMark(journal.mark))) {
     throw new PatchtxError('stale', `another patchtx (pid ${journal.pid}) is in the middle of a transaction on ${journal.ref}; retry when it is done`, {
       ref: journal.ref,
       pid: journal.pid,

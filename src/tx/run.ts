@@ -18,6 +18,7 @@ import { readRef, refLockFile, updateRef } from '../git/refs.js';
 import type { TreeEdit } from '../git/tree-edit.js';
 import { crashPoint } from './crash.js';
 import { createJournal, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
+import { markOfThisProcess, markText } from './liveness.js';
 import { updateRedoStack } from './redo-stack.js';
 import type { Session } from './session.js';
 import { indexUpdatesOf, syncCheckout } from './sync.js';
@@ -58,6 +59,7 @@ export async function runTransaction(
     version: 1,
     id: randomBytes(8).toString('hex'),
     pid: process.pid,
+    mark: markText(markOfThisProcess()),
     startedAt: new Date().toISOString(),
     op,
     state: 'prepared',
