@@ -104,7 +104,8 @@ async function removeOwnLocks(session: Session, journal: Journal): Promise<void>
 /**
  * Removes the temporary files a run (or a recovery finishing it) killed while writing the working
  * tree left next to the run's paths: `.<name>.patchtx-<pid>-<8 hex>`, the names src/git/worktree.ts
- * writes new content under before renaming it into place. Only files of processes that are gone.
+ * writes new content under before renaming it into place. Only files of processes that are gone,
+ * the run's own included (its journal is being recovered: it is gone, whoever has its pid now).
  */
 function removeWorktreeTemps(session: Session, journal: Journal): void {
   const workdir = session.repo.workdir;
@@ -121,7 +122,8 @@ function removeWorktreeTemps(session: Session, journal: Journal): void {
     }
     for (const name of names) {
       const m = name.startsWith(prefix) ? /^(\d+)-[0-9a-f]{8}$/.exec(name.slice(prefix.length)) : null;
-      if (m && !processAlive(Number(m[1]))) rmSync(path.join(dir, name), { force: true });
+      // the run's own (it is dead, whoever has its pid now), or those of a recovery that died
+      if (m && (Number(m[1]) === journal.pid || !processAlive(Number(m[1])))) rmSync(path.join(dir, name), { force: true });
     }
   }
 }

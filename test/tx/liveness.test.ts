@@ -93,11 +93,13 @@ describe('a dead run whose pid another process has now', () => {
       j.mark = markOf(stranger);
     });
     await expectStale(dir, stranger, /in the middle of a transaction/);
-    // the dead run's mark with the stranger's pid: the pid was reused
+    // the dead run's mark with the stranger's pid: the pid was reused. A temporary file the run
+    // left in the working tree goes too, though its name carries a live pid.
     rewriteJournal(journalFile, (j) => {
       j.mark = j.markSaved;
       delete j.markSaved;
     });
+    writeFileSync(path.join(dir, `.landed.txt.patchtx-${stranger}-0123abcd`), 'land');
     await expectRecovered(dir, landed);
   });
 
