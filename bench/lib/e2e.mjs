@@ -59,7 +59,9 @@ export async function runE2E({ repoRoot }) {
   console.log(`peak RSS: ${rssMethod === 'time' ? 'GNU /usr/bin/time -f %M around each command (wall time includes this wrapper for both tools)' : 'process.resourceUsage().maxRSS via bench/lib/rss-wrap.mjs (patchtx only)'}`);
   // the floor under the 10-file case: what starting each tool costs before it does any work
   const nodeStart = startMedian(process.execPath, ['-e', '0']);
-  console.log(`start-up floor (median of 9, measured now): node -e 0 ${ms(nodeStart)} ms, git --version ${ms(startMedian('git', ['--version']))} ms`);
+  // patchtx --version: Node plus loading the bundle (with its code cache) and parsing arguments, no work
+  const patchtxStart = cliProblem ? null : startMedian(process.execPath, [cli, '--version']);
+  console.log(`start-up floor (median of 9, measured now): node -e 0 ${ms(nodeStart)} ms, git --version ${ms(startMedian('git', ['--version']))} ms${patchtxStart === null ? '' : `, patchtx --version ${ms(patchtxStart)} ms`}`);
   if (extraCaCerts !== undefined) {
     const withCerts = startMedian(process.execPath, ['-e', '0'], { ...gitEnv, NODE_EXTRA_CA_CERTS: extraCaCerts });
     console.log(`NODE_EXTRA_CA_CERTS is set here and is removed from both tools' environment: with it every Node start reads that CA bundle (node -e 0: ${ms(withCerts)} ms with it, ${ms(nodeStart)} ms without); patchtx opens no network connection`);

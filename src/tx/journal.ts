@@ -144,8 +144,9 @@ export function transactionId(journal: Journal): string {
 // Recovery claims. Several patchtx commands may start at once in a checkout whose journal was left
 // by a dead run; exactly one of them may recover it, or they delete each other's locks (and the
 // journal of whoever started next) and break the index. A recoverer claims the journal by hard-
-// linking a file holding its pid to `recovering-<transaction>.<generation>` (link fails if the name
-// exists, and the file is never seen half-written). A claim whose process is alive makes the others
+// linking a file holding its pid and mark (liveness.ts) to `recovering-<transaction>.<generation>`
+// (link fails if the name exists, and the file is never seen half-written). A claim whose process
+// is alive makes the others
 // back off as stale; a claim whose process died (a recovery that was itself killed) is passed over
 // to the next generation, so no claim file is ever removed or rewritten while its journal exists,
 // and no two live processes can hold claims on one journal. The claims go once the journal has.

@@ -4,29 +4,41 @@
 // for) the pid of a dead run may belong to any process, and a journal whose pid looks alive is
 // reported as a transaction in progress, by every later patchtx, for as long as that process
 // runs. So the journal and each claim also record a mark of the process that wrote them
-// (markOfThisProcess), and a live pid counts only if the mark still fits:
-//   - on Linux, the boot it ran in (/proc/sys/kernel/random/boot_id) and its start time in clock
-//     ticks since that boot (field 22 of /proc/<pid>/stat): together they name one process;
-//   - everywhere, the machine's uptime when the mark was made: an uptime lower now means the
-//     machine has restarted since, so the writer is gone. Uptime, not the wall clock: a clock set
-//     after boot (a machine without a battery-backed clock) would make a live process look older
-//     than the boot.
-// When nothing can be read (no /proc, or another user's processes hidden), a live pid counts as
-// alive, as before: a wrong "dead" would let two processes write at once.
-import { readFileSync } from 'node:fs';
+// (markOfThisProcess), and a live pid counts only if the mark still fits.
+//
+// Wrongly calling a live process dead is the one thing to avoid: its transaction would be
+// recovered while it runs, two writers at once. So every rule below says "dead" only on proof:
+//   - Linux: the boot id (/proc/sys/kernel/random/boot_id) and the process's start time in clock
+//     ticks since boot (field 22 of /proc/<pid>/stat) name one process. Another boot id means the
+//     writer is gone. The start times are compared only between processes in the same pid and
+//     time namespaces (the pid means the same process, and the kernel shifts start times by the
+//     reader's time namespace) and only when /proc is this process's own (a /proc mounted for
+//     another pid namespace answers for other processes: /proc/self is then not our pid).
+//   - Elsewhere, or without a usable /proc: the machine's uptime when the mark was made. An uptime
+//     lower now, by more than UPTIME_MARGIN_S, means the machine has restarted since. The margin
+//     covers uptimes read at different precisions (hundredths from /proc/uptime, whole seconds
+//     from the clock) and clocks that move (macOS derives uptime from the wall clock).
+// When nothing proves the writer gone, a live pid counts as the writer, as it always did. The
+// journal is a lock for one machine and one pid namespace: a pid names nothing elsewhere.
+import { readFileSync, readlinkSync } from 'node:fs';
 import { uptime } from 'node:os';
 
-/** What identifies a process beyond its pid (see above); stored as the string markText gives. */
+/** What identifies a process beyond its pid (see above); stored as the text markText gives. */
 export interface ProcessMark {
   /** Linux: the boot id */
   boot?: string;
+  /** Linux: the pid and time namespaces, as /proc/self/ns names them */
+  ns?: string;
   /** Linux: start time in clock ticks since boot */
   ticks?: string;
   /** seconds the machine had been up when the mark was made */
   uptime?: number;
 }
 
-const readOr = (file: string): string | undefined => {
+/** seconds by which the uptime must have gone back before it proves a restart (see above) */
+const UPTIME_MARGIN_S = 600;
+
+const readOrUndefined = (file: string): string | undefined => {
   try {
     return readFileSync(file, 'latin1');
   } catch {
@@ -34,42 +46,61 @@ const readOr = (file: string): string | undefined => {
   }
 };
 
+const linkOrEmpty = (file: string): string => {
+  try {
+    return readlinkSync(file);
+  } catch {
+    return '';
+  }
+};
+
 /** Field 22 of /proc/<pid>/stat (start time), counted after the command name, which may hold spaces and parentheses. */
-function startTicksOf(pid: number | 'self'): string | undefined {
-  const stat = readOr(`/proc/${pid}/stat`);
-  if (stat === undefined) return undefined;
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = fields[19];
+function startTicksOf(pid: number): string | undefined {
+  const stat = readOrUndefined(`/proc/${pid}/stat`);
+  const close = stat?.lastIndexOf(')') ?? -1;
+  if (stat === undefined || close === -1) return undefined;
+  const ticks = stat.slice(close + 2).split(' ')[19];
   return ticks !== undefined && /^\d+$/.test(ticks) ? ticks : undefined;
 }
 
-let bootId: string | null | undefined;
-function currentBootId(): string | undefined {
-  if (bootId === undefined) bootId = readOr('/proc/sys/kernel/random/boot_id')?.trim() || null;
-  return bootId ?? undefined;
+interface LinuxView {
+  boot: string;
+  ns: string;
+}
+
+let linuxView: LinuxView | null | undefined;
+/** This process's boot id and namespaces, when /proc is there and is this process's own. */
+function linuxViewHere(): LinuxView | undefined {
+  if (linuxView === undefined) {
+    const boot = readOrUndefined('/proc/sys/kernel/random/boot_id')?.trim();
+    const own = linkOrEmpty('/proc/self') === String(process.pid);
+    linuxView = boot && own ? { boot, ns: `${linkOrEmpty('/proc/self/ns/pid')},${linkOrEmpty('/proc/self/ns/time')}` } : null;
+  }
+  return linuxView ?? undefined;
 }
 
 let ownMark: ProcessMark | undefined;
-/** This process's mark (read once: its boot and start time do not change). */
+/** This process's mark (made once: its boot and start time do not change). */
 export function markOfThisProcess(): ProcessMark {
   if (ownMark === undefined) {
-    const boot = currentBootId();
-    const ticks = boot === undefined ? undefined : startTicksOf('self');
-    ownMark = boot !== undefined && ticks !== undefined ? { boot, ticks, uptime: uptime() } : { uptime: uptime() };
+    const view = linuxViewHere();
+    const ticks = view === undefined ? undefined : startTicksOf(process.pid);
+    ownMark = view !== undefined && ticks !== undefined ? { boot: view.boot, ns: view.ns, ticks, uptime: uptime() } : { uptime: uptime() };
   }
   return ownMark;
 }
 
-/** `boot=<id> ticks=<n> uptime=<s>`, the parts that are known, for a claim file or a journal. */
+/** `boot=<id> ns=<pid ns>,<time ns> ticks=<n> uptime=<s>`, the parts that are known. */
 export function markText(mark: ProcessMark): string {
   const parts: string[] = [];
   if (mark.boot !== undefined) parts.push(`boot=${mark.boot}`);
+  if (mark.ns !== undefined) parts.push(`ns=${mark.ns}`);
   if (mark.ticks !== undefined) parts.push(`ticks=${mark.ticks}`);
   if (mark.uptime !== undefined) parts.push(`uptime=${mark.uptime}`);
   return parts.join(' ');
 }
 
-/** The mark markText wrote; unknown or malformed parts are left out (they make no process look dead). */
+/** The mark markText wrote; unknown or malformed parts are left out (they prove nothing). */
 export function parseMark(text: string | undefined): ProcessMark | undefined {
   if (text === undefined) return undefined;
   const mark: ProcessMark = {};
@@ -78,6 +109,7 @@ export function parseMark(text: string | undefined): ProcessMark | undefined {
     const key = part.slice(0, eq);
     const value = part.slice(eq + 1);
     if (key === 'boot' && /^[0-9a-f-]+$/i.test(value)) mark.boot = value;
+    else if (key === 'ns' && /^[\w:[\],]*$/.test(value)) mark.ns = value;
     else if (key === 'ticks' && /^\d+$/.test(value)) mark.ticks = value;
     else if (key === 'uptime' && /^\d+(\.\d+)?$/.test(value)) mark.uptime = Number(value);
   }
@@ -85,8 +117,8 @@ export function parseMark(text: string | undefined): ProcessMark | undefined {
 }
 
 /**
- * Whether process `pid` runs (this process counts as running). With `mark`, the process that has
- * the pid now must also be the one that made the mark, as far as can be told (see above).
+ * Whether process `pid` runs (this process counts as running). With `mark`, false also when the
+ * mark proves that the process that has the pid now is not the one that made it (see above).
  */
 export function processAlive(pid: number, mark?: ProcessMark): boolean {
   if (pid === process.pid) return true;
@@ -96,12 +128,14 @@ export function processAlive(pid: number, mark?: ProcessMark): boolean {
     if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
   if (mark === undefined) return true;
-  if (mark.uptime !== undefined && uptime() < mark.uptime) return false;
-  if (mark.boot !== undefined && mark.ticks !== undefined) {
-    const boot = currentBootId();
-    if (boot !== undefined && boot !== mark.boot) return false;
-    const ticks = boot === undefined ? undefined : startTicksOf(pid);
-    if (ticks !== undefined) return ticks === mark.ticks;
+  const here = linuxViewHere();
+  if (mark.boot !== undefined && here !== undefined) {
+    if (mark.boot !== here.boot) return false;
+    if (mark.ticks !== undefined && mark.ns === here.ns) {
+      const ticks = startTicksOf(pid);
+      if (ticks !== undefined) return ticks === mark.ticks;
+    }
+    return true; // the same boot, nothing more to tell by: the uptime only grew
   }
-  return true;
+  return !(mark.uptime !== undefined && uptime() + UPTIME_MARGIN_S < mark.uptime);
 }

@@ -28,6 +28,9 @@ export function requireBuiltCli(): void {
 
 const copies: string[] = [];
 
+/** The bundle the tests run (the copy requireBuiltCli took), for tests that start it themselves. */
+export const builtCliPath = (): string => bin;
+
 /** Removes the copies requireBuiltCli took (call from afterAll). */
 export function cleanupBuiltCli(): void {
   for (const dir of copies.splice(0)) rmSync(dir, { recursive: true, force: true });
