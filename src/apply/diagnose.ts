@@ -7,7 +7,7 @@
 import type { Chunk } from '../patch/types.js';
 import { PatchtxError, type ErrorData } from '../errors.js';
 import { trimEndRust, trimRust } from '../patch/grammar.js';
-import { foldTypography } from '../match/normalize.js';
+import { foldTypography, normalizeLine, type MatchPass } from '../match/normalize.js';
 import { type SearchableLines, lineAt, normalizedLines } from '../match/searchable.js';
 import { seekSequence } from '../match/seek.js';
 
@@ -206,8 +206,17 @@ function similarRegion(trimmed: readonly string[], wanted: readonly string[], ma
   return best === -1 ? undefined : { start: best, score: 0 };
 }
 
-/** Lines describing the first line of the window that differs from the pattern. */
+/**
+ * Lines describing the first line of the window that keeps the pattern from matching there: the
+ * first that differs even in the most forgiving comparison ('fold'). A line that differs only in
+ * whitespace or typography would have matched, so naming it would send the reader to the wrong
+ * line; it is named only when no line differs more (the window as a whole still did not match).
+ */
 function firstDifference(search: SearchableLines, pattern: readonly string[], start: number): string[] {
+  return differenceAt(search, pattern, start, 'fold') ?? differenceAt(search, pattern, start, 'exact') ?? [];
+}
+
+function differenceAt(search: SearchableLines, pattern: readonly string[], start: number, pass: MatchPass): string[] | undefined {
   for (let j = 0; j < pattern.length; j++) {
     const i = start + j;
     if (i >= search.count) {
@@ -215,7 +224,7 @@ function firstDifference(search: SearchableLines, pattern: readonly string[], st
     }
     const expected = pattern[j]!;
     const actual = lineAt(search, i);
-    if (actual === expected) continue;
+    if (normalizeLine(actual, pass) === normalizeLine(expected, pass)) continue;
     const how = describeDifference(expected, actual);
     return [
       `First difference at line ${i + 1}${how === '' ? '' : ` (${how})`}:`,
@@ -223,7 +232,7 @@ function firstDifference(search: SearchableLines, pattern: readonly string[], st
       `  file:  '${makeVisible(actual)}'`,
     ];
   }
-  return [];
+  return undefined;
 }
 
 function describeDifference(expected: string, actual: string): string {

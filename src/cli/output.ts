@@ -3,6 +3,7 @@
 import { exitCodeFor, isPatchtxError, PatchtxError } from '../errors.js';
 import { unifiedDiff } from '../engine/diff.js';
 import type { FileContents, TxResult } from '../tx/apply.js';
+import type { RecoveryReport } from '../tx/recover.js';
 import { isTerminal, writeToFd } from './stdio.js';
 
 export interface Streams {
@@ -107,6 +108,10 @@ export async function printApplied(streams: Streams, result: TxResult, opts: { j
     streams.out(JSON.stringify(jsonResult(result)) + '\n');
     return;
   }
+  if (result.recovered) {
+    const r = recoveryText(result.recovered);
+    streams.err(`note: ${r.line}\n${r.warnings.map((w) => `warning: ${w}\n`).join('')}`);
+  }
   for (const w of result.warnings) streams.err(`warning: ${w.message}\n`);
   if (result.noop) {
     streams.out(`Nothing to commit: the patch leaves ${result.ref} unchanged.\n`);
@@ -116,5 +121,14 @@ export async function printApplied(streams: Streams, result: TxResult, opts: { j
   if (opts.diff && result.contents) streams.out(await renderDiffs(result.contents));
   const short = result.commit!.slice(0, 7);
   const branch = result.ref.replace(/^refs\/heads\//, '');
-  streams.out(result.checked ? `Check passed: would commit ${short} on ${branch}.\n` : `[${branch} ${short}] committed\n`);
+  streams.out(result.checked ? `Check passed: nothing was written (the commit would be ${short} on ${branch}).\n` : `[${branch} ${short}] committed\n`);
+}
+
+/** What recovery did, in a line, and its warnings. A journal that was never written names no transaction. */
+export function recoveryText(report: RecoveryReport): { line: string; warnings: string[] } {
+  const line =
+    report.ref === undefined
+      ? 'recovered an interrupted run: nothing had been written'
+      : `recovered an interrupted ${report.op ?? 'transaction'} on ${report.ref}: ${report.outcome === 'finished' ? `finished ${report.commit}` : 'it had not landed and was dropped'}`;
+  return { line, warnings: report.warnings };
 }

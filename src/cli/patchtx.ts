@@ -7,7 +7,7 @@ import { listTransactions } from '../tx/log.js';
 import { recoverCommand } from '../tx/recover-command.js';
 import { showPatch } from '../tx/show.js';
 import { redoTransaction, undoTransaction } from '../tx/undo.js';
-import { jsonError, printApplied, printError, processStreams, toError, type Streams } from './output.js';
+import { jsonError, printApplied, printError, processStreams, recoveryText, toError, type Streams } from './output.js';
 import { readPatchSource } from './read-patch.js';
 import { printLog, printUndo } from './print.js';
 
@@ -65,6 +65,19 @@ function applyOptions(flags: ApplyFlags, patchText: string, check: boolean): App
   };
 }
 
+/**
+ * The error of patch `i` of a series, saying which patch it was and what was not applied: the
+ * patches before it are committed, the ones after it were not tried.
+ */
+function inSeries(e: unknown, sources: Array<string | undefined>, i: number): unknown {
+  if (!(e instanceof PatchtxError)) return e;
+  const name = (s: string | undefined): string => (s === undefined || s === '-' ? 'standard input' : s);
+  const skipped = sources.slice(i + 1).map(name);
+  const rest = skipped.length === 0 ? '' : `; not applied: ${skipped.join(', ')}`;
+  const message = `${name(sources[i])} (patch ${i + 1} of ${sources.length}): ${e.message}${rest}`;
+  return new PatchtxError(e.kind, message, { ...e.data, patch: name(sources[i]), skipped });
+}
+
 /** A missing identity, with the option of apply and check that supplies it added to the remedies. */
 function withIdentityOption(e: unknown): unknown {
   if (!(e instanceof PatchtxError) || e.kind !== 'missing_identity') return e;
@@ -101,8 +114,10 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
         const texts: string[] = [];
         for (const source of list) texts.push(await readPatchSource(source));
         let chained = flags;
-        for (const patchText of texts) {
-          const result = await applyTransaction(applyOptions(chained, patchText, false));
+        for (const [i, patchText] of texts.entries()) {
+          const result = await applyTransaction(applyOptions(chained, patchText, false)).catch((e: unknown) => {
+            throw list.length > 1 ? inSeries(e, list, i) : e;
+          });
           await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
           // the next patch applies on top of this one: --base and --expect-head were about the first
           if (result.commit !== null) chained = { ...chained, base: result.commit, expectHead: undefined };
@@ -176,7 +191,11 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
         const report = await recoverCommand({ repoDir: flags.repo });
         if (flags.json) streams.out(JSON.stringify({ ok: true, recovered: report }) + '\n');
         else if (!report) streams.out('Nothing to recover.\n');
-        else streams.out(`Recovered an interrupted ${report.op ?? 'transaction'} on ${report.ref ?? '?'}: ${report.outcome === 'finished' ? `finished ${report.commit}` : 'it had not landed and was dropped'}.\n`);
+        else {
+          const r = recoveryText(report);
+          streams.out(`${r.line[0]!.toUpperCase()}${r.line.slice(1)}.\n`);
+          for (const w of r.warnings) streams.err(`warning: ${w}\n`);
+        }
       }),
     );
 

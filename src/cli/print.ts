@@ -11,7 +11,9 @@ export function printUndo(streams: Streams, r: UndoResult, json: boolean): void 
   }
   const branch = r.ref.replace(/^refs\/heads\//, '');
   const what =
-    r.action === 'reset'
+    r.redid !== undefined
+      ? `Redid ${r.redid.slice(0, 7)}: removed its revert ${r.target.slice(0, 7)}; ${branch} is back at ${r.commit?.slice(0, 7)}`
+      : r.action === 'reset'
       ? `Undid ${r.target.slice(0, 7)}: ${branch} is back at ${r.commit?.slice(0, 7)}`
       : r.action === 'revert'
         ? `Reverted ${r.target.slice(0, 7)} with a new commit ${r.commit?.slice(0, 7)} on ${branch}`

@@ -155,19 +155,30 @@ async function peelToCommit(store: ObjectStore, oid: string, rev: string): Promi
 }
 
 /** A ref-or-oid name without suffixes, as git's DWIM rules read it. */
+/**
+ * The ref a short name means, as git's revision rules find it (the name itself when it is HEAD-like
+ * or a full ref, then refs/NAME, refs/tags/NAME, refs/heads/NAME, refs/remotes/NAME, and
+ * refs/remotes/NAME/HEAD): the first that exists, or null.
+ */
+export async function findRefNamed(repo: Repository, name: string): Promise<{ ref: string; oid: string } | null> {
+  const candidates = /^[A-Z][A-Z0-9_]*$/.test(name) || name.startsWith('refs/') ? [name] : [];
+  candidates.push(`refs/${name}`, `refs/tags/${name}`, `refs/heads/${name}`, `refs/remotes/${name}`, `refs/remotes/${name}/HEAD`);
+  for (const ref of candidates) {
+    if (!isValidRefName(ref)) continue;
+    const oid = await readRef(repo, ref);
+    if (oid !== null) return { ref, oid };
+  }
+  return null;
+}
+
 async function resolveBase(store: ObjectStore, repo: Repository, name: string, rev: string): Promise<string> {
   if (name === '@') name = 'HEAD';
   if (OID.test(name)) {
     if (!(await store.hasObject(name))) throw badRevision(rev, `object ${name} does not exist`);
     return name;
   }
-  const candidates = /^[A-Z][A-Z0-9_]*$/.test(name) || name.startsWith('refs/') ? [name] : [];
-  candidates.push(`refs/${name}`, `refs/tags/${name}`, `refs/heads/${name}`, `refs/remotes/${name}`, `refs/remotes/${name}/HEAD`);
-  for (const ref of candidates) {
-    if (!isValidRefName(ref)) continue;
-    const oid = await readRef(repo, ref);
-    if (oid !== null) return oid;
-  }
+  const found = await findRefNamed(repo, name);
+  if (found !== null) return found.oid;
   if (/^[0-9a-fA-F]{4,39}$/.test(name)) {
     const matches = await store.findByPrefix(name.toLowerCase());
     if (matches.length === 1) return matches[0]!;

@@ -145,17 +145,17 @@ function ambiguityWarnings(
         const message =
           `${path}: chunk ${p.chunkNumber} (patch line ${p.chunk.line}) is ambiguous: ${what} ` +
           `match at line ${index + 1} and also at line${candidates.length > 1 ? 's' : ''} ` +
-          `${candidates.join(', ')}${others.length >= DEFAULT_MAX_OTHERS ? ' (and maybe more)' : ''}; ` +
-          `the first match was used`;
-        const data = { path, chunk: p.chunkNumber, line: p.chunk.line, candidates };
+          `${candidates.join(', ')}${others.length >= DEFAULT_MAX_OTHERS ? ' (and maybe more)' : ''}`;
+        const data = { path, chunk: p.chunkNumber, line: p.chunk.line };
         if (options.strict) {
+          // nothing was used: every place it matches is a candidate
           throw new PatchtxError(
             'ambiguous_match',
             `${message}. Add context lines (or an @@ line) so the chunk matches only one place.`,
-            data,
+            { ...data, candidates: [index + 1, ...candidates] },
           );
         }
-        warnings.unshift({ kind: 'ambiguous_match', message, ...data });
+        warnings.unshift({ kind: 'ambiguous_match', message: `${message}; the first match was used`, ...data, candidates });
       }
     }
     if (p.consumedFrom !== undefined) bound = p.consumedFrom;

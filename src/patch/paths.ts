@@ -6,9 +6,9 @@ import { PatchtxError } from '../errors.js';
 /** Why `path` is not acceptable, or null when it is. */
 export function pathProblem(path: string): string | null {
   if (path === '') return 'the path is empty';
-  if (path.startsWith('\\\\')) return 'it is a Windows UNC path; paths must be relative to the repository root';
-  if (path.charCodeAt(0) === 0x2f) return 'it is absolute; paths must be relative to the repository root';
-  if (/^[A-Za-z]:/.test(path)) return 'it starts with a Windows drive; paths must be relative to the repository root';
+  if (path.startsWith('\\\\')) return 'it is a Windows UNC path; patch paths must be relative';
+  if (path.charCodeAt(0) === 0x2f) return 'it is absolute; patch paths must be relative';
+  if (/^[A-Za-z]:/.test(path)) return 'it starts with a Windows drive; patch paths must be relative';
   for (let i = 0; i < path.length; i++) {
     const c = path.charCodeAt(i);
     if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return `it contains the control character ${describeControl(c)}`;

@@ -4,6 +4,7 @@
 import { PatchtxError } from '../errors.js';
 import { planPatch } from '../engine/plan.js';
 import type { FileChange, Plan, PlanWarning } from '../engine/types.js';
+import type { RecoveryReport } from './recover.js';
 import { hashBlob } from '../git/hash.js';
 import { resolveIdentity } from '../git/identity.js';
 import { readIndex, validateIndexUpdates, type GitIndex } from '../git/index-file.js';
@@ -69,7 +70,7 @@ export interface TxResult {
   patchId: string;
   contents?: FileContents[];
   /** what recovery of an earlier interrupted run did, if anything */
-  recovered?: unknown;
+  recovered?: RecoveryReport;
 }
 
 function modeFor(p: string, states: Map<string, PathState>, plan: Plan): TreeMode {
@@ -125,6 +126,21 @@ interface Built {
   /** the touched paths as the patch found them (base, or working tree with --dirty=include) */
   overlay: Overlay;
   commit: string | null;
+}
+
+/**
+ * With --dirty=include, what the commit took in besides the patch: the stored patch text (show,
+ * log, a replay elsewhere) does not hold those changes, so a caller must be told, path by path.
+ */
+function dirtyIncluded(built: Built): PlanWarning[] {
+  if (built.commit === null) return [];
+  return [...built.states.values()]
+    .filter((s) => s.dirty !== undefined)
+    .map((s) => ({
+      kind: 'dirty_included',
+      message: `${s.path}: the commit includes its uncommitted changes (${s.dirty}) besides the patch; the patch stored with the commit does not hold them`,
+      path: s.path,
+    }));
 }
 
 async function build(session: Session, target: Target, patch: Patch, opts: ApplyOptions, index: GitIndex | null, author: Identity, committer: Identity, pid: string, noteText: string, trailers: Trailer[]): Promise<Built> {
@@ -223,7 +239,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     // a patch that names a directory (`cd DIR && apply_patch`) or was given relative to a
     // subdirectory is stored re-rooted at the repository, so `patchtx show X | patchtx apply` replays it
     const noteText = opts.pathPrefix || dir !== '' ? normalisePatch(patch) : opts.patchText;
-    const target = await resolveTarget(session, opts);
+    const target = await resolveTarget(session, { ...opts, commits: true });
     const author = resolveIdentity(session.config, 'author', session.env, opts.author);
     const committer = resolveCommitter(session, opts);
 
@@ -254,7 +270,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       checked: opts.check === true,
       files: built.plan.changes,
       summary: built.plan.summary,
-      warnings: [...built.plan.warnings, ...warnings.map((message) => ({ kind: 'note', message, path: '' }))],
+      warnings: [...dirtyIncluded(built), ...built.plan.warnings, ...warnings.map((message) => ({ kind: 'note', message, path: '' }))],
       patchId: pid,
     };
     if (session.recovered) result.recovered = session.recovered;

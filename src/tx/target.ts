@@ -7,7 +7,7 @@
 import { readdir, readFile } from '../git/fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
-import { readHead, readRef, resolveRevision } from '../git/refs.js';
+import { findRefNamed, readHead, readRef, resolveRevision } from '../git/refs.js';
 import type { Session } from './session.js';
 
 export interface Target {
@@ -28,6 +28,8 @@ export interface TargetOptions {
   expectHead?: string;
   /** only reading the ref (log): a branch checked out in another worktree is fine */
   readOnly?: boolean;
+  /** committing onto the ref (apply): a ref that does not exist yet is created, from `base` */
+  commits?: boolean;
 }
 
 /**
@@ -88,8 +90,20 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
   const head = await readHead(repo);
   let ref: string;
   let worktree: boolean;
-  if (opts.ref !== undefined && opts.ref !== 'HEAD') {
+  if (opts.ref !== undefined && opts.ref !== 'HEAD' && opts.readOnly) {
+    // reading (log): any ref git would find by that name, tags and remote-tracking refs included
+    const found = await findRefNamed(repo, opts.ref);
+    if (found === null) throw new PatchtxError('usage', `no ref named '${opts.ref}' in this repository`, { ref: opts.ref });
+    ref = found.ref;
+    worktree = repo.workdir !== null && head.ref === ref;
+  } else if (opts.ref !== undefined && opts.ref !== 'HEAD') {
     ref = normaliseRefName(opts.ref);
+    // patchtx moves branches only: a tag moved under its users, a remote-tracking ref that the
+    // next fetch overwrites, or a notes ref (patchtx's own among them) given a file commit are
+    // never what a caller meant
+    if (!ref.startsWith('refs/heads/')) {
+      throw new PatchtxError('usage', `--ref ${opts.ref} is not a branch: patchtx commits onto branches (refs/heads/NAME) only`, { ref });
+    }
     worktree = repo.workdir !== null && head.ref === ref;
   } else {
     ref = head.ref ?? 'HEAD';
@@ -105,7 +119,14 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
       );
     }
   }
-  const oldOid = ref === 'HEAD' ? head.oid : await readRef(repo, ref);
+  let oldOid = ref === 'HEAD' ? head.oid : await readRef(repo, ref);
+  // a tag being read: the commit it names
+  if (opts.readOnly && oldOid !== null) oldOid = await resolveRevision(store, repo, oldOid);
+  if (opts.commits && oldOid === null && opts.base === undefined && !worktree && head.oid !== null) {
+    // a commit without a parent on a new branch is never what a caller means in a repository
+    // that has commits; git too wants a start point for a branch other than the current one
+    throw new PatchtxError('usage', `${ref} does not exist yet; pass --base REV to start it (--base HEAD starts it from the current commit)`, { ref });
+  }
 
   let base = oldOid;
   if (opts.base !== undefined) {

@@ -38,6 +38,8 @@ export interface UndoResult {
   target: string;
   /** what this undo or redo changed on the ref (an undo of an Add is a D) */
   files: FileChange[];
+  /** redo of an undo that made a revert commit: the commit brought back (`target` is the revert) */
+  redid?: string;
 }
 
 const refused = (message: string, data: Record<string, unknown> = {}): PatchtxError => new PatchtxError('undo_refused', message, data);
@@ -63,9 +65,28 @@ function identities(session: Session): Identity {
   return resolveIdentity(session.config, 'committer', session.env);
 }
 
+/**
+ * The transaction a plain `undo` takes back: the newest patchtx commit on the first-parent line
+ * that is neither a revert made by undo nor undone by one. So repeated undos walk back through
+ * the transactions, as an editor's undo does, instead of undoing the last revert (which would
+ * bring its commit back). A revert that was itself reverted counts as undone: what it reverted
+ * is in effect again, and an undo takes that back.
+ */
 async function findNewestPatchtxCommit(session: Session, tip: string): Promise<string> {
-  for await (const { oid, commit } of firstParents(session.store, tip)) if (patchtxInfo(commit)) return oid;
-  throw refused('no patchtx commit found on this ref');
+  const undone = new Set<string>();
+  let skippedReverts = false;
+  for await (const { oid, commit } of firstParents(session.store, tip)) {
+    const info = patchtxInfo(commit);
+    if (!info) continue;
+    if (undone.has(oid)) continue;
+    if (info.undoOf !== null) {
+      undone.add(info.undoOf);
+      skippedReverts = true;
+      continue;
+    }
+    return oid;
+  }
+  throw refused(skippedReverts ? 'every patchtx commit on this ref has been undone already' : 'no patchtx commit found on this ref');
 }
 
 async function isFirstParentAncestor(session: Session, tip: string, oid: string): Promise<boolean> {
@@ -189,7 +210,7 @@ export async function redoTransaction(opts: Omit<UndoOptions, 'commit'>): Promis
     }
     if (info?.undoOf) {
       // the last undo was a revert commit: redo is undoing that revert
-      return undoIn(session, target, last, { pop: true });
+      return { ...(await undoIn(session, target, last, { pop: true })), redid: info.undoOf };
     }
     throw refused(`${target.ref} has moved since ${last.slice(0, 12)} was undone; re-apply it with: patchtx show ${last.slice(0, 12)} | patchtx apply`, { commit: last });
   });

@@ -33,6 +33,15 @@ describe('linesNotFoundError', () => {
     expect(e.data).toEqual({ path: 'src/app.py', chunk: 1, line: 5, candidates: [3] });
   });
 
+  it('names the line that keeps the chunk from matching, not an earlier one that differs only in spacing', () => {
+    // line 1 differs from the patch by a no-break space, which the most forgiving pass ignores;
+    // line 2 is the real difference
+    const e = failure('\tx := 1\u00a0// note\n\treturn\n', chunk(['  x := 1 // note', ' \treturn2', '+y']));
+    expect(e.message).toContain('First difference at line 2:');
+    expect(e.message).toContain("  patch: '→return2'");
+    expect(e.message).not.toContain('First difference at line 1');
+  });
+
   it('notices a change that is already applied', () => {
     const e = failure('a\nB\nc\n', chunk([' a', '-b', '+B', ' c']));
     expect(e.message).toContain('The + lines are already present at line 1 (already applied?)');
@@ -57,12 +66,11 @@ describe('linesNotFoundError', () => {
     expect(e.data.candidates).toBeUndefined();
   });
 
-  it('describes typographic and trailing-whitespace differences', () => {
+  it('passes over typographic and trailing-whitespace differences, which would have matched, to the line that did not', () => {
     const e = failure('say \u201chi\u201d\nend \nx\n', chunk([' say "hi"', ' end', '-y']));
-    expect(e.message).toContain('First difference at line 1 (only typographic dashes, quotes or spaces differ)');
+    expect(e.message).toContain("First difference at line 3:\n  patch: 'y'\n  file:  'x'");
     const t = failure('a  \nb\n', chunk(['-a', '-c']));
-    expect(t.message).toContain('First difference at line 1 (only trailing whitespace differs)');
-    expect(t.message).toContain("  file:  'a··'");
+    expect(t.message).toContain("First difference at line 2:\n  patch: 'c'\n  file:  'b'");
   });
 
   it('can be built directly', () => {

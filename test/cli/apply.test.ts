@@ -854,3 +854,86 @@ describe('large patches', () => {
     expectFsckClean(dir);
   });
 });
+
+describe('--ref: branches only, a new one from --base', () => {
+  it('refuses tags, notes and remote-tracking refs (usage), moving nothing', async () => {
+    const dir = makeRepo('bare');
+    g(dir, 'config', 'user.name', 'Bare User');
+    g(dir, 'config', 'user.email', 'bare@example.invalid');
+    g(dir, 'tag', 'v1', 'main');
+    g(dir, 'tag', '-a', '-m', 'annotated', 'v2', 'main');
+    g(dir, 'update-ref', 'refs/remotes/origin/main', 'main');
+    await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: first.txt', '+1')));
+    const refsBefore = g(dir, 'for-each-ref');
+    for (const ref of ['refs/tags/v1', 'refs/tags/v2', 'refs/notes/patchtx', 'refs/remotes/origin/main']) {
+      const r = await patchtxJson('apply', '--repo', dir, '--ref', ref, patchFile(v4a('*** Add File: two.txt', '+2')));
+      expect(r.code, ref).toBe(2);
+      expect(r.json.error).toMatchObject({ kind: 'usage', ref });
+      expect(r.json.error.message).toBe(`--ref ${ref} is not a branch: patchtx commits onto branches (refs/heads/NAME) only`);
+    }
+    expect(g(dir, 'for-each-ref')).toBe(refsBefore);
+    expectNoLeftovers(dir);
+    expectFsckClean(dir);
+  });
+
+  it('a branch that does not exist needs --base when the repository has commits; without any, it is a first commit', async () => {
+    const dir = makeRepo('basic');
+    const before = snapshot(dir);
+    const r = await patchtxJson('apply', '--repo', dir, '--ref', 'refs/heads/feature', patchFile(v4a('*** Add File: n.txt', '+n')));
+    expect(r.code).toBe(2);
+    expect(r.json.error.message).toBe('refs/heads/feature does not exist yet; pass --base REV to start it (--base HEAD starts it from the current commit)');
+    expectUntouched(dir, before);
+    expect(gTry(dir, 'rev-parse', '--verify', '-q', 'refs/heads/feature').status).not.toBe(0);
+    // with --base HEAD it starts there: the update of a file HEAD has applies
+    const ok = await patchtxJson('apply', '--repo', dir, '--ref', 'feature', '--base', 'HEAD', patchFile(v4a('*** Update File: README.md', '@@', '-# Sample', '+# Feature')));
+    expect(ok.code, ok.out).toBe(0);
+    expect(ok.json.parent).toBe(rev(dir));
+    expect(g(dir, 'log', '-1', '--format=%P', 'feature').trim()).toBe(rev(dir));
+    // an empty repository: nothing to start from, so the branch gets a first commit
+    const empty = tempDir();
+    g(empty, 'init', '-q', '--bare', '-b', 'main');
+    g(empty, 'config', 'user.name', 'E');
+    g(empty, 'config', 'user.email', 'e@example.invalid');
+    const first = await patchtxJson('apply', '--repo', empty, '--ref', 'refs/heads/bot', patchFile(v4a('*** Add File: a.txt', '+a')));
+    expect(first.code, first.out).toBe(0);
+    expect(first.json.parent).toBeNull();
+    expectFsckClean(empty);
+  });
+});
+
+describe('a series of patches that stops', () => {
+  it('names the patch that failed and the ones not applied; the ones before it are committed', async () => {
+    const dir = makeRepo('basic');
+    const base = rev(dir);
+    const good = patchFile(v4a('*** Add File: one.txt', '+1'));
+    const bad = patchFile(v4a('*** Update File: missing.txt', '@@', '-x', '+y'));
+    const later = patchFile(v4a('*** Add File: three.txt', '+3'));
+    const r = await patchtxJson('apply', '--repo', dir, good, bad, later);
+    expect(r.code).toBe(1);
+    expect(r.lines).toHaveLength(2);
+    expect(r.lines[0]).toMatchObject({ ok: true, parent: base });
+    expect(r.json.error).toMatchObject({ kind: 'file_not_found', patch: bad, skipped: [later] });
+    expect(r.json.error.message).toMatch(new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(patch 2 of 3\\): .*missing\\.txt.*; not applied: ${later.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+    expect(rev(dir)).toBe(r.lines[0].commit);
+    const human = await patchtx('apply', '--repo', dir, bad);
+    // a single patch: its error as it is
+    expect(human.err).not.toContain('patch 1 of 1');
+  });
+});
+
+describe('--dirty=include', () => {
+  it('warns for each path whose uncommitted changes went into the commit', async () => {
+    const dir = makeRepo('basic');
+    writeFileSync(path.join(dir, 'docs/notes.txt'), readFileSync(path.join(dir, 'docs/notes.txt'), 'utf8') + 'wip\n');
+    const r = await patchtxJson('apply', '--repo', dir, '--dirty=include', patchFile(v4a('*** Update File: docs/notes.txt', '*** Move to: docs/moved.txt', '*** Update File: README.md', '@@', '-# Sample', '+# Sample 2')));
+    expect(r.code, r.out).toBe(0);
+    expect(r.json.warnings).toEqual([
+      {
+        kind: 'dirty_included',
+        path: 'docs/notes.txt',
+        message: 'docs/notes.txt: the commit includes its uncommitted changes (modified in the working tree) besides the patch; the patch stored with the commit does not hold them',
+      },
+    ]);
+    expect(g(dir, 'show', 'HEAD:docs/moved.txt')).toContain('wip\n');
+  });
+});

@@ -202,7 +202,7 @@ describe('--json result object', () => {
       patch: v4a('*** Update File: dup.txt', '@@', '-x', '+y'),
       args: ['--strict'],
       exit: 1,
-      error: { kind: 'ambiguous_match', path: 'dup.txt', chunk: 1, line: 3, candidates: [4] },
+      error: { kind: 'ambiguous_match', path: 'dup.txt', chunk: 1, line: 3, candidates: [2, 4] },
     },
     {
       name: 'binary_or_encoding',
@@ -547,7 +547,7 @@ describe('check', () => {
     expect(gTry(dir, 'cat-file', '-e', r.json.commit).status).not.toBe(0);
     const t = await patchtx('check', '--repo', dir, patchFile(BASIC_PATCH));
     expect(t.code).toBe(0);
-    expect(t.out).toMatch(/^Success\. Updated the following files:\nA src\/new\.js\nM src\/math\.js\nM bin\/run\.sh\nCheck passed: would commit [0-9a-f]{7} on main\.\n$/);
+    expect(t.out).toMatch(/^Success\. Updated the following files:\nA src\/new\.js\nM src\/math\.js\nM bin\/run\.sh\nCheck passed: nothing was written \(the commit would be [0-9a-f]{7} on main\)\.\n$/);
     expectUntouched(dir, before);
   });
 

@@ -536,3 +536,53 @@ describe('revert of a change V4A cannot express', () => {
     expectFsckClean(repo);
   });
 });
+
+describe('undo, again and again', () => {
+  it('walks back through the transactions past a revert instead of undoing the revert; redo then brings the last one back', async () => {
+    const dir = makeRepo('basic');
+    const base = rev(dir);
+    const [a, b] = await applyAll(dir, PA, PB);
+    // a commit of someone else's on top: undo of b has to revert it
+    writeFileSync(path.join(dir, 'manual.txt'), 'manual\n');
+    g(dir, 'add', 'manual.txt');
+    g(dir, 'commit', '-q', '-m', 'manual');
+    const manual = rev(dir);
+    const first = await patchtxJson('undo', '--repo', dir);
+    expect(first.json).toMatchObject({ action: 'revert', target: b });
+    const second = await patchtxJson('undo', '--repo', dir);
+    expect(second.code, second.out).toBe(0);
+    expect(second.json).toMatchObject({ action: 'revert', target: a });
+    expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toBe(g(dir, 'show', `${base}:README.md`));
+    expect(existsSync(path.join(dir, 'b.txt'))).toBe(false);
+    const third = await patchtxJson('undo', '--repo', dir);
+    expect(third.code).toBe(7);
+    expect(third.json.error.message).toBe('every patchtx commit on this ref has been undone already');
+    // redo undoes the last revert: a comes back, and says so
+    const redo = await patchtx('redo', '--repo', dir);
+    expect(redo.code, redo.err).toBe(0);
+    expect(redo.out.split('\n')[0]).toBe(`Redid ${a.slice(0, 7)}: removed its revert ${second.json.commit.slice(0, 7)}; main is back at ${first.json.commit.slice(0, 7)}`);
+    expect(g(dir, 'rev-list', '--count', `${manual}..HEAD`).trim()).toBe('1');
+    // a is in effect again (its revert was undone): a plain undo takes a, not b's revert
+    const again = await patchtxJson('undo', '--repo', dir);
+    expect(again.json).toMatchObject({ action: 'revert', target: a });
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expectFsckClean(dir);
+  });
+});
+
+describe('log --ref', () => {
+  it('finds a ref by the names git would (remote-tracking, tag), and says when there is none', async () => {
+    const dir = makeRepo('basic');
+    const [a] = await applyAll(dir, PA);
+    g(dir, 'update-ref', 'refs/remotes/origin/main', a);
+    g(dir, 'tag', '-a', '-m', 'release', 'v1', a);
+    for (const name of ['origin/main', 'refs/remotes/origin/main', 'v1']) {
+      const r = await patchtxJson('log', '--repo', dir, '--ref', name);
+      expect(r.code, name).toBe(0);
+      expect(r.json.map((e: { commit: string }) => e.commit), name).toEqual([a]);
+    }
+    const missing = await patchtxJson('log', '--repo', dir, '--ref', 'doesnotexist');
+    expect(missing.code).toBe(2);
+    expect(missing.json.error.message).toBe("no ref named 'doesnotexist' in this repository");
+  });
+});

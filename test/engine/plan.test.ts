@@ -115,7 +115,7 @@ describe('planPatch: Update File', () => {
     ]);
     const e = failure(() => plan(patch, { 'm.txt': 'x\nx\n' }, { strict: true }));
     expect(e.kind).toBe('ambiguous_match');
-    expect(e.data).toEqual({ path: 'm.txt', chunk: 1, line: 3, candidates: [2] });
+    expect(e.data).toEqual({ path: 'm.txt', chunk: 1, line: 3, candidates: [1, 2] });
   });
 
   it('an update that restores the original bytes is not a change', () => {

@@ -111,10 +111,13 @@ describe('locateChunks', () => {
     expect((r.warnings[0] as { message: string }).message).toContain('match at line 1 and also at lines 3, 5');
   });
 
-  it('strict mode turns ambiguity into an error with the same data', () => {
+  it('strict mode turns ambiguity into an error whose candidates are every place it matches (none was used)', () => {
     const e = failure(() => apply(['x', 'x'], [chunk(['-x'], { line: 7 })], true));
     expect(e.kind).toBe('ambiguous_match');
-    expect(e.data).toEqual({ path: 'f.txt', chunk: 1, line: 7, candidates: [2] });
+    expect(e.data).toEqual({ path: 'f.txt', chunk: 1, line: 7, candidates: [1, 2] });
+    expect(e.message).toBe(
+      "f.txt: chunk 1 (patch line 7) is ambiguous: its lines match at line 1 and also at line 2. Add context lines (or an @@ line) so the chunk matches only one place.",
+    );
   });
 
   it('only counts alternatives of the same pass', () => {
