@@ -144,3 +144,24 @@ describe('recovery after the commit point', () => {
     expect(status(dir)).toBe('');
   });
 });
+
+describe('what recovery says', () => {
+  it('recover prints what it did and its warnings; a command that recovered first says so too', async () => {
+    const dir = makeRepo('basic');
+    const landed = await crashedAfterRef(dir);
+    writeFileSync(path.join(dir, 'src/math.js'), 'my own edit\n');
+    const r = await runCli(['recover', '--repo', dir]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`Recovered an interrupted apply on refs/heads/main: finished ${landed}.\n`);
+    expect(r.stderr).toBe('warning: left src/math.js as it is: it changed after the interrupted run; git status shows how it differs from the commit on refs/heads/main\n');
+
+    const again = makeRepo('basic');
+    const landedAgain = await crashedAfterRef(again);
+    const patch = path.join(again, '..', `${path.basename(again)}-next.patch`);
+    writeFileSync(patch, '*** Begin Patch\n*** Add File: next.txt\n+next\n*** End Patch\n');
+    const next = await runCli(['apply', '--repo', again, patch]);
+    expect(next.status, next.stderr).toBe(0);
+    expect(next.stderr).toBe(`note: recovered an interrupted apply on refs/heads/main: finished ${landedAgain}\n`);
+    expect(status(again)).toBe('');
+  });
+});
