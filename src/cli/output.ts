@@ -53,7 +53,10 @@ export function jsonError(e: PatchtxError): Record<string, unknown> {
 
 export async function printError(streams: Streams, e: PatchtxError, json: boolean): Promise<number> {
   if (json) streams.out(JSON.stringify(jsonError(e)) + '\n');
-  else streams.err(`${useColour() ? (await colours()).red('error:') : 'error:'} ${e.message}\n`);
+  else {
+    if (e.data.recovered) printRecoveryNote(streams, e.data.recovered as RecoveryReport);
+    streams.err(`${useColour() ? (await colours()).red('error:') : 'error:'} ${e.message}\n`);
+  }
   return exitCodeFor(e.kind);
 }
 
@@ -108,10 +111,7 @@ export async function printApplied(streams: Streams, result: TxResult, opts: { j
     streams.out(JSON.stringify(jsonResult(result)) + '\n');
     return;
   }
-  if (result.recovered) {
-    const r = recoveryText(result.recovered);
-    streams.err(`note: ${r.line}\n${r.warnings.map((w) => `warning: ${w}\n`).join('')}`);
-  }
+  if (result.recovered) printRecoveryNote(streams, result.recovered);
   for (const w of result.warnings) streams.err(`warning: ${w.message}\n`);
   if (result.noop) {
     streams.out(`Nothing to commit: the patch leaves ${result.ref} unchanged.\n`);
@@ -121,7 +121,13 @@ export async function printApplied(streams: Streams, result: TxResult, opts: { j
   if (opts.diff && result.contents) streams.out(await renderDiffs(result.contents));
   const short = result.commit!.slice(0, 7);
   const branch = result.ref.replace(/^refs\/heads\//, '');
-  streams.out(result.checked ? `Check passed: nothing was written (the commit would be ${short} on ${branch}).\n` : `[${branch} ${short}] committed\n`);
+  streams.out(result.checked ? `Check passed: the patch would commit as ${short} on ${branch} (nothing of it was written).\n` : `[${branch} ${short}] committed\n`);
+}
+
+/** On stderr: what recovery of an earlier run did before this command, and its warnings. */
+export function printRecoveryNote(streams: Streams, report: RecoveryReport): void {
+  const r = recoveryText(report);
+  streams.err(`note: ${r.line}\n${r.warnings.map((w) => `warning: ${w}\n`).join('')}`);
 }
 
 /** What recovery did, in a line, and its warnings. A journal that was never written names no transaction. */

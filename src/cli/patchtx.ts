@@ -73,14 +73,16 @@ function inSeries(e: unknown, sources: Array<string | undefined>, i: number): un
   if (!(e instanceof PatchtxError)) return e;
   const name = (s: string | undefined): string => (s === undefined || s === '-' ? 'standard input' : s);
   const skipped = sources.slice(i + 1).map(name);
-  const rest = skipped.length === 0 ? '' : `; not applied: ${skipped.join(', ')}`;
-  const message = `${name(sources[i])} (patch ${i + 1} of ${sources.length}): ${e.message}${rest}`;
+  const rest = skipped.length === 0 ? '' : `\nnot applied: ${skipped.join(', ')}`;
+  const message = `${name(sources[i])} (patch ${i + 1} of ${sources.length}) failed:\n${e.message}${rest}`;
+  // the kind stays: the exit code says what went wrong
   return new PatchtxError(e.kind, message, { ...e.data, patch: name(sources[i]), skipped });
 }
 
 /** A missing identity, with the option of apply and check that supplies it added to the remedies. */
 function withIdentityOption(e: unknown): unknown {
-  if (!(e instanceof PatchtxError) || e.kind !== 'missing_identity') return e;
+  // a series' error already has it (added before the series note)
+  if (!(e instanceof PatchtxError) || e.kind !== 'missing_identity' || / or pass --(author|committer) /.test(e.message)) return e;
   const option = e.data.role === 'committer' ? '--committer' : '--author';
   return new PatchtxError('missing_identity', `${e.message}; or pass ${option} "Name <email>"`, e.data);
 }
@@ -116,7 +118,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
         let chained = flags;
         for (const [i, patchText] of texts.entries()) {
           const result = await applyTransaction(applyOptions(chained, patchText, false)).catch((e: unknown) => {
-            throw list.length > 1 ? inSeries(e, list, i) : e;
+            throw list.length > 1 ? inSeries(withIdentityOption(e), list, i) : e;
           });
           await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
           // the next patch applies on top of this one: --base and --expect-head were about the first

@@ -2,17 +2,20 @@
 import type { LogEntry } from '../tx/log.js';
 import type { UndoResult } from '../tx/undo.js';
 import { changeLine } from '../tx/message.js';
-import type { Streams } from './output.js';
+import { printRecoveryNote, type Streams } from './output.js';
 
 export function printUndo(streams: Streams, r: UndoResult, json: boolean): void {
   if (json) {
     streams.out(JSON.stringify(r) + '\n');
     return;
   }
+  if (r.recovered) printRecoveryNote(streams, r.recovered);
   const branch = r.ref.replace(/^refs\/heads\//, '');
   const what =
     r.redid !== undefined
-      ? `Redid ${r.redid.slice(0, 7)}: removed its revert ${r.target.slice(0, 7)}; ${branch} is back at ${r.commit?.slice(0, 7)}`
+      ? r.action === 'revert'
+        ? `Redid ${r.redid.slice(0, 7)}: reverted its revert ${r.target.slice(0, 7)} with a new commit ${r.commit?.slice(0, 7)} on ${branch}`
+        : `Redid ${r.redid.slice(0, 7)}: removed its revert ${r.target.slice(0, 7)}; ${branch} is back at ${r.commit?.slice(0, 7)}`
       : r.action === 'reset'
       ? `Undid ${r.target.slice(0, 7)}: ${branch} is back at ${r.commit?.slice(0, 7)}`
       : r.action === 'revert'

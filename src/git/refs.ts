@@ -8,6 +8,7 @@
 // patchtx processes) safe: create "<ref>.lock" exclusively, check the current value under the lock
 // (compare-and-swap), write and fsync the new value into the lock file, append the reflog, rename the
 // lock over the ref.
+import { readdirSync, type Dirent } from 'node:fs';
 import { appendFile, mkdir, open, readFile, rename, unlink } from './fsx.js';
 import { shouldFsync } from './fsync-policy.js';
 import path from 'node:path';
@@ -73,6 +74,25 @@ function parseLooseRef(text: string, ref: string): RawRef {
   const oid = t.slice(0, 40);
   if (!OID.test(oid)) throw new PatchtxError('internal', `ref ${ref} holds garbage: ${JSON.stringify(t.slice(0, 60))}`, { ref });
   return { kind: 'oid', oid };
+}
+
+/**
+ * Whether the repository has any branch (a loose file under refs/heads/, or a refs/heads/ line in
+ * packed-refs), whatever HEAD names: a server whose HEAD names an unborn branch may hold others.
+ */
+export async function hasAnyBranch(repo: Repository): Promise<boolean> {
+  const anyFile = (dir: string): boolean => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    return entries.some((e) => (e.isDirectory() ? anyFile(path.join(dir, e.name)) : e.isFile()));
+  };
+  if (anyFile(path.join(repo.commonDir, 'refs', 'heads'))) return true;
+  const packed = await readOptional(path.join(repo.commonDir, 'packed-refs'));
+  return packed !== null && / refs\/heads\/\S/.test(packed);
 }
 
 /** The value of `ref` in packed-refs, or null. */
@@ -154,7 +174,6 @@ async function peelToCommit(store: ObjectStore, oid: string, rev: string): Promi
   throw badRevision(rev, 'tag chain too long');
 }
 
-/** A ref-or-oid name without suffixes, as git's DWIM rules read it. */
 /**
  * The ref a short name means, as git's revision rules find it (the name itself when it is HEAD-like
  * or a full ref, then refs/NAME, refs/tags/NAME, refs/heads/NAME, refs/remotes/NAME, and
@@ -171,6 +190,7 @@ export async function findRefNamed(repo: Repository, name: string): Promise<{ re
   return null;
 }
 
+/** A ref-or-oid name without suffixes, as git's DWIM rules read it. */
 async function resolveBase(store: ObjectStore, repo: Repository, name: string, rev: string): Promise<string> {
   if (name === '@') name = 'HEAD';
   if (OID.test(name)) {

@@ -132,15 +132,24 @@ interface Built {
  * With --dirty=include, what the commit took in besides the patch: the stored patch text (show,
  * log, a replay elsewhere) does not hold those changes, so a caller must be told, path by path.
  */
-function dirtyIncluded(built: Built): PlanWarning[] {
+function dirtyIncluded(built: Built, patch: Patch, check: boolean): PlanWarning[] {
   if (built.commit === null) return [];
-  return [...built.states.values()]
-    .filter((s) => s.dirty !== undefined)
-    .map((s) => ({
-      kind: 'dirty_included',
-      message: `${s.path}: the commit includes its uncommitted changes (${s.dirty}) besides the patch; the patch stored with the commit does not hold them`,
-      path: s.path,
-    }));
+  const commit = check ? 'the commit would include' : 'the commit includes';
+  const touched = touchedPaths(patch);
+  const warnings: PlanWarning[] = [];
+  for (const s of built.states.values()) {
+    if (s.dirty === undefined) continue;
+    // the content goes on when the patch first updates the file or moves it away; when it first
+    // deletes the file, adds one there or moves another onto it, the changes are in no commit
+    const first = touched.get(s.path)?.kinds.values().next().value;
+    const dropped = first === 'delete' ? 'deletes the file' : first === 'add' ? 'adds the file' : first === 'move-dest' ? 'moves another file onto it' : null;
+    const message =
+      dropped !== null
+        ? `${s.path}: its uncommitted changes (${s.dirty}) ${check ? 'would be' : 'were'} dropped: the patch ${dropped}, so they are in no commit`
+        : `${s.path}: ${commit} its uncommitted changes (${s.dirty}) besides the patch; the patch stored with the commit does not hold them`;
+    warnings.push({ kind: 'dirty_included', message, path: s.path });
+  }
+  return warnings;
 }
 
 async function build(session: Session, target: Target, patch: Patch, opts: ApplyOptions, index: GitIndex | null, author: Identity, committer: Identity, pid: string, noteText: string, trailers: Trailer[]): Promise<Built> {
@@ -270,7 +279,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       checked: opts.check === true,
       files: built.plan.changes,
       summary: built.plan.summary,
-      warnings: [...dirtyIncluded(built), ...built.plan.warnings, ...warnings.map((message) => ({ kind: 'note', message, path: '' }))],
+      warnings: [...dirtyIncluded(built, patch, opts.check === true), ...built.plan.warnings, ...warnings.map((message) => ({ kind: 'note', message, path: '' }))],
       patchId: pid,
     };
     if (session.recovered) result.recovered = session.recovered;

@@ -2,6 +2,7 @@
 // where it is, its configuration, its object store. Opening a session also finishes or drops
 // whatever an interrupted earlier run left behind (see journal.ts), so every command starts from
 // a repository that is at a committed state.
+import { PatchtxError } from '../errors.js';
 import { openRepository } from '../git/discover.js';
 import { loadConfig, type GitConfig } from '../git/config.js';
 import { checkRepositorySupported } from '../git/features.js';
@@ -49,6 +50,12 @@ export async function withSession<T>(opts: SessionOptions, fn: (session: Session
   const session = await openSession(opts);
   try {
     return await fn(session);
+  } catch (e) {
+    // what recovery did before the command failed is news too (its warnings above all)
+    if (session.recovered && e instanceof PatchtxError && e.data.recovered === undefined) {
+      throw new PatchtxError(e.kind, e.message, { ...e.data, recovered: session.recovered });
+    }
+    throw e;
   } finally {
     session.store.close();
   }

@@ -7,7 +7,7 @@
 import { readdir, readFile } from '../git/fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
-import { findRefNamed, readHead, readRef, resolveRevision } from '../git/refs.js';
+import { findRefNamed, hasAnyBranch, readHead, readRef, resolveRevision } from '../git/refs.js';
 import type { Session } from './session.js';
 
 export interface Target {
@@ -90,6 +90,8 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
   const head = await readHead(repo);
   let ref: string;
   let worktree: boolean;
+  // `@` is git's short name for HEAD
+  if (opts.ref === '@') opts = { ...opts, ref: 'HEAD' };
   if (opts.ref !== undefined && opts.ref !== 'HEAD' && opts.readOnly) {
     // reading (log): any ref git would find by that name, tags and remote-tracking refs included
     const found = await findRefNamed(repo, opts.ref);
@@ -103,6 +105,14 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
     // never what a caller meant
     if (!ref.startsWith('refs/heads/')) {
       throw new PatchtxError('usage', `--ref ${opts.ref} is not a branch: patchtx commits onto branches (refs/heads/NAME) only`, { ref });
+    }
+    // a short name git reads as another ref (a tag v1, a remote-tracking origin/main): a new
+    // branch of that name would shadow it, which is never what the caller meant
+    if (!opts.ref.startsWith('refs/') && (await readRef(repo, ref)) === null) {
+      const other = await findRefNamed(repo, opts.ref);
+      if (other !== null) {
+        throw new PatchtxError('usage', `--ref ${opts.ref} names ${other.ref}, which is not a branch: patchtx commits onto branches (refs/heads/NAME) only`, { ref: other.ref });
+      }
     }
     worktree = repo.workdir !== null && head.ref === ref;
   } else {
@@ -122,10 +132,11 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
   let oldOid = ref === 'HEAD' ? head.oid : await readRef(repo, ref);
   // a tag being read: the commit it names
   if (opts.readOnly && oldOid !== null) oldOid = await resolveRevision(store, repo, oldOid);
-  if (opts.commits && oldOid === null && opts.base === undefined && !worktree && head.oid !== null) {
+  if (opts.commits && oldOid === null && opts.base === undefined && !worktree && (await hasAnyBranch(repo))) {
     // a commit without a parent on a new branch is never what a caller means in a repository
     // that has commits; git too wants a start point for a branch other than the current one
-    throw new PatchtxError('usage', `${ref} does not exist yet; pass --base REV to start it (--base HEAD starts it from the current commit)`, { ref });
+    const hint = head.oid === null ? '' : ' (--base HEAD starts it from the current commit)';
+    throw new PatchtxError('usage', `${ref} does not exist yet; pass --base REV to start it${hint}`, { ref });
   }
 
   let base = oldOid;

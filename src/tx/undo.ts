@@ -21,6 +21,7 @@ import { readRedoStack } from './redo-stack.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
 import { withSession, type Session, type SessionOptions } from './session.js';
 import { checkAttributesInTree, dirtyList, inspectPaths } from './state.js';
+import type { RecoveryReport } from './recover.js';
 import { resolveTarget, type Target } from './target.js';
 
 export interface UndoOptions extends SessionOptions {
@@ -40,6 +41,8 @@ export interface UndoResult {
   files: FileChange[];
   /** redo of an undo that made a revert commit: the commit brought back (`target` is the revert) */
   redid?: string;
+  /** what recovery of an earlier interrupted run did first, if anything */
+  recovered?: RecoveryReport;
 }
 
 const refused = (message: string, data: Record<string, unknown> = {}): PatchtxError => new PatchtxError('undo_refused', message, data);
@@ -191,27 +194,31 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
 export async function undoTransaction(opts: UndoOptions): Promise<UndoResult> {
   return withSession(opts, async (session) => {
     const target = await resolveTarget(session, { ref: opts.ref });
-    return undoIn(session, target, opts.commit, undefined);
+    return withRecovery(session, await undoIn(session, target, opts.commit, undefined));
   });
 }
 
+const withRecovery = (session: Session, r: UndoResult): UndoResult => (session.recovered ? { ...r, recovered: session.recovered } : r);
+
 export async function redoTransaction(opts: Omit<UndoOptions, 'commit'>): Promise<UndoResult> {
-  return withSession(opts, async (session) => {
-    const target = await resolveTarget(session, { ref: opts.ref });
-    const stack = readRedoStack(session.repo, target.ref);
-    const last = stack[stack.length - 1];
-    if (!last) throw refused(`nothing to redo on ${target.ref}`);
-    const commit = await session.store.readCommit(last);
-    const info = patchtxInfo(commit);
-    if (commit.parents[0] === target.oldOid) {
-      const deltas = await diffTrees(session.store, target.baseTree, commit.tree);
-      await moveTip(session, target, last, deltas, 'after', `redo ${last.slice(0, 12)}`, { pop: true });
-      return { ok: true, action: 'fast-forward', ref: target.ref, commit: last, target: last, files: changesOf(deltas) };
-    }
-    if (info?.undoOf) {
-      // the last undo was a revert commit: redo is undoing that revert
-      return { ...(await undoIn(session, target, last, { pop: true })), redid: info.undoOf };
-    }
-    throw refused(`${target.ref} has moved since ${last.slice(0, 12)} was undone; re-apply it with: patchtx show ${last.slice(0, 12)} | patchtx apply`, { commit: last });
-  });
+  return withSession(opts, async (session) => withRecovery(session, await redoIn(session, opts)));
+}
+
+async function redoIn(session: Session, opts: Omit<UndoOptions, 'commit'>): Promise<UndoResult> {
+  const target = await resolveTarget(session, { ref: opts.ref });
+  const stack = readRedoStack(session.repo, target.ref);
+  const last = stack[stack.length - 1];
+  if (!last) throw refused(`nothing to redo on ${target.ref}`);
+  const commit = await session.store.readCommit(last);
+  const info = patchtxInfo(commit);
+  if (commit.parents[0] === target.oldOid) {
+    const deltas = await diffTrees(session.store, target.baseTree, commit.tree);
+    await moveTip(session, target, last, deltas, 'after', `redo ${last.slice(0, 12)}`, { pop: true });
+    return { ok: true, action: 'fast-forward', ref: target.ref, commit: last, target: last, files: changesOf(deltas) };
+  }
+  if (info?.undoOf) {
+    // the last undo was a revert commit: redo is undoing that revert
+    return { ...(await undoIn(session, target, last, { pop: true })), redid: info.undoOf };
+  }
+  throw refused(`${target.ref} has moved since ${last.slice(0, 12)} was undone; re-apply it with: patchtx show ${last.slice(0, 12)} | patchtx apply`, { commit: last });
 }

@@ -897,7 +897,38 @@ describe('--ref: branches only, a new one from --base', () => {
     const first = await patchtxJson('apply', '--repo', empty, '--ref', 'refs/heads/bot', patchFile(v4a('*** Add File: a.txt', '+a')));
     expect(first.code, first.out).toBe(0);
     expect(first.json.parent).toBeNull();
+    // once it has a branch, the next new one needs --base too
+    const second = await patchtxJson('apply', '--repo', empty, '--ref', 'refs/heads/bot2', patchFile(v4a('*** Add File: b.txt', '+b')));
+    expect(second.code).toBe(2);
+    expect(second.json.error.message).toBe('refs/heads/bot2 does not exist yet; pass --base REV to start it');
     expectFsckClean(empty);
+  });
+
+  it('a server whose HEAD names an unborn branch still has branches: a new one (or that one) needs --base', async () => {
+    const dir = makeRepo('bare');
+    g(dir, 'config', 'user.name', 'Bare User');
+    g(dir, 'config', 'user.email', 'bare@example.invalid');
+    g(dir, 'symbolic-ref', 'HEAD', 'refs/heads/unborn');
+    const refsBefore = g(dir, 'for-each-ref');
+    const viaRef = await patchtxJson('apply', '--repo', dir, '--ref', 'feature', patchFile(v4a('*** Add File: n.txt', '+n')));
+    expect(viaRef.code).toBe(2);
+    expect(viaRef.json.error.message).toBe('refs/heads/feature does not exist yet; pass --base REV to start it');
+    const viaHead = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: n.txt', '+n')));
+    expect(viaHead.code).toBe(2);
+    expect(viaHead.json.error.message).toBe('refs/heads/unborn does not exist yet; pass --base REV to start it');
+    expect(g(dir, 'for-each-ref')).toBe(refsBefore);
+  });
+
+  it('a short name that git reads as a tag or a remote-tracking ref is refused, not made into a shadowing branch', async () => {
+    const dir = makeRepo('bare');
+    g(dir, 'tag', 'v1', 'main');
+    g(dir, 'update-ref', 'refs/remotes/origin/main', 'main');
+    for (const [name, ref] of [['v1', 'refs/tags/v1'], ['origin/main', 'refs/remotes/origin/main']] as const) {
+      const r = await patchtxJson('apply', '--repo', dir, '--ref', name, '--base', 'main', patchFile(v4a('*** Add File: n.txt', '+n')));
+      expect(r.code, name).toBe(2);
+      expect(r.json.error.message).toBe(`--ref ${name} names ${ref}, which is not a branch: patchtx commits onto branches (refs/heads/NAME) only`);
+    }
+    expect(gTry(dir, 'rev-parse', '--verify', '-q', 'refs/heads/v1').status).not.toBe(0);
   });
 });
 
@@ -913,7 +944,10 @@ describe('a series of patches that stops', () => {
     expect(r.lines).toHaveLength(2);
     expect(r.lines[0]).toMatchObject({ ok: true, parent: base });
     expect(r.json.error).toMatchObject({ kind: 'file_not_found', patch: bad, skipped: [later] });
-    expect(r.json.error.message).toMatch(new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(patch 2 of 3\\): .*missing\\.txt.*; not applied: ${later.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+    const [head, ...rest] = r.json.error.message.split('\n');
+    expect(head).toBe(`${bad} (patch 2 of 3) failed:`);
+    expect(rest[rest.length - 1]).toBe(`not applied: ${later}`);
+    expect(rest.slice(0, -1).join('\n')).toContain('missing.txt');
     expect(rev(dir)).toBe(r.lines[0].commit);
     const human = await patchtx('apply', '--repo', dir, bad);
     // a single patch: its error as it is
@@ -935,5 +969,23 @@ describe('--dirty=include', () => {
       },
     ]);
     expect(g(dir, 'show', 'HEAD:docs/moved.txt')).toContain('wip\n');
+  });
+
+  it('says when the patch drops the uncommitted changes (a delete, an add over the file), and says "would" under check', async () => {
+    const dir = makeRepo('basic');
+    writeFileSync(path.join(dir, 'docs/notes.txt'), 'wip\n');
+    writeFileSync(path.join(dir, 'loose.txt'), 'untracked\n');
+    const patch = patchFile(v4a('*** Delete File: docs/notes.txt', '*** Add File: loose.txt', '+added'));
+    const checked = await patchtxJson('check', '--repo', dir, '--dirty=include', patch);
+    expect(checked.code, checked.out).toBe(0);
+    expect(checked.json.warnings.filter((w: { kind: string }) => w.kind === 'dirty_included').map((w: { message: string }) => w.message)).toEqual([
+      'docs/notes.txt: its uncommitted changes (modified in the working tree) would be dropped: the patch deletes the file, so they are in no commit',
+      'loose.txt: its uncommitted changes (untracked file in the way) would be dropped: the patch adds the file, so they are in no commit',
+    ]);
+    const r = await patchtxJson('apply', '--repo', dir, '--dirty=include', patch);
+    expect(r.code, r.out).toBe(0);
+    expect(r.json.warnings.filter((w: { kind: string }) => w.kind === 'dirty_included').map((w: { message: string }) => w.message)[0]).toBe(
+      'docs/notes.txt: its uncommitted changes (modified in the working tree) were dropped: the patch deletes the file, so they are in no commit',
+    );
   });
 });

@@ -57,7 +57,7 @@ describe('dist/patchtx.cjs', () => {
     const before = snapshot(dir);
     const ok = runBin('patchtx', ['check', '--repo', dir], { input: BASIC_PATCH });
     expect(ok.code).toBe(0);
-    expect(ok.out).toMatch(/Check passed: nothing was written \(the commit would be [0-9a-f]{7} on main\)\.\n$/);
+    expect(ok.out).toMatch(/Check passed: the patch would commit as [0-9a-f]{7} on main \(nothing of it was written\)\.\n$/);
     const bad = runBin('patchtx', ['check', '--repo', dir], { input: v4a('*** Update File: README.md', '@@', '-nope', '+x') });
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/^error: Failed to find expected lines in README\.md:\nnope\n/);

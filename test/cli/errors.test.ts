@@ -547,7 +547,7 @@ describe('check', () => {
     expect(gTry(dir, 'cat-file', '-e', r.json.commit).status).not.toBe(0);
     const t = await patchtx('check', '--repo', dir, patchFile(BASIC_PATCH));
     expect(t.code).toBe(0);
-    expect(t.out).toMatch(/^Success\. Updated the following files:\nA src\/new\.js\nM src\/math\.js\nM bin\/run\.sh\nCheck passed: nothing was written \(the commit would be [0-9a-f]{7} on main\)\.\n$/);
+    expect(t.out).toMatch(/^Success\. Updated the following files:\nA src\/new\.js\nM src\/math\.js\nM bin\/run\.sh\nCheck passed: the patch would commit as [0-9a-f]{7} on main \(nothing of it was written\)\.\n$/);
     expectUntouched(dir, before);
   });
 

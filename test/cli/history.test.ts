@@ -565,6 +565,14 @@ describe('undo, again and again', () => {
     // a is in effect again (its revert was undone): a plain undo takes a, not b's revert
     const again = await patchtxJson('undo', '--repo', dir);
     expect(again.json).toMatchObject({ action: 'revert', target: a });
+    // a commit on top of that revert: redo has to revert the revert with a new commit, and says so
+    writeFileSync(path.join(dir, 'manual2.txt'), 'manual\n');
+    g(dir, 'add', 'manual2.txt');
+    g(dir, 'commit', '-q', '-m', 'manual 2');
+    const redone = await patchtx('redo', '--repo', dir);
+    expect(redone.code, redone.err).toBe(0);
+    const newTip = rev(dir);
+    expect(redone.out.split('\n')[0]).toBe(`Redid ${a.slice(0, 7)}: reverted its revert ${again.json.commit.slice(0, 7)} with a new commit ${newTip.slice(0, 7)} on main`);
     expect(g(dir, 'status', '--porcelain')).toBe('');
     expectFsckClean(dir);
   });
@@ -581,6 +589,8 @@ describe('log --ref', () => {
       expect(r.code, name).toBe(0);
       expect(r.json.map((e: { commit: string }) => e.commit), name).toEqual([a]);
     }
+    const at = await patchtxJson('log', '--repo', dir, '--ref', '@');
+    expect(at.json.map((e: { commit: string }) => e.commit)).toEqual([a]);
     const missing = await patchtxJson('log', '--repo', dir, '--ref', 'doesnotexist');
     expect(missing.code).toBe(2);
     expect(missing.json.error.message).toBe("no ref named 'doesnotexist' in this repository");

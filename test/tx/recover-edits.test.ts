@@ -163,5 +163,15 @@ describe('what recovery says', () => {
     expect(next.status, next.stderr).toBe(0);
     expect(next.stderr).toBe(`note: recovered an interrupted apply on refs/heads/main: finished ${landedAgain}\n`);
     expect(status(again)).toBe('');
+
+    // a command that recovers and then fails: the note comes before its error (and in its JSON)
+    const third = makeRepo('basic');
+    const landedThird = await crashedAfterRef(third);
+    const bad = path.join(third, '..', `${path.basename(third)}-bad.patch`);
+    writeFileSync(bad, '*** Begin Patch\n*** Update File: nowhere.txt\n@@\n-a\n+b\n*** End Patch\n');
+    const failed = await runCli(['apply', '--repo', third, bad]);
+    expect(failed.status).toBe(1);
+    expect(failed.stderr.split('\n')[0]).toBe(`note: recovered an interrupted apply on refs/heads/main: finished ${landedThird}`);
+    expect(failed.stderr.split('\n')[1]).toMatch(/^error: /);
   });
 });
