@@ -133,7 +133,7 @@ interface Built {
  * log, a replay elsewhere) does not hold those changes, so a caller must be told, path by path.
  */
 function dirtyIncluded(built: Built, patch: Patch, check: boolean): PlanWarning[] {
-  if (built.commit === null) return [];
+  if (built.commit === null || ![...built.states.values()].some((s) => s.dirty !== undefined)) return [];
   const commit = check ? 'the commit would include' : 'the commit includes';
   const touched = touchedPaths(patch);
   const warnings: PlanWarning[] = [];

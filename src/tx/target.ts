@@ -134,7 +134,7 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
   if (opts.readOnly && oldOid !== null) oldOid = await resolveRevision(store, repo, oldOid);
   if (opts.commits && oldOid === null && opts.base === undefined && !worktree && (await hasAnyBranch(repo))) {
     // a commit without a parent on a new branch is never what a caller means in a repository
-    // that has commits; git too wants a start point for a branch other than the current one
+    // that has branches (whatever HEAD names); git too wants a start point for a new branch
     const hint = head.oid === null ? '' : ' (--base HEAD starts it from the current commit)';
     throw new PatchtxError('usage', `${ref} does not exist yet; pass --base REV to start it${hint}`, { ref });
   }
