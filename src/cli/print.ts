@@ -10,18 +10,24 @@ export function printUndo(streams: Streams, r: UndoResult, json: boolean): void 
     return;
   }
   if (r.recovered) printRecoveryNote(streams, r.recovered);
+  streams.out(`${undoHeadline(r)}\n${r.files.map((f) => changeLine(f) + '\n').join('')}`);
+}
+
+/** What an undo or redo did, in one line. */
+function undoHeadline(r: UndoResult): string {
   const branch = r.ref.replace(/^refs\/heads\//, '');
-  const what =
-    r.redid !== undefined
-      ? r.action === 'revert'
-        ? `Redid ${r.redid.slice(0, 7)}: reverted its revert ${r.target.slice(0, 7)} with a new commit ${r.commit?.slice(0, 7)} on ${branch}`
-        : `Redid ${r.redid.slice(0, 7)}: removed its revert ${r.target.slice(0, 7)}; ${branch} is back at ${r.commit?.slice(0, 7)}`
-      : r.action === 'reset'
-      ? `Undid ${r.target.slice(0, 7)}: ${branch} is back at ${r.commit?.slice(0, 7)}`
-      : r.action === 'revert'
-        ? `Reverted ${r.target.slice(0, 7)} with a new commit ${r.commit?.slice(0, 7)} on ${branch}`
-        : `Redid ${r.target.slice(0, 7)} on ${branch}`;
-  streams.out(`${what}\n${r.files.map((f) => changeLine(f) + '\n').join('')}`);
+  const target = r.target.slice(0, 7);
+  const commit = r.commit?.slice(0, 7);
+  if (r.redid !== undefined) {
+    const redid = r.redid.slice(0, 7);
+    // redo of a revert: the revert was either taken off the tip, or itself reverted
+    return r.action === 'revert'
+      ? `Redid ${redid}: reverted its revert ${target} with a new commit ${commit} on ${branch}`
+      : `Redid ${redid}: removed its revert ${target}; ${branch} is back at ${commit}`;
+  }
+  if (r.action === 'reset') return `Undid ${target}: ${branch} is back at ${commit}`;
+  if (r.action === 'revert') return `Reverted ${target} with a new commit ${commit} on ${branch}`;
+  return `Redid ${target} on ${branch}`;
 }
 
 export function printLog(streams: Streams, entries: LogEntry[], json: boolean): void {

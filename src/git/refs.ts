@@ -8,8 +8,7 @@
 // patchtx processes) safe: create "<ref>.lock" exclusively, check the current value under the lock
 // (compare-and-swap), write and fsync the new value into the lock file, append the reflog, rename the
 // lock over the ref.
-import { readdirSync, type Dirent } from 'node:fs';
-import { appendFile, mkdir, open, readFile, rename, unlink } from './fsx.js';
+import { appendFile, mkdir, open, readdir, readFile, rename, unlink } from './fsx.js';
 import { shouldFsync } from './fsync-policy.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
@@ -81,16 +80,12 @@ function parseLooseRef(text: string, ref: string): RawRef {
  * packed-refs), whatever HEAD names: a server whose HEAD names an unborn branch may hold others.
  */
 export async function hasAnyBranch(repo: Repository): Promise<boolean> {
-  const anyFile = (dir: string): boolean => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return false;
-    }
-    return entries.some((e) => (e.isDirectory() ? anyFile(path.join(dir, e.name)) : e.isFile()));
+  const anyFile = async (dir: string): Promise<boolean> => {
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) if (e.isDirectory() ? await anyFile(path.join(dir, e.name)) : e.isFile()) return true;
+    return false;
   };
-  if (anyFile(path.join(repo.commonDir, 'refs', 'heads'))) return true;
+  if (await anyFile(path.join(repo.commonDir, 'refs', 'heads'))) return true;
   const packed = await readOptional(path.join(repo.commonDir, 'packed-refs'));
   return packed !== null && / refs\/heads\/\S/.test(packed);
 }

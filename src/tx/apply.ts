@@ -4,7 +4,6 @@
 import { PatchtxError } from '../errors.js';
 import { planPatch } from '../engine/plan.js';
 import type { FileChange, Plan, PlanWarning } from '../engine/types.js';
-import type { RecoveryReport } from './recover.js';
 import { hashBlob } from '../git/hash.js';
 import { resolveIdentity } from '../git/identity.js';
 import { readIndex, validateIndexUpdates, type GitIndex } from '../git/index-file.js';
@@ -18,12 +17,13 @@ import type { Overlay } from './overlay.js';
 import { DryRunObjectStore } from './dry-store.js';
 import { checkMessageOption, generatedMessage, parseTrailerOption, PATCH_ID_TRAILER } from './message.js';
 import { normalisePatch, patchId } from './patch-id.js';
+import type { RecoveryReport } from './recover.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
 import { indexUpdatesOf } from './sync.js';
 import { withSession, type Session, type SessionOptions } from './session.js';
 import { checkAttributesInTree, loadTouched, type PathState } from './state.js';
 import { resolveTarget, type Target, type TargetOptions } from './target.js';
-import { patchDirectory, rerootPatch, touchedPaths } from './touched.js';
+import { patchDirectory, rerootPatch, touchedPaths, type TouchedPath } from './touched.js';
 
 export interface ApplyOptions extends SessionOptions, TargetOptions {
   patchText: string;
@@ -122,6 +122,8 @@ function foundInCheckout(targets: ReadonlyMap<string, TreeEdit>, states: Map<str
 interface Built {
   prepared: Prepared;
   plan: Plan;
+  /** what the patch does to each path it names */
+  touched: Map<string, TouchedPath>;
   states: Map<string, PathState>;
   /** the touched paths as the patch found them (base, or working tree with --dirty=include) */
   overlay: Overlay;
@@ -132,16 +134,15 @@ interface Built {
  * With --dirty=include, what the commit took in besides the patch: the stored patch text (show,
  * log, a replay elsewhere) does not hold those changes, so a caller must be told, path by path.
  */
-function dirtyIncluded(built: Built, patch: Patch, check: boolean): PlanWarning[] {
-  if (built.commit === null || ![...built.states.values()].some((s) => s.dirty !== undefined)) return [];
+function dirtyIncluded(built: Built, check: boolean): PlanWarning[] {
+  if (built.commit === null) return [];
   const commit = check ? 'the commit would include' : 'the commit includes';
-  const touched = touchedPaths(patch);
   const warnings: PlanWarning[] = [];
   for (const s of built.states.values()) {
     if (s.dirty === undefined) continue;
     // the content goes on when the patch first updates the file or moves it away; when it first
     // deletes the file, adds one there or moves another onto it, the changes are in no commit
-    const first = touched.get(s.path)?.kinds.values().next().value;
+    const first = built.touched.get(s.path)?.kinds.values().next().value;
     const dropped = first === 'delete' ? 'deletes the file' : first === 'add' ? 'adds the file' : first === 'move-dest' ? 'moves another file onto it' : null;
     const message =
       dropped !== null
@@ -190,7 +191,7 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
     syncWithoutCommit: [...states.values()].some((s) => s.dirty !== undefined),
     found: target.worktree ? foundInCheckout(targets, states, overlay) : undefined,
   };
-  if (unchanged) return { prepared, plan, states, overlay, commit: null };
+  if (unchanged) return { prepared, plan, touched, states, overlay, commit: null };
 
   const message = appendTrailers(opts.message ?? generatedMessage(plan.changes), [
     ...trailers,
@@ -201,7 +202,7 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
   prepared.reflogMessage = `patchtx: ${message.split('\n')[0]}`;
   prepared.note = { ref: NOTES_REF, text: noteText };
   prepared.redo = { clear: true };
-  return { prepared, plan, states, overlay, commit };
+  return { prepared, plan, touched, states, overlay, commit };
 }
 
 function contentsOf(built: Built): FileContents[] {
@@ -279,7 +280,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       checked: opts.check === true,
       files: built.plan.changes,
       summary: built.plan.summary,
-      warnings: [...dirtyIncluded(built, patch, opts.check === true), ...built.plan.warnings, ...warnings.map((message) => ({ kind: 'note', message, path: '' }))],
+      warnings: [...dirtyIncluded(built, opts.check === true), ...built.plan.warnings, ...warnings.map((message) => ({ kind: 'note', message, path: '' }))],
       patchId: pid,
     };
     if (session.recovered) result.recovered = session.recovered;

@@ -146,10 +146,10 @@ export function transactionId(journal: Journal): string {
 // journal of whoever started next) and break the index. A recoverer claims the journal by hard-
 // linking a file holding its pid and mark (liveness.ts) to `recovering-<transaction>.<generation>`
 // (link fails if the name exists, and the file is never seen half-written). A claim whose process
-// is alive makes the others
-// back off as stale; a claim whose process died (a recovery that was itself killed) is passed over
-// to the next generation, so no claim file is ever removed or rewritten while its journal exists,
-// and no two live processes can hold claims on one journal. The claims go once the journal has.
+// is alive makes the others back off as stale; a claim whose process died (a recovery that was
+// itself killed) is passed over to the next generation, so no claim file is ever removed or
+// rewritten while its journal exists, and no two live processes can hold claims on one journal.
+// The claims go once the journal has.
 
 const CLAIM_PREFIX = 'recovering-';
 

@@ -90,6 +90,8 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
   const head = await readHead(repo);
   let ref: string;
   let worktree: boolean;
+  /** the ref's value now */
+  let oldOid: string | null;
   // `@` is git's short name for HEAD
   if (opts.ref === '@') opts = { ...opts, ref: 'HEAD' };
   if (opts.ref !== undefined && opts.ref !== 'HEAD' && opts.readOnly) {
@@ -97,6 +99,7 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
     const found = await findRefNamed(repo, opts.ref);
     if (found === null) throw new PatchtxError('usage', `no ref named '${opts.ref}' in this repository`, { ref: opts.ref });
     ref = found.ref;
+    oldOid = found.oid;
     worktree = repo.workdir !== null && head.ref === ref;
   } else if (opts.ref !== undefined && opts.ref !== 'HEAD') {
     ref = normaliseRefName(opts.ref);
@@ -106,9 +109,10 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
     if (!ref.startsWith('refs/heads/')) {
       throw new PatchtxError('usage', `--ref ${opts.ref} is not a branch: patchtx commits onto branches (refs/heads/NAME) only`, { ref });
     }
+    oldOid = await readRef(repo, ref);
     // a short name git reads as another ref (a tag v1, a remote-tracking origin/main): a new
     // branch of that name would shadow it, which is never what the caller meant
-    if (!opts.ref.startsWith('refs/') && (await readRef(repo, ref)) === null) {
+    if (!opts.ref.startsWith('refs/') && oldOid === null) {
       const other = await findRefNamed(repo, opts.ref);
       if (other !== null) {
         throw new PatchtxError('usage', `--ref ${opts.ref} names ${other.ref}, which is not a branch: patchtx commits onto branches (refs/heads/NAME) only`, { ref: other.ref });
@@ -117,6 +121,8 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
     worktree = repo.workdir !== null && head.ref === ref;
   } else {
     ref = head.ref ?? 'HEAD';
+    // readHead has followed HEAD to the branch already
+    oldOid = head.oid;
     worktree = repo.workdir !== null;
   }
   if (!opts.readOnly && !worktree && ref.startsWith('refs/heads/')) {
@@ -129,7 +135,6 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
       );
     }
   }
-  let oldOid = ref === 'HEAD' ? head.oid : await readRef(repo, ref);
   // a tag being read: the commit it names
   if (opts.readOnly && oldOid !== null) oldOid = await resolveRevision(store, repo, oldOid);
   if (opts.commits && oldOid === null && opts.base === undefined && !worktree && (await hasAnyBranch(repo))) {
