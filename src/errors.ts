@@ -25,7 +25,15 @@ export type ErrorKind =
   | 'unsupported_repository'
   | 'bad_revision'
   | 'missing_identity'
-  // a bug or an I/O failure we did not expect (exit 70)
+  // an object the repository should hold is absent (shallow or partial clone, pruned) (exit 2)
+  | 'missing_object'
+  // a configured bound on input size or matching work was exceeded; options raise them (exit 2)
+  | 'limit_exceeded'
+  // the repository is corrupt: an object or file git wrote does not parse (exit 2)
+  | 'corrupt_repository'
+  // the file system refused: disk full, read-only, permission denied, name too long (exit 74)
+  | 'io_error'
+  // a bug we did not expect (exit 70)
   | 'internal';
 
 export interface ErrorData {
@@ -85,7 +93,12 @@ export function exitCodeFor(kind: ErrorKind): number {
     case 'unsupported_repository':
     case 'bad_revision':
     case 'missing_identity':
+    case 'missing_object':
+    case 'limit_exceeded':
+    case 'corrupt_repository':
       return 2;
+    case 'io_error':
+      return 74;
     case 'internal':
       return 70;
     default:
