@@ -1,13 +1,19 @@
 // Test repositories are real git repositories built by fixtures-repos/build.sh with the git CLI,
 // each in its own temporary directory; `git()` runs the real git CLI against them.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const scenariosDir = path.resolve(repoRoot, '../shared/conformance/codex/scenarios');
+/**
+ * The Codex scenario suite lives beside the project (CI always has it); a user's clone does not,
+ * and the tests that read it are then skipped, with a skipped test saying so.
+ */
+export const hasScenarios = existsSync(scenariosDir);
+export const SCENARIOS_ABSENT = 'the Codex scenario suite (../shared/conformance/codex/scenarios) is absent: its scenarios were not run';
 
 /** git with no user or system config, a fixed identity and clock: results are reproducible */
 export const gitEnv: NodeJS.ProcessEnv = {

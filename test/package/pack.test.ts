@@ -1,0 +1,75 @@
+// The package as npm publishes it: `npm pack` must hold the built programs, the library and its
+// declarations and nothing of the sources or tests, and, since everything it loads is bundled, it
+// must install with no dependencies and run from there: `patchtx`, `apply_patch` and
+// `import 'patchtx'` in a project that has nothing else installed.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/repos.js';
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'patchtx-pack-'));
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+// the build is run by `npm test`; packing must not rebuild dist/ under the other tests' feet
+const quiet = { cwd: repoRoot, encoding: 'utf8' as const, env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } };
+
+let files: string[] = [];
+let consumer = '';
+
+beforeAll(() => {
+  const out = execFileSync(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', work], quiet);
+  const [packed] = JSON.parse(out) as [{ filename: string; files: { path: string }[] }];
+  files = packed.files.map((f) => f.path).sort();
+  consumer = path.join(work, 'consumer');
+  execFileSync('mkdir', ['-p', consumer]);
+  writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  // a tarball with no dependencies installs without asking the registry for anything
+  execFileSync(npm, ['install', '--offline', '--ignore-scripts', path.join(work, packed.filename)], { ...quiet, cwd: consumer });
+}, 120_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('the published package', () => {
+  it('holds the programs, the library and its declarations, and no sources or tests', () => {
+    for (const f of ['package.json', 'README.md', 'dist/patchtx.cjs', 'dist/apply_patch.cjs', 'dist/cli.cjs', 'dist/index.js', 'dist/types/index.d.ts']) {
+      expect(files).toContain(f);
+    }
+    expect(files.filter((f) => !(f.startsWith('dist/') || f === 'package.json' || f === 'README.md'))).toEqual([]);
+  });
+
+  it('declares no runtime dependency, and installs only itself', () => {
+    const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(readdirSync(path.join(consumer, 'node_modules')).filter((n) => !n.startsWith('.'))).toEqual(['patchtx']);
+  });
+
+  it('runs patchtx and apply_patch from the installed package', () => {
+    const bin = path.join(consumer, 'node_modules', '.bin');
+    expect(existsSync(path.join(bin, 'patchtx'))).toBe(true);
+    const version = spawnSync(path.join(bin, 'patchtx'), ['--version'], { encoding: 'utf8' });
+    expect(version.stderr).toBe('');
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+
+    // apply_patch outside a repository: validates in memory, then writes the file
+    const dir = path.join(work, 'plain');
+    execFileSync('mkdir', ['-p', dir]);
+    const patch = '*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n';
+    const r = spawnSync(path.join(bin, 'apply_patch'), [patch], { cwd: dir, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(readFileSync(path.join(dir, 'hello.txt'), 'utf8')).toBe('hello\n');
+  });
+
+  it('imports the library by name', () => {
+    writeFileSync(
+      path.join(consumer, 'use.mjs'),
+      "import { applyPatch } from 'patchtx';\n" +
+        "const r = applyPatch('*** Begin Patch\\n*** Update File: a.txt\\n@@\\n-one\\n+two\\n*** End Patch\\n', { 'a.txt': 'one\\n' });\n" +
+        "process.stdout.write(Buffer.from(r.files['a.txt']).toString());\n",
+    );
+    const r = spawnSync(process.execPath, ['use.mjs'], { cwd: consumer, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('two\n');
+  });
+});
