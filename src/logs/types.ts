@@ -1,0 +1,37 @@
+// What a patch log holds, once read: the patches an agent applied, in order, each with where it
+// came from (so a replay can name it, skip it when it is already on the branch, and put trailers
+// on its commit), the directory its relative paths meant, and what the log says became of it.
+// Readers of the formats (codex-rollout.ts, responses-items.ts) produce these; replay consumes them.
+
+export type LogFormat = 'codex-rollout' | 'responses-items';
+
+/** A change as the log recorded it after the call ran (Codex's patch_apply_end `changes`). */
+export type RecordedChange =
+  | { type: 'add'; content: string }
+  | { type: 'delete'; content?: string }
+  | { type: 'update'; unifiedDiff?: string; movePath?: string };
+
+export interface LogEntry {
+  /** 0-based position among the entries of this log */
+  index: number;
+  format: LogFormat;
+  /** the tool call's id, when the log gives one */
+  callId: string | null;
+  /** the session (Codex: session_meta.id) and turn, when the log gives them */
+  session: string | null;
+  turn: string | null;
+  /** 1-based line of the log the call is on (JSON arrays: the 1-based item number) */
+  line: number;
+  /** how the call reached apply_patch: the tool or shell form, for messages */
+  via: string;
+  /** the patch text, as the call gave it (wrappers such as a heredoc included) */
+  patch: string;
+  /** the directory relative paths are resolved against: the call's own, else the turn's or session's */
+  cwd: string | null;
+  /** what the log says the call did: applied, failed, or not recorded */
+  outcome: 'success' | 'failed' | 'unknown';
+  /** the tool's output or error text, when recorded */
+  output?: string;
+  /** Codex: the changes patch_apply_end recorded, keyed by path as written there */
+  recorded?: Map<string, RecordedChange>;
+}
