@@ -5,13 +5,15 @@
 // headers narrow the search step by step. Then the chunk's old lines are searched from the
 // cursor (only the final window with `*** End of File`); if they are not found and the last old
 // line is empty, the search is retried without it. A match moves the cursor past the block, so
-// chunks must come in file order.
+// chunks must come in file order. One exception: the leading headers of a chunk that restate the
+// headers of an earlier chunk (`@@ class T` again before the next method) are that scope, found
+// again behind the cursor, which stays where it is.
 import type { Chunk, ChunkLine } from '../patch/types.js';
 import type { PlanOptions, PlanWarning } from '../engine/types.js';
 import { PatchtxError } from '../errors.js';
 import { contextNotFoundError, linesNotFoundError } from '../apply/diagnose.js';
-import type { MatchPass } from './normalize.js';
-import type { SearchableLines } from './searchable.js';
+import { MATCH_PASSES, type MatchPass, normalizeLine } from './normalize.js';
+import { type SearchableLines, lineAt } from './searchable.js';
 import { DEFAULT_MAX_OTHERS, findMatchesOfPass, seekSequence } from './seek.js';
 
 /** One chunk placed in the file. */
@@ -49,20 +51,33 @@ export function locateChunks(
   const edits: LineEdit[] = [];
   const placements: Placement[] = [];
   let cursor = 0;
+  /** lines earlier chunks consumed as `@@` headers, in file order: the scopes still open */
+  const headerLines: number[] = [];
 
   chunks.forEach((chunk, i) => {
     const chunkNumber = i + 1;
     let consumedFrom: number | undefined;
     let lastContext: Placement['found'];
+    // While the chunk's headers restate scopes an earlier chunk opened, they may lie behind the cursor.
+    let reopened: number | undefined = -1;
+    const opened: number[] = [];
     for (const context of chunk.contexts) {
       const m = seekSequence(search, [context], cursor, false, 0);
       if (m === undefined) {
-        throw contextNotFoundError({ search, path, context, chunk, chunkNumber, cursor });
+        const again: number | undefined = reopened === undefined ? undefined : reopenedHeader(search, headerLines, context, reopened);
+        if (again === undefined) throw contextNotFoundError({ search, path, context, chunk, chunkNumber, cursor });
+        // The scope holds the cursor already: it stays where it is.
+        reopened = again;
+        opened.push(again);
+        continue;
       }
+      reopened = undefined;
       consumedFrom ??= m.index;
       lastContext = { pattern: [context], index: m.index, pass: m.pass };
       cursor = m.index + 1;
+      opened.push(m.index);
     }
+    headerLines.push(...opened);
 
     if (chunk.oldLines.length === 0) {
       if (chunk.contexts.length === 0) {
@@ -161,6 +176,21 @@ function ambiguityWarnings(
     if (p.consumedFrom !== undefined) bound = p.consumedFrom;
   }
   return warnings;
+}
+
+/**
+ * A stacked `@@` header the cursor has passed, as the scope of the next chunk: the nearest line
+ * after `after` that an earlier chunk consumed as a header and that equals `context` in one of
+ * the match passes (a scope repeated for each method of a class, say). Only a header an earlier
+ * chunk opened counts: any other line behind the cursor would put the chunk out of file order.
+ */
+function reopenedHeader(search: SearchableLines, headerLines: readonly number[], context: string, after: number): number | undefined {
+  for (let k = headerLines.length - 1; k >= 0; k--) {
+    const h = headerLines[k]!;
+    if (h <= after) break;
+    if (MATCH_PASSES.some((pass) => normalizeLine(lineAt(search, h), pass) === normalizeLine(context, pass))) return h;
+  }
+  return undefined;
 }
 
 /** The old side of chunk lines: context and removed lines. */
