@@ -14,6 +14,7 @@ import { PatchtxError } from '../errors.js';
 import { contextNotFoundError, linesNotFoundError } from '../apply/diagnose.js';
 import { MATCH_PASSES, type MatchPass, normalizeLine } from './normalize.js';
 import { type SearchableLines, lineAt } from './searchable.js';
+import { indentUnit, reindentChunk } from './reindent.js';
 import { DEFAULT_MAX_OTHERS, findMatchesOfPass, seekSequence } from './seek.js';
 
 /** One chunk placed in the file. */
@@ -53,6 +54,7 @@ export function locateChunks(
   let cursor = 0;
   /** lines earlier chunks consumed as `@@` headers, in file order: the scopes still open */
   const headerLines: number[] = [];
+  const lenientWarnings: PlanWarning[] = [];
 
   chunks.forEach((chunk, i) => {
     const chunkNumber = i + 1;
@@ -72,6 +74,11 @@ export function locateChunks(
         continue;
       }
       reopened = undefined;
+      if (m.pass === 'fold') {
+        // Indentation and trailing spaces of a header are ignored by design; folded punctuation is
+        // a guess, told like one of the lines.
+        lenientWarnings.push(lenientMatch(search, { path, chunk, chunkNumber, lines: [], index: m.index, size: 1, pass: m.pass, header: context }, options).warning);
+      }
       consumedFrom ??= m.index;
       lastContext = { pattern: [context], index: m.index, pass: m.pass };
       cursor = m.index + 1;
@@ -106,6 +113,11 @@ export function locateChunks(
     if (m === undefined) {
       throw linesNotFoundError({ search, path, chunk, chunkNumber, cursor });
     }
+    if (m.pass !== 'exact') {
+      const lenient = lenientMatch(search, { path, chunk, chunkNumber, lines, index: m.index, size: pattern.length, pass: m.pass }, options);
+      lines = lenient.lines;
+      lenientWarnings.push(lenient.warning);
+    }
     edits.push({ start: m.index, lines, chunk: chunkNumber });
     placements.push({
       chunkNumber,
@@ -118,7 +130,7 @@ export function locateChunks(
     cursor = m.index + pattern.length;
   });
 
-  const warnings = ambiguityWarnings(search, placements, path, options);
+  const warnings = [...lenientWarnings, ...ambiguityWarnings(search, placements, path, options)];
   // Stable sort: chunks placed at the same line (several appends at the end) keep patch order.
   edits.sort((a, b) => a.start - b.start);
   return { edits, warnings };
@@ -176,6 +188,73 @@ function ambiguityWarnings(
     if (p.consumedFrom !== undefined) bound = p.consumedFrom;
   }
   return warnings;
+}
+
+/** What each lenient pass forgave, for messages. */
+const FORGIVEN: Record<Exclude<MatchPass, 'exact'>, string> = {
+  trim_end: 'trailing whitespace ignored',
+  trim: 'leading and trailing whitespace ignored',
+  fold: 'surrounding whitespace ignored and typographic dashes, quotes and spaces folded',
+};
+
+interface LenientFind {
+  path: string;
+  chunk: Chunk;
+  chunkNumber: number;
+  /** the chunk's lines as they apply (none for a header) */
+  lines: readonly ChunkLine[];
+  /** 0-based first file line matched, and how many */
+  index: number;
+  size: number;
+  pass: MatchPass;
+  /** set when what matched is this `@@` header */
+  header?: string;
+}
+
+/**
+ * A match that needed a lenient pass: refused in strict mode unless only trailing whitespace
+ * differed; otherwise a warning naming the pass and the lines, and, when leading whitespace was
+ * ignored, the `+` lines re-indented to the file (reindent.ts).
+ */
+function lenientMatch(search: SearchableLines, f: LenientFind, options: PlanOptions): { lines: readonly ChunkLine[]; warning: PlanWarning } {
+  const pass = f.pass as Exclude<MatchPass, 'exact'>;
+  const first = f.index + 1;
+  const last = f.index + f.size;
+  const where = first === last ? `line ${first}` : `lines ${first}-${last}`;
+  const what = f.header === undefined ? `chunk ${f.chunkNumber} (patch line ${f.chunk.line})` : `the @@ line '${f.header}' of chunk ${f.chunkNumber} (patch line ${f.chunk.line})`;
+  const data = { path: f.path, chunk: f.chunkNumber, line: f.chunk.line };
+  if (options.strict && pass !== 'trim_end') {
+    throw new PatchtxError(
+      'context_not_found',
+      `${f.path}: ${what} matches ${where} only with ${FORGIVEN[pass]}; strict mode accepts exact matches ` +
+        `and trailing whitespace only. Copy the lines as they are in the file.`,
+      { ...data, candidates: [first] },
+    );
+  }
+  let lines = f.lines;
+  let reindented = false;
+  if (pass !== 'trim_end' && f.header === undefined) {
+    const fileLines: string[] = [];
+    for (let i = f.index; i < f.index + f.size; i++) fileLines.push(lineAt(search, i));
+    const r = reindentChunk(f.lines, fileLines, fileIndentUnit(search, f.index, f.index + f.size));
+    lines = r.lines;
+    reindented = r.changed;
+  }
+  const message =
+    `${f.path}: ${what} matched ${where} only with ${FORGIVEN[pass]} (pass '${pass}')` +
+    (reindented ? "; its + lines were re-indented to the file's indentation" : '');
+  return { lines, warning: { kind: 'lenient_match', message, ...data, pass, fileLines: [first, last] } };
+}
+
+/** Lines around a match looked at for the file's indentation unit: enough, and bounded. */
+const UNIT_WINDOW = 2000;
+
+function fileIndentUnit(search: SearchableLines, from: number, to: number): string | undefined {
+  const lo = Math.max(0, from - UNIT_WINDOW);
+  const hi = Math.min(search.count, to + UNIT_WINDOW);
+  const lines: string[] = [];
+  for (let i = lo; i < hi; i++) lines.push(lineAt(search, i));
+  return indentUnit(lines);
 }
 
 /**

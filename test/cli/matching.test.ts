@@ -1,11 +1,26 @@
 // How patchtx and apply_patch treat the habits of models and the files of real repositories:
 // envelope noise (a BOM), lenient matches that must re-indent and warn, already-applied patches.
 // Every run is checked against the real git CLI.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, makeRepo } from '../helpers/repos.js';
-import { cleanupScratch, commitCount, expectFsckClean, g, isolateGitEnv, patchFile, patchtx, patchtxJson, rev, tempDir, v4a } from './support.js';
+import {
+  applyPatch,
+  cleanupScratch,
+  expectFsckClean,
+  expectUntouched,
+  g,
+  isolateGitEnv,
+  patchFile,
+  patchtx,
+  patchtxJson,
+  rev,
+  snapshot,
+  tempDir,
+  v4a,
+} from './support.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => {
@@ -33,5 +48,69 @@ describe('envelope noise', () => {
     expect(rev(dir, 'HEAD~1')).toBe(base);
     expect(g(dir, 'status', '--porcelain')).toBe('');
     expectFsckClean(dir);
+  });
+});
+
+const MAKEFILE = 'all: build\n\nbuild:\n\tcc -o app main.c\n\tstrip app\n';
+/** The recipe written with spaces, as models often write it. */
+const SPACED_RECIPE = v4a('*** Update File: Makefile', '@@', ' build:', '-    cc -o app main.c', '+    cc -O2 -o app main.c', '     strip app');
+const FIXED_MAKEFILE = 'all: build\n\nbuild:\n\tcc -O2 -o app main.c\n\tstrip app\n';
+
+function makeDryRun(dir: string): number | null {
+  return spawnSync('make', ['-n', '-C', dir], { encoding: 'utf8' }).status;
+}
+
+describe('a chunk that matches only with leading whitespace ignored', () => {
+  it('apply --json: the + lines get the file\'s tab, and warnings name the pass and the lines', async () => {
+    const dir = repoWith({ Makefile: MAKEFILE });
+    const r = await patchtxJson('apply', '--repo', dir, patchFile(SPACED_RECIPE));
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(readFileSync(path.join(dir, 'Makefile'), 'utf8')).toBe(FIXED_MAKEFILE);
+    expect(makeDryRun(dir)).toBe(0);
+    expect(r.json.warnings).toEqual([
+      expect.objectContaining({ kind: 'lenient_match', path: 'Makefile', chunk: 1, pass: 'trim', fileLines: [3, 5] }),
+    ]);
+    expect(g(dir, 'show', 'HEAD:Makefile')).toBe(FIXED_MAKEFILE);
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expectFsckClean(dir);
+  });
+
+  it('apply (text): the warning goes to stderr', async () => {
+    const dir = repoWith({ Makefile: MAKEFILE });
+    const r = await patchtx('apply', '--repo', dir, patchFile(SPACED_RECIPE));
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/^warning: Makefile: chunk 1 \(patch line 3\) matched lines 3-5 only with leading and trailing whitespace ignored \(pass 'trim'\); its \+ lines were re-indented/m);
+    expect(r.out).toContain('M Makefile');
+  });
+
+  it('--strict refuses it: nothing is written', async () => {
+    const dir = repoWith({ Makefile: MAKEFILE });
+    const before = snapshot(dir);
+    const r = await patchtxJson('apply', '--strict', '--repo', dir, patchFile(SPACED_RECIPE));
+    expect(r.code).toBe(1);
+    expect(r.json.error).toMatchObject({ kind: 'context_not_found', path: 'Makefile', chunk: 1, candidates: [3] });
+    expect(r.json.error.message).toContain('strict');
+    expectUntouched(dir, before);
+  });
+
+  it('apply_patch in a repository: Codex\'s text on stdout, the warning on stderr', async () => {
+    const dir = repoWith({ Makefile: MAKEFILE });
+    const r = await applyPatch(dir, SPACED_RECIPE);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('Success. Updated the following files:\nM Makefile\n');
+    expect(r.err).toMatch(/^warning: Makefile: chunk 1 .* only with leading and trailing whitespace ignored/);
+    expect(readFileSync(path.join(dir, 'Makefile'), 'utf8')).toBe(FIXED_MAKEFILE);
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+  });
+
+  it('apply_patch outside a repository: the same', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'Makefile'), MAKEFILE);
+    const r = await applyPatch(dir, SPACED_RECIPE);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('Success. Updated the following files:\nM Makefile\n');
+    expect(r.err).toMatch(/^warning: Makefile: chunk 1 .* re-indented/);
+    expect(readFileSync(path.join(dir, 'Makefile'), 'utf8')).toBe(FIXED_MAKEFILE);
+    expect(makeDryRun(dir)).toBe(0);
   });
 });
