@@ -9,7 +9,7 @@ import type { PlanWarning } from '../engine/types.js';
 import { openRepository } from '../git/discover.js';
 import { applyTransaction } from '../tx/apply.js';
 import { applyToDirectory } from '../tx/plain-dir.js';
-import { codexSummary, processStreams, toError, type Streams } from './output.js';
+import { alreadyAppliedText, codexSummary, processStreams, toError, type Streams } from './output.js';
 import { readStdin } from './read-patch.js';
 import { isTerminal } from './stdio.js';
 
@@ -61,6 +61,7 @@ export async function main(argv: string[], streams: Streams = processStreams, cw
     if (prefix !== null) {
       const result = await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: prefix });
       summary = relativeSummary(result.summary, prefix);
+      if (result.alreadyApplied !== undefined) streams.err(`note: ${alreadyAppliedText(result)}\n`);
       // an agent in a loop takes its own edits in on purpose: those are not worth a warning
       warnings = result.warnings.filter((w) => w.kind !== 'dirty_included' && w.kind !== 'note');
     } else {

@@ -114,3 +114,59 @@ describe('a chunk that matches only with leading whitespace ignored', () => {
     expect(makeDryRun(dir)).toBe(0);
   });
 });
+
+describe('re-applying the patch the branch tip was made from', () => {
+  const APPEND = v4a('*** Update File: log.txt', '@@', '+second entry');
+
+  it('is a success with alreadyApplied and nothing written; --allow-reapply applies it again', async () => {
+    const dir = repoWith({ 'log.txt': 'first entry\n' });
+    const first = await patchtxJson('apply', '--repo', dir, patchFile(APPEND));
+    expect(first.code, first.out).toBe(0);
+    const tip = rev(dir);
+    expect(first.json.commit).toBe(tip);
+    const before = snapshot(dir);
+
+    const again = await patchtxJson('apply', '--repo', dir, patchFile(APPEND));
+    expect(again.code, again.out).toBe(0);
+    expect(again.json).toMatchObject({ ok: true, alreadyApplied: tip, commit: null, noop: true, files: [] });
+    expect(again.json.patchId).toBe(first.json.patchId);
+    expectUntouched(dir, before);
+    expect(readFileSync(path.join(dir, 'log.txt'), 'utf8')).toBe('first entry\nsecond entry\n');
+
+    // the same in text, and for check; spelled differently (CRLF, a fence) it is still the same patch
+    const text = await patchtx('apply', '--repo', dir, patchFile('```\n' + APPEND.replace(/\n/g, '\r\n') + '```\n'));
+    expect(text.code, text.err).toBe(0);
+    expect(text.out).toContain(`already applied`);
+    expect(text.out).toContain(tip.slice(0, 7));
+    expect((await patchtxJson('check', '--repo', dir, patchFile(APPEND))).json).toMatchObject({ alreadyApplied: tip, checked: true });
+    expectUntouched(dir, before);
+
+    const forced = await patchtxJson('apply', '--allow-reapply', '--repo', dir, patchFile(APPEND));
+    expect(forced.code, forced.out).toBe(0);
+    expect(forced.json.alreadyApplied).toBeUndefined();
+    expect(rev(dir, 'HEAD~1')).toBe(tip);
+    expect(readFileSync(path.join(dir, 'log.txt'), 'utf8')).toBe('first entry\nsecond entry\nsecond entry\n');
+    expectFsckClean(dir);
+  });
+
+  it('only the tip counts: a patch applied further back is applied again', async () => {
+    const dir = repoWith({ 'log.txt': 'first entry\n' });
+    expect((await patchtxJson('apply', '--repo', dir, patchFile(APPEND))).code).toBe(0);
+    expect((await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: other.txt', '+x')))).code).toBe(0);
+    const r = await patchtxJson('apply', '--repo', dir, patchFile(APPEND));
+    expect(r.json.alreadyApplied).toBeUndefined();
+    expect(r.json.commit).toBe(rev(dir));
+  });
+
+  it('apply_patch run twice with the same patch writes it once', async () => {
+    const dir = repoWith({ 'log.txt': 'first entry\n' });
+    expect((await applyPatch(dir, APPEND)).code).toBe(0);
+    const tip = rev(dir);
+    const r = await applyPatch(dir, APPEND);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('Success. Updated the following files:\nM log.txt\n');
+    expect(r.err).toContain(`already applied`);
+    expect(rev(dir)).toBe(tip);
+    expect(readFileSync(path.join(dir, 'log.txt'), 'utf8')).toBe('first entry\nsecond entry\n');
+  });
+});
