@@ -11,6 +11,7 @@
 import type { Chunk, ChunkLine } from '../patch/types.js';
 import type { PlanOptions, PlanWarning } from '../engine/types.js';
 import { PatchtxError } from '../errors.js';
+import { trimEndRust, trimRust } from '../patch/grammar.js';
 import { contextNotFoundError, linesNotFoundError } from '../apply/diagnose.js';
 import { MATCH_PASSES, type MatchPass, normalizeLine } from './normalize.js';
 import { type SearchableLines, lineAt } from './searchable.js';
@@ -55,6 +56,7 @@ export function locateChunks(
   /** lines earlier chunks consumed as `@@` headers, in file order: the scopes still open */
   const headerLines: number[] = [];
   const lenientWarnings: PlanWarning[] = [];
+  const formWarnings: PlanWarning[] = [];
 
   chunks.forEach((chunk, i) => {
     const chunkNumber = i + 1;
@@ -63,8 +65,27 @@ export function locateChunks(
     // While the chunk's headers restate scopes an earlier chunk opened, they may lie behind the cursor.
     let reopened: number | undefined = -1;
     const opened: number[] = [];
-    for (const context of chunk.contexts) {
-      const m = seekSequence(search, [context], cursor, false, 0);
+    for (const written of chunk.contexts) {
+      let context = written;
+      let m = seekSequence(search, [context], cursor, false, 0);
+      const bare = m === undefined ? withoutClosingMarker(context) : undefined;
+      if (bare !== undefined) {
+        // `@@ def f(): @@` (a form some appliers accept): the text without the closing `@@`.
+        const found = seekSequence(search, [bare], cursor, false, 0);
+        if (found !== undefined) {
+          m = found;
+          context = bare;
+          formWarnings.push({
+            kind: 'nonstandard_form',
+            message:
+              `${path}: chunk ${chunkNumber} (patch line ${chunk.line}): the header '@@ ${written}' is not in the file; ` +
+              `it was read as '@@ ${bare}' (V4A closes no @@ line with '@@')`,
+            path,
+            chunk: chunkNumber,
+            line: chunk.line,
+          });
+        }
+      }
       if (m === undefined) {
         const again: number | undefined = reopened === undefined ? undefined : reopenedHeader(search, headerLines, context, reopened);
         if (again === undefined) throw contextNotFoundError({ search, path, context, chunk, chunkNumber, cursor });
@@ -130,7 +151,7 @@ export function locateChunks(
     cursor = m.index + pattern.length;
   });
 
-  const warnings = [...lenientWarnings, ...ambiguityWarnings(search, placements, path, options)];
+  const warnings = [...formWarnings, ...lenientWarnings, ...ambiguityWarnings(search, placements, path, options)];
   // Stable sort: chunks placed at the same line (several appends at the end) keep patch order.
   edits.sort((a, b) => a.start - b.start);
   return { edits, warnings };
@@ -188,6 +209,14 @@ function ambiguityWarnings(
     if (p.consumedFrom !== undefined) bound = p.consumedFrom;
   }
   return warnings;
+}
+
+/** `def f(): @@` without its closing ` @@`; undefined when it has none (or nothing is left). */
+function withoutClosingMarker(context: string): string | undefined {
+  const text = trimEndRust(context);
+  if (!text.endsWith(' @@')) return undefined;
+  const bare = trimEndRust(text.slice(0, -3));
+  return trimRust(bare) === '' ? undefined : bare;
 }
 
 /** What each lenient pass forgave, for messages. */

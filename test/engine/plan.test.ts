@@ -322,6 +322,19 @@ describe('planPatch: end to end through the parser', () => {
     expect(e2.message).toContain("Failed to find context 'class A:' in t.py");
   });
 
+  it("a header written '@@ def f(): @@' (hermes) is read as '@@ def f():' with a warning naming the form", () => {
+    const file = 'def g():\n    return 1\ndef f():\n    return 1\n';
+    const p = plan(patchOf('*** Update File: f.py', '@@ def f(): @@', '-    return 1', '+    return 2'), { 'f.py': file }, { strict: true });
+    expect(text(p.files.get('f.py'))).toBe('def g():\n    return 1\ndef f():\n    return 2\n');
+    expect(p.warnings).toEqual([expect.objectContaining({ kind: 'nonstandard_form', path: 'f.py', chunk: 1, line: 3 })]);
+    expect(p.warnings[0]!.message).toContain("'@@ def f(): @@'");
+    expect(p.warnings[0]!.message).toContain("'@@ def f():'");
+    // a file line that really ends in ' @@' is found as written, without a warning
+    const literal = plan(patchOf('*** Update File: n.md', '@@ title @@', '-x', '+y'), { 'n.md': 'x\ntitle @@\nx\n' });
+    expect(text(literal.files.get('n.md'))).toBe('x\ntitle @@\ny\n');
+    expect(literal.warnings).toEqual([]);
+  });
+
   it('a BOM file keeps its BOM; CRLF stays CRLF', () => {
     const out = run(patchOf('*** Update File: w.txt', '@@', '-first', '+FIRST'), { 'w.txt': '\ufefffirst\r\nsecond\r\n' });
     expect(out['w.txt']).toBe('\ufeffFIRST\r\nsecond\r\n');
