@@ -6,7 +6,8 @@ import { type ContentLookup, FileContent } from '../engine/content.js';
 import { planContents } from '../engine/plan.js';
 import { unifiedDiff } from '../engine/diff.js';
 import type { FileChange, PlanWarning } from '../engine/types.js';
-import { parsePatch } from '../patch/parse.js';
+import { parsePatchInvocation } from '../patch/parse.js';
+import { patchDirectory, rerootPatch } from '../tx/touched.js';
 import { describeValue, requirePatchText, usageError } from './args.js';
 
 /** One file's content as the caller gives it: text, or bytes. */
@@ -41,8 +42,12 @@ export function applyPatch(patchText: string, files: FileMap, options: ApplyPatc
   const base = readFileMap(files);
   const strict = readOptions(options);
 
+  // `cd DIR && apply_patch <<'EOF'`: the paths are relative to DIR, which must lie among the
+  // given paths (relative, no `..` out of them; an absolute one names no place in a file map).
+  const { patch, cwd } = parsePatchInvocation(patchText);
+  const rooted = rerootPatch(patch, patchDirectory(null, '', cwd));
   // Strings stay strings all the way through (no encoding and decoding of whole files).
-  const plan = planContents(parsePatch(patchText), lookupOf(base), { strict });
+  const plan = planContents(rooted, lookupOf(base), { strict });
 
   const out: Record<string, string | Uint8Array | null> = {};
   for (const [path, content] of plan.files) {

@@ -1,9 +1,9 @@
-// A file's text seen as lines that each keep their own terminator (`\r\n`, a lone `\r`, `\n`,
-// or nothing for an unterminated last line), which is what the reference's preserve-line-endings
-// mode works on. Lines are kept as offsets into the one text string instead of one string per
-// line: large files are split once, cheaply, and unchanged stretches are copied back verbatim.
+// A file's text seen as lines that each keep their own terminator (`\r\n`, `\n`, or nothing for
+// an unterminated last line), which is what the reference's preserve-line-endings mode works on.
+// Lines are kept as offsets into the one text string instead of one string per line: large
+// files are split once, cheaply, and unchanged stretches are copied back verbatim.
 
-export type LineEnding = '\n' | '\r\n' | '\r';
+export type LineEnding = '\n' | '\r\n';
 
 export interface FileLines {
   readonly text: string;
@@ -14,7 +14,7 @@ export interface FileLines {
   readonly starts: Int32Array;
   /** `ends[i]`: offset just past line i's text, where its terminator begins */
   readonly ends: Int32Array;
-  /** the first terminator in the file; `\n` when it has none (new lines get this one) */
+  /** the ending of the first line that has one; `\n` when none has (new lines get this one) */
   readonly preferredEnding: LineEnding;
 }
 
@@ -57,47 +57,20 @@ export function splitFileLines(text: string): FileLines {
     ends = grownEnds;
   };
 
-  if (text.indexOf('\r', pos) === -1) {
-    // The common case, kept to a tight loop: `\n` is the only terminator.
-    while (pos < length) {
-      if (count === capacity) grow();
-      const lf = text.indexOf('\n', pos);
-      starts[count] = pos;
-      if (lf === -1) {
-        ends[count++] = length;
-        break;
-      }
-      ends[count++] = lf;
-      pos = lf + 1;
+  // Lines end at LF only, as in git and upstream's text_file.rs: a CR right before the LF makes
+  // the ending CRLF, and a lone CR anywhere else is part of the line's text.
+  while (pos < length) {
+    if (count === capacity) grow();
+    const lf = text.indexOf('\n', pos);
+    starts[count] = pos;
+    if (lf === -1) {
+      ends[count++] = length;
+      break;
     }
-  } else {
-    let nextLf = text.indexOf('\n', pos);
-    let nextCr = text.indexOf('\r', pos);
-    while (pos < length) {
-      if (count === capacity) grow();
-      starts[count] = pos;
-      if (nextCr === -1 || (nextLf !== -1 && nextLf < nextCr)) {
-        if (nextLf === -1) {
-          ends[count++] = length;
-          break;
-        }
-        preferred ??= '\n';
-        ends[count++] = nextLf;
-        pos = nextLf + 1;
-        nextLf = text.indexOf('\n', pos);
-      } else {
-        ends[count++] = nextCr;
-        if (nextLf === nextCr + 1) {
-          preferred ??= '\r\n';
-          pos = nextCr + 2;
-          nextLf = text.indexOf('\n', pos);
-        } else {
-          preferred ??= '\r';
-          pos = nextCr + 1;
-        }
-        nextCr = text.indexOf('\r', pos);
-      }
-    }
+    const crlf = lf > pos && text.charCodeAt(lf - 1) === 0x0d;
+    preferred ??= crlf ? '\r\n' : '\n';
+    ends[count++] = crlf ? lf - 1 : lf;
+    pos = lf + 1;
   }
   starts[count] = length;
   return {
@@ -130,7 +103,7 @@ export function lineText(file: FileLines, i: number): string {
   return file.text.slice(file.starts[i], file.ends[i]);
 }
 
-/** Line i's terminator: `\n`, `\r\n`, `\r`, or '' for an unterminated last line. */
+/** Line i's terminator: `\n`, `\r\n`, or '' for an unterminated last line. */
 export function lineTerminator(file: FileLines, i: number): string {
   return file.text.slice(file.ends[i], file.starts[i + 1]);
 }

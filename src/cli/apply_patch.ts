@@ -5,10 +5,11 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
+import type { PlanWarning } from '../engine/types.js';
 import { openRepository } from '../git/discover.js';
 import { applyTransaction } from '../tx/apply.js';
 import { applyToDirectory } from '../tx/plain-dir.js';
-import { codexSummary, processStreams, toError, type Streams } from './output.js';
+import { alreadyAppliedText, codexSummary, processStreams, toError, type Streams } from './output.js';
 import { readStdin } from './read-patch.js';
 import { isTerminal } from './stdio.js';
 
@@ -55,10 +56,19 @@ export async function main(argv: string[], streams: Streams = processStreams, cw
   }
   try {
     const prefix = await placeInRepository(cwd);
-    const summary =
-      prefix !== null
-        ? relativeSummary((await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: prefix })).summary, prefix)
-        : await applyToDirectory(cwd, patchText);
+    let summary: string[];
+    let warnings: PlanWarning[];
+    if (prefix !== null) {
+      const result = await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: prefix });
+      summary = relativeSummary(result.summary, prefix);
+      if (result.alreadyApplied !== undefined) streams.err(`note: ${alreadyAppliedText(result)}\n`);
+      // an agent in a loop takes its own edits in on purpose: those are not worth a warning
+      warnings = result.warnings.filter((w) => w.kind !== 'dirty_included' && w.kind !== 'note');
+    } else {
+      ({ summary, warnings } = await applyToDirectory(cwd, patchText));
+    }
+    // stdout stays Codex's; what the patch needed forgiven (or overwrote) goes to stderr
+    for (const w of warnings) streams.err(`warning: ${w.message}\n`);
     streams.out(codexSummary(summary));
     return 0;
   } catch (e) {

@@ -33,6 +33,7 @@ export function jsonResult(result: TxResult): Record<string, unknown> {
     patchId: result.patchId,
     files: result.files.map((f) => ({ path: f.path, op: f.op, from: f.from ?? null })),
     warnings: result.warnings,
+    ...(result.alreadyApplied !== undefined ? { alreadyApplied: result.alreadyApplied } : {}),
     ...(result.recovered ? { recovered: result.recovered } : {}),
   };
 }
@@ -113,6 +114,10 @@ export async function printApplied(streams: Streams, result: TxResult, opts: { j
   }
   if (result.recovered) printRecoveryNote(streams, result.recovered);
   for (const w of result.warnings) streams.err(`warning: ${w.message}\n`);
+  if (result.alreadyApplied !== undefined) {
+    streams.out(`${alreadyAppliedText(result)}\n`);
+    return;
+  }
   if (result.noop) {
     streams.out(`Nothing to commit: the patch leaves ${result.ref} unchanged.\n`);
     return;
@@ -122,6 +127,12 @@ export async function printApplied(streams: Streams, result: TxResult, opts: { j
   const short = result.commit!.slice(0, 7);
   const branch = result.ref.replace(/^refs\/heads\//, '');
   streams.out(result.checked ? `Check passed: the patch would commit as ${short} on ${branch} (nothing of it was written).\n` : `[${branch} ${short}] committed\n`);
+}
+
+/** A re-run of the patch the tip was made from. */
+export function alreadyAppliedText(result: TxResult): string {
+  const branch = result.ref.replace(/^refs\/heads\//, '');
+  return `Nothing to commit: the patch is already applied (${branch} is at ${result.alreadyApplied!.slice(0, 7)}, made from this patch).`;
 }
 
 /** On stderr: what recovery of an earlier run did before this command, and its warnings. */

@@ -26,6 +26,7 @@ interface ApplyFlags extends CommonFlags {
   trailer?: string[];
   dirty?: 'refuse' | 'include';
   strict?: boolean;
+  allowReapply?: boolean;
   diff?: boolean;
 }
 
@@ -42,7 +43,8 @@ function addApplyOptions(cmd: Command): Command {
     .option('--committer <ident>', 'committer, "Name <email>"')
     .option('--trailer <key=value>', 'add a trailer to the commit message (repeatable)', collect)
     .addOption(new Option('--dirty <mode>', 'touched paths with uncommitted changes: refuse, or include them in the commit').choices(['refuse', 'include']).default('refuse'))
-    .option('--strict', 'ambiguous matches and overwrites by Add/Move are errors')
+    .option('--strict', 'ambiguous matches, matches beyond trailing whitespace and overwrites by Add/Move are errors')
+    .option('--allow-reapply', 'apply the patch even when the tip was made from it (by default that is a success with nothing written)')
     .option('--diff', 'print a unified diff of the changes')
     .option('--json', 'print one JSON result object');
 }
@@ -60,6 +62,7 @@ function applyOptions(flags: ApplyFlags, patchText: string, check: boolean): App
     trailers: flags.trailer,
     dirty: flags.dirty,
     strict: flags.strict,
+    allowReapply: flags.allowReapply,
     check,
     withContents: flags.diff === true,
   };

@@ -11,7 +11,8 @@ export interface FileLookup {
 export interface PlanOptions {
   /**
    * Strict mode turns silent choices into errors: an ambiguous chunk match (`ambiguous_match`),
-   * Add onto an existing file and Move onto an existing file (`already_exists`).
+   * a match that needed more than trailing whitespace ignored (`context_not_found`), Add onto an
+   * existing file and Move onto an existing file (`already_exists`).
    */
   strict?: boolean;
 }
@@ -33,6 +34,10 @@ export interface PlanWarning {
   line?: number;
   /** 1-based file line numbers of the other places the chunk also matched */
   candidates?: number[];
+  /** lenient_match: the pass that found the chunk (`trim_end`, `trim`, `fold`) */
+  pass?: string;
+  /** lenient_match: the first and last file line matched (1-based) */
+  fileLines?: [number, number];
 }
 
 export interface Plan {

@@ -5,13 +5,17 @@
 // headers narrow the search step by step. Then the chunk's old lines are searched from the
 // cursor (only the final window with `*** End of File`); if they are not found and the last old
 // line is empty, the search is retried without it. A match moves the cursor past the block, so
-// chunks must come in file order.
+// chunks must come in file order. One exception: the leading headers of a chunk that restate the
+// headers of an earlier chunk (`@@ class T` again before the next method) are that scope, found
+// again behind the cursor, which stays where it is.
 import type { Chunk, ChunkLine } from '../patch/types.js';
 import type { PlanOptions, PlanWarning } from '../engine/types.js';
 import { PatchtxError } from '../errors.js';
+import { trimEndRust, trimRust } from '../patch/grammar.js';
 import { contextNotFoundError, linesNotFoundError } from '../apply/diagnose.js';
-import type { MatchPass } from './normalize.js';
-import type { SearchableLines } from './searchable.js';
+import { MATCH_PASSES, type MatchPass, normalizeLine } from './normalize.js';
+import { type SearchableLines, lineAt } from './searchable.js';
+import { indentUnit, reindentChunk } from './reindent.js';
 import { DEFAULT_MAX_OTHERS, findMatchesOfPass, seekSequence } from './seek.js';
 
 /** One chunk placed in the file. */
@@ -49,20 +53,59 @@ export function locateChunks(
   const edits: LineEdit[] = [];
   const placements: Placement[] = [];
   let cursor = 0;
+  /** lines earlier chunks consumed as `@@` headers, in file order: the scopes still open */
+  const headerLines: number[] = [];
+  const lenientWarnings: PlanWarning[] = [];
+  const formWarnings: PlanWarning[] = [];
 
   chunks.forEach((chunk, i) => {
     const chunkNumber = i + 1;
     let consumedFrom: number | undefined;
     let lastContext: Placement['found'];
-    for (const context of chunk.contexts) {
-      const m = seekSequence(search, [context], cursor, false, 0);
+    // While the chunk's headers restate scopes an earlier chunk opened, they may lie behind the cursor.
+    let reopened: number | undefined = -1;
+    const opened: number[] = [];
+    for (const written of chunk.contexts) {
+      let context = written;
+      let m = seekSequence(search, [context], cursor, false, 0);
+      const bare = m === undefined ? withoutClosingMarker(context) : undefined;
+      if (bare !== undefined) {
+        // `@@ def f(): @@` (a form some appliers accept): the text without the closing `@@`.
+        const found = seekSequence(search, [bare], cursor, false, 0);
+        if (found !== undefined) {
+          m = found;
+          context = bare;
+          formWarnings.push({
+            kind: 'nonstandard_form',
+            message:
+              `${path}: chunk ${chunkNumber} (patch line ${chunk.line}): the header '@@ ${written}' is not in the file; ` +
+              `it was read as '@@ ${bare}' (V4A closes no @@ line with '@@')`,
+            path,
+            chunk: chunkNumber,
+            line: chunk.line,
+          });
+        }
+      }
       if (m === undefined) {
-        throw contextNotFoundError({ search, path, context, chunk, chunkNumber, cursor });
+        const again: number | undefined = reopened === undefined ? undefined : reopenedHeader(search, headerLines, context, reopened);
+        if (again === undefined) throw contextNotFoundError({ search, path, context, chunk, chunkNumber, cursor });
+        // The scope holds the cursor already: it stays where it is.
+        reopened = again;
+        opened.push(again);
+        continue;
+      }
+      reopened = undefined;
+      if (m.pass === 'fold') {
+        // Indentation and trailing spaces of a header are ignored by design; folded punctuation is
+        // a guess, told like one of the lines.
+        lenientWarnings.push(lenientMatch(search, { path, chunk, chunkNumber, lines: [], index: m.index, size: 1, pass: m.pass, header: context }, options).warning);
       }
       consumedFrom ??= m.index;
       lastContext = { pattern: [context], index: m.index, pass: m.pass };
       cursor = m.index + 1;
+      opened.push(m.index);
     }
+    headerLines.push(...opened);
 
     if (chunk.oldLines.length === 0) {
       if (chunk.contexts.length === 0) {
@@ -91,6 +134,11 @@ export function locateChunks(
     if (m === undefined) {
       throw linesNotFoundError({ search, path, chunk, chunkNumber, cursor });
     }
+    if (m.pass !== 'exact') {
+      const lenient = lenientMatch(search, { path, chunk, chunkNumber, lines, index: m.index, size: pattern.length, pass: m.pass }, options);
+      lines = lenient.lines;
+      lenientWarnings.push(lenient.warning);
+    }
     edits.push({ start: m.index, lines, chunk: chunkNumber });
     placements.push({
       chunkNumber,
@@ -103,7 +151,7 @@ export function locateChunks(
     cursor = m.index + pattern.length;
   });
 
-  const warnings = ambiguityWarnings(search, placements, path, options);
+  const warnings = [...formWarnings, ...lenientWarnings, ...ambiguityWarnings(search, placements, path, options)];
   // Stable sort: chunks placed at the same line (several appends at the end) keep patch order.
   edits.sort((a, b) => a.start - b.start);
   return { edits, warnings };
@@ -161,6 +209,96 @@ function ambiguityWarnings(
     if (p.consumedFrom !== undefined) bound = p.consumedFrom;
   }
   return warnings;
+}
+
+/** `def f(): @@` without its closing ` @@`; undefined when it has none (or nothing is left). */
+function withoutClosingMarker(context: string): string | undefined {
+  const text = trimEndRust(context);
+  if (!text.endsWith(' @@')) return undefined;
+  const bare = trimEndRust(text.slice(0, -3));
+  return trimRust(bare) === '' ? undefined : bare;
+}
+
+/** What each lenient pass forgave, for messages. */
+const FORGIVEN: Record<Exclude<MatchPass, 'exact'>, string> = {
+  trim_end: 'trailing whitespace ignored',
+  trim: 'leading and trailing whitespace ignored',
+  fold: 'surrounding whitespace ignored and typographic dashes, quotes and spaces folded',
+};
+
+interface LenientFind {
+  path: string;
+  chunk: Chunk;
+  chunkNumber: number;
+  /** the chunk's lines as they apply (none for a header) */
+  lines: readonly ChunkLine[];
+  /** 0-based first file line matched, and how many */
+  index: number;
+  size: number;
+  pass: MatchPass;
+  /** set when what matched is this `@@` header */
+  header?: string;
+}
+
+/**
+ * A match that needed a lenient pass: refused in strict mode unless only trailing whitespace
+ * differed; otherwise a warning naming the pass and the lines, and, when leading whitespace was
+ * ignored, the `+` lines re-indented to the file (reindent.ts).
+ */
+function lenientMatch(search: SearchableLines, f: LenientFind, options: PlanOptions): { lines: readonly ChunkLine[]; warning: PlanWarning } {
+  const pass = f.pass as Exclude<MatchPass, 'exact'>;
+  const first = f.index + 1;
+  const last = f.index + f.size;
+  const where = first === last ? `line ${first}` : `lines ${first}-${last}`;
+  const what = f.header === undefined ? `chunk ${f.chunkNumber} (patch line ${f.chunk.line})` : `the @@ line '${f.header}' of chunk ${f.chunkNumber} (patch line ${f.chunk.line})`;
+  const data = { path: f.path, chunk: f.chunkNumber, line: f.chunk.line };
+  if (options.strict && pass !== 'trim_end') {
+    throw new PatchtxError(
+      'context_not_found',
+      `${f.path}: ${what} matches ${where} only with ${FORGIVEN[pass]}; strict mode accepts exact matches ` +
+        `and trailing whitespace only. Copy the lines as they are in the file.`,
+      { ...data, candidates: [first] },
+    );
+  }
+  let lines = f.lines;
+  let reindented = false;
+  if (pass !== 'trim_end' && f.header === undefined) {
+    const fileLines: string[] = [];
+    for (let i = f.index; i < f.index + f.size; i++) fileLines.push(lineAt(search, i));
+    const r = reindentChunk(f.lines, fileLines, fileIndentUnit(search, f.index, f.index + f.size));
+    lines = r.lines;
+    reindented = r.changed;
+  }
+  const message =
+    `${f.path}: ${what} matched ${where} only with ${FORGIVEN[pass]} (pass '${pass}')` +
+    (reindented ? "; its + lines were re-indented to the file's indentation" : '');
+  return { lines, warning: { kind: 'lenient_match', message, ...data, pass, fileLines: [first, last] } };
+}
+
+/** Lines around a match looked at for the file's indentation unit: enough, and bounded. */
+const UNIT_WINDOW = 2000;
+
+function fileIndentUnit(search: SearchableLines, from: number, to: number): string | undefined {
+  const lo = Math.max(0, from - UNIT_WINDOW);
+  const hi = Math.min(search.count, to + UNIT_WINDOW);
+  const lines: string[] = [];
+  for (let i = lo; i < hi; i++) lines.push(lineAt(search, i));
+  return indentUnit(lines);
+}
+
+/**
+ * A stacked `@@` header the cursor has passed, as the scope of the next chunk: the nearest line
+ * after `after` that an earlier chunk consumed as a header and that equals `context` in one of
+ * the match passes (a scope repeated for each method of a class, say). Only a header an earlier
+ * chunk opened counts: any other line behind the cursor would put the chunk out of file order.
+ */
+function reopenedHeader(search: SearchableLines, headerLines: readonly number[], context: string, after: number): number | undefined {
+  for (let k = headerLines.length - 1; k >= 0; k--) {
+    const h = headerLines[k]!;
+    if (h <= after) break;
+    if (MATCH_PASSES.some((pass) => normalizeLine(lineAt(search, h), pass) === normalizeLine(context, pass))) return h;
+  }
+  return undefined;
 }
 
 /** The old side of chunk lines: context and removed lines. */

@@ -1,7 +1,8 @@
 // From raw text to the lines between (and including) `*** Begin Patch` and `*** End Patch`.
 //
 // The reference trims the whole text, splits it into lines and insists that the first and last
-// lines are the Begin/End markers; its only leniency is a bare `<<EOF` heredoc wrapper. Models
+// lines are the Begin/End markers; its only leniency is a bare `<<EOF` heredoc wrapper. A UTF-8
+// BOM as the text's first character is dropped (editors add it; it is not Rust whitespace). Models
 // also hand over the patch inside the shell command they would have run (`apply_patch <<'EOF'`,
 // `cd dir && apply_patch <<'EOF'`) or inside a Markdown code fence, sometimes both; those
 // wrappers are peeled here, one layer at a time. Anything else around the markers is an error:
@@ -21,7 +22,8 @@ export const LAST_LINE_MESSAGE = `The last line of the patch must be '${END_PATC
 
 /** Throws `parse_error` (message `Invalid patch: …`) when no patch envelope can be found. */
 export function readEnvelope(text: string): Envelope {
-  const lines = splitLinesRust(trimRust(text));
+  // A BOM in front is what an editor saving the patch as UTF-8 adds: noise, like the padding.
+  const lines = splitLinesRust(trimRust(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text));
   const found = unwrap({ lines, offset: 0 }, 0);
   if (found instanceof PatchtxError) throw found;
   return found;

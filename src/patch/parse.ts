@@ -264,6 +264,7 @@ function headerHint(t: string, prev: Hunk | undefined): string {
   }
   if (t.startsWith(ENVIRONMENT_ID)) return ` ('${ENVIRONMENT_ID}' may only come before the first hunk)`;
   if (t.startsWith(MOVE_TO)) return ` ('${MOVE_TO.trimEnd()}' must directly follow '${UPDATE_FILE.trimEnd()}')`;
+  if (t.startsWith(MOVE_FILE)) return moveFileHint(t.slice(MOVE_FILE.length));
   for (const h of HUNK_HEADERS) {
     if (t === h.trimEnd()) return ' (the path is missing)';
     if (t.toLowerCase().startsWith(h.toLowerCase())) return ' (markers are case-sensitive)';
@@ -272,6 +273,16 @@ function headerHint(t: string, prev: Hunk | undefined): string {
   if (prev?.kind === 'add') return " (every line of an Add File body must start with '+')";
   if (prev?.kind === 'delete') return ' (a Delete File hunk has no body)';
   return '';
+}
+
+// `*** Move File: a -> b`, which some appliers take: V4A says it with Update File and Move to.
+// Refused rather than read, so that what a patch means has one spelling; the hint shows it.
+const MOVE_FILE = '*** Move File:';
+
+function moveFileHint(rest: string): string {
+  const arrow = rest.indexOf(' -> ');
+  const [from, to] = arrow === -1 ? ['OLD', 'NEW'] : [trimRust(rest.slice(0, arrow)), trimRust(rest.slice(arrow + 4))];
+  return ` (V4A has no Move File: write '${UPDATE_FILE}${from}' and, on the next line, '${MOVE_TO}${to}')`;
 }
 
 function unexpectedLine(index: number, raw: string, path: string): PatchtxError {

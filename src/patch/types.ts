@@ -48,4 +48,10 @@ export interface Patch {
   text: string;
   /** `*** Environment ID:` preamble, when present */
   environmentId?: string;
+  /**
+   * The directory of a `cd DIR && apply_patch <<'EOF'` wrapper, as written, when the library's
+   * parsePatch read one: the hunks' paths are relative to it (applyPatch applies them there;
+   * planPatch takes the paths as they are).
+   */
+  cwd?: string;
 }

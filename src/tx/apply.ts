@@ -15,6 +15,7 @@ import { parsePatchInvocation } from '../patch/parse.js';
 import type { Patch } from '../patch/types.js';
 import type { Overlay } from './overlay.js';
 import { DryRunObjectStore } from './dry-store.js';
+import { patchtxInfo } from './history.js';
 import { checkMessageOption, generatedMessage, parseTrailerOption, PATCH_ID_TRAILER } from './message.js';
 import { normalisePatch, patchId } from './patch-id.js';
 import type { RecoveryReport } from './recover.js';
@@ -34,6 +35,11 @@ export interface ApplyOptions extends SessionOptions, TargetOptions {
   trailers?: string[];
   dirty?: 'refuse' | 'include';
   strict?: boolean;
+  /**
+   * Apply the patch even when the target's tip carries its Patch-Id. By default that is a success
+   * with nothing written (`alreadyApplied`): a re-run of the same patch must not apply it twice.
+   */
+  allowReapply?: boolean;
   /** run everything, write nothing */
   check?: boolean;
   /** return before/after bytes of every changed path (for --diff) */
@@ -69,6 +75,8 @@ export interface TxResult {
   warnings: PlanWarning[];
   patchId: string;
   contents?: FileContents[];
+  /** the tip, when it was made from this very patch (same Patch-Id): nothing was written */
+  alreadyApplied?: string;
   /** what recovery of an earlier interrupted run did, if anything */
   recovered?: RecoveryReport;
 }
@@ -236,6 +244,36 @@ function resolveCommitter(session: Session, opts: ApplyOptions): Identity {
   }
 }
 
+/** The Patch-Id of the target's tip, when patchtx made it. */
+async function tipPatchId(session: Session, target: Target): Promise<string | null> {
+  if (target.base === null) return null;
+  return patchtxInfo(await session.store.readCommit(target.base))?.patchId ?? null;
+}
+
+/**
+ * The result for a patch the tip was made from: a success that writes nothing. Its summary is the
+ * patch's, as the tip applied it.
+ */
+function alreadyApplied(session: Session, target: Target, patch: Patch, pid: string, opts: ApplyOptions): TxResult {
+  const summary = patch.hunks.map((h) => (h.kind === 'add' ? `A ${h.path}` : h.kind === 'delete' ? `D ${h.path}` : `M ${h.moveTo ?? h.path}`));
+  const result: TxResult = {
+    ok: true,
+    commit: null,
+    parent: target.base,
+    ref: target.ref,
+    noop: true,
+    checked: opts.check === true,
+    files: [],
+    summary,
+    warnings: [],
+    patchId: pid,
+    alreadyApplied: target.base!,
+  };
+  if (session.recovered) result.recovered = session.recovered;
+  if (opts.withContents) result.contents = [];
+  return result;
+}
+
 export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
   const invocation = parsePatchInvocation(opts.patchText);
   // every usage problem is found before anything is read or written
@@ -250,6 +288,9 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     // subdirectory is stored re-rooted at the repository, so `patchtx show X | patchtx apply` replays it
     const noteText = opts.pathPrefix || dir !== '' ? normalisePatch(patch) : opts.patchText;
     const target = await resolveTarget(session, { ...opts, commits: true });
+    if (!opts.allowReapply && (await tipPatchId(session, target)) === pid) {
+      return alreadyApplied(session, target, patch, pid, opts);
+    }
     const author = resolveIdentity(session.config, 'author', session.env, opts.author);
     const committer = resolveCommitter(session, opts);
 

@@ -5,6 +5,7 @@ import { lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, u
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { planPatch } from '../engine/plan.js';
+import type { PlanWarning } from '../engine/types.js';
 import { parsePatchInvocation } from '../patch/parse.js';
 import { Overlay } from './overlay.js';
 import { patchDirectory, rerootPatch, touchedPaths } from './touched.js';
@@ -31,7 +32,7 @@ function loadPath(root: string, p: string, overlay: Overlay): void {
   }
 }
 
-export async function applyToDirectory(root: string, patchText: string): Promise<string[]> {
+export async function applyToDirectory(root: string, patchText: string): Promise<{ summary: string[]; warnings: PlanWarning[] }> {
   const invocation = parsePatchInvocation(patchText);
   // `cd DIR && apply_patch <<'EOF'`: the paths are relative to DIR (which must be below root)
   const dir = patchDirectory(realpathSync(root), '', invocation.cwd);
@@ -55,5 +56,5 @@ export async function applyToDirectory(root: string, patchText: string): Promise
       throw new PatchtxError('internal', `Failed to write file ${p}: ${(e as Error).message}`, { path: p });
     }
   }
-  return plan.summary;
+  return { summary: plan.summary, warnings: plan.warnings };
 }

@@ -21,29 +21,29 @@ describe('splitFileLines', () => {
     expect(shape('a').lines).toEqual([['a', '']]);
   });
 
-  it('CRLF, lone CR and LF are all terminators', () => {
+  it('splits on LF only: CRLF is an ending, a lone CR is part of the line (as git and upstream read it)', () => {
     expect(shape('one\r\ntwo\rthree\nfour\r\n')).toEqual({
       lines: [
         ['one', '\r\n'],
-        ['two', '\r'],
-        ['three', '\n'],
+        ['two\rthree', '\n'],
         ['four', '\r\n'],
       ],
       preferred: '\r\n',
       prefix: 0,
     });
     expect(shape('a\r\r\nb').lines).toEqual([
-      ['a', '\r'],
-      ['', '\r\n'],
+      ['a\r', '\r\n'],
       ['b', ''],
     ]);
-    expect(shape('\r').lines).toEqual([['', '\r']]);
+    expect(shape('\r').lines).toEqual([['\r', '']]);
+    expect(shape('\r\n\r').lines).toEqual([['', '\r\n'], ['\r', '']]);
   });
 
-  it('the preferred ending is the first one seen, LF when there is none', () => {
+  it('the preferred ending is that of the first line that has one, LF when there is none', () => {
     expect(shape('a\nb\r\nc\r\n').preferred).toBe('\n');
-    expect(shape('a\rb\nc\n').preferred).toBe('\r');
+    expect(shape('a\rb\nc\r\n').preferred).toBe('\n');
     expect(shape('a\r\nb\n').preferred).toBe('\r\n');
+    expect(shape('a\rb\r').preferred).toBe('\n');
     expect(shape('no terminator').preferred).toBe('\n');
   });
 

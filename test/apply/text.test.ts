@@ -24,9 +24,17 @@ describe('rebuildText (preserve line endings)', () => {
     );
   });
 
-  it('scenario 024: mixed endings, context lines keep their own', () => {
-    expect(update('one\r\ntwo\rthree\nfour\r\n', chunk([' one', ' two', '-three', '+THREE', ' four']))).toBe(
-      'one\r\ntwo\rTHREE\r\nfour\r\n',
+  it('mixed endings: context lines keep their own, a lone CR stays inside its line', () => {
+    expect(update('one\r\ntwo\rthree\nfour\r\n', chunk([' one', '-two\rthree', '+TWO', ' four']))).toBe(
+      'one\r\nTWO\r\nfour\r\n',
+    );
+    // the reported case: the inserted line ends as the first line does (CRLF), never in a bare CR
+    expect(update('foo\r\r\nbar\r\nbaz\n', chunk(['-bar', '+BAR']))).toBe('foo\r\r\nBAR\r\nbaz\n');
+  });
+
+  it('scenario 024: a lone CR does not end a line, so its patch does not match', () => {
+    expect(() => update('one\r\ntwo\rthree\nfour\r\n', chunk([' one', ' two', '-three', '+THREE', ' four']))).toThrow(
+      /Failed to find expected lines/,
     );
   });
 
@@ -42,8 +50,8 @@ describe('rebuildText (preserve line endings)', () => {
     // an appended line after an unterminated last line
     expect(update('a', chunk(['+b']))).toBe('a\nb\n');
     expect(update('a\r\nb', chunk(['+c']))).toBe('a\r\nb\r\nc\r\n');
-    // a lone-CR file keeps CR
-    expect(update('a\rb\r', chunk(['-b', '+B', '+C']))).toBe('a\rB\rC\r');
+    // a file whose only CRs are lone ones has no ending but LF: it is one line
+    expect(update('a\rb\r', chunk(['-a\rb\r', '+B', '+C']))).toBe('B\nC\n');
   });
 
   it('appends after a final blank line (preserve mode, not NormalizeToLf)', () => {

@@ -108,3 +108,34 @@ describe('parsePatch (library face)', () => {
     expect(e.message).toBe('parsePatch: the patch text must be a string, got undefined');
   });
 });
+
+describe('a `cd DIR && apply_patch <<EOF` wrapper (library face)', () => {
+  const wrapped = (dir: string, ...hunk: string[]): string =>
+    [`cd ${dir} && apply_patch <<'EOF'`, patchOf(...hunk), 'EOF'].join('\n');
+
+  it('parsePatch exposes the directory; paths stay as written', () => {
+    const p = parsePatch(wrapped('"my dir"', '*** Delete File: a.txt'));
+    expect(p.cwd).toBe('my dir');
+    expect(p.hunks).toEqual([{ kind: 'delete', path: 'a.txt', line: 2 }]);
+    expect(parsePatch(patchOf('*** Delete File: a.txt')).cwd).toBeUndefined();
+  });
+
+  it('applyPatch applies the paths below the directory, not at the root', () => {
+    const files = { 'a.txt': 'root\n', 'pkg/a.txt': 'one\ntwo\n' };
+    const r = applyPatch(wrapped('pkg', '*** Update File: a.txt', '@@', '-two', '+TWO', '*** Add File: b.txt', '+new'), files);
+    expect(r.files).toEqual({ 'pkg/a.txt': 'one\nTWO\n', 'pkg/b.txt': 'new\n' });
+    expect(r.changes).toEqual([
+      { op: 'M', path: 'pkg/a.txt' },
+      { op: 'A', path: 'pkg/b.txt' },
+    ]);
+    expect(r.summary).toEqual(['M pkg/a.txt', 'A pkg/b.txt']);
+    expect(Object.keys(r.diffs)).toEqual(['pkg/a.txt', 'pkg/b.txt']);
+    // `cd pkg/../pkg` is the same directory; `cd ..` leaves the files given
+    expect(applyPatch(wrapped('pkg/../pkg', '*** Delete File: a.txt'), files).files).toEqual({ 'pkg/a.txt': null });
+    expect(failure(() => applyPatch(wrapped('..', '*** Delete File: a.txt'), files)).kind).toBe('path_rejected');
+    // an absolute directory has no meaning for files held in memory
+    const e = failure(() => applyPatch(wrapped('/srv/app', '*** Delete File: a.txt'), files));
+    expect(e.kind).toBe('path_rejected');
+    expect(e.message).toContain('/srv/app');
+  });
+});

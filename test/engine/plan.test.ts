@@ -281,6 +281,60 @@ describe('planPatch: end to end through the parser', () => {
     );
   });
 
+  it('a stacked @@ header the cursor has passed is found again as the scope of the next chunk', () => {
+    const file = 'class Other:\n    def second():\n        pass\nclass Target:\n    def first():\n        pass\n\n    def second():\n        pass\n';
+    const patch = patchOf(
+      '*** Update File: t.py',
+      '@@ class Target:',
+      '@@     def first():',
+      '-        pass',
+      '+        return 1',
+      '@@ class Target:',
+      '@@     def second():',
+      '-        pass',
+      '+        return 2',
+    );
+    const p = plan(patch, { 't.py': file }, { strict: true });
+    expect(text(p.files.get('t.py'))).toBe(
+      'class Other:\n    def second():\n        pass\nclass Target:\n    def first():\n        return 1\n\n    def second():\n        return 2\n',
+    );
+    // a whole stack repeated, one level deeper each time
+    const nested = 'class T:\n    def f():\n        if a:\n            x = 1\n        if b:\n            x = 1\n';
+    const out = run(
+      patchOf('*** Update File: n.py', '@@ class T:', '@@ def f():', '@@ if a:', '-            x = 1', '+            x = 2', '@@ class T:', '@@ def f():', '@@ if b:', '-            x = 1', '+            x = 3'),
+      { 'n.py': nested },
+    );
+    expect(out['n.py']).toBe('class T:\n    def f():\n        if a:\n            x = 2\n        if b:\n            x = 3\n');
+  });
+
+  it('a passed @@ header is found again only as a scope an earlier chunk opened, outermost first', () => {
+    const file = 'class A:\n    pass\nclass B:\n    def run():\n        pass\n';
+    // `class A` was never a chunk's scope here: still out of file order
+    const e = failure(() =>
+      plan(patchOf('*** Update File: t.py', '@@ class B:', '@@ def run():', '-        pass', '+        x', '@@ class A:', '-    pass', '+    y'), { 't.py': file }),
+    );
+    expect(e.kind).toBe('context_not_found');
+    expect(e.message).toContain("Failed to find context 'class A:' in t.py");
+    // nor is a header below the first of its stack that points back
+    const e2 = failure(() =>
+      plan(patchOf('*** Update File: t.py', '@@ class A:', '-    pass', '+    y', '@@ class B:', '@@ class A:', '-        pass', '+        x'), { 't.py': file }),
+    );
+    expect(e2.message).toContain("Failed to find context 'class A:' in t.py");
+  });
+
+  it("a header written '@@ def f(): @@' (hermes) is read as '@@ def f():' with a warning naming the form", () => {
+    const file = 'def g():\n    return 1\ndef f():\n    return 1\n';
+    const p = plan(patchOf('*** Update File: f.py', '@@ def f(): @@', '-    return 1', '+    return 2'), { 'f.py': file }, { strict: true });
+    expect(text(p.files.get('f.py'))).toBe('def g():\n    return 1\ndef f():\n    return 2\n');
+    expect(p.warnings).toEqual([expect.objectContaining({ kind: 'nonstandard_form', path: 'f.py', chunk: 1, line: 3 })]);
+    expect(p.warnings[0]!.message).toContain("'@@ def f(): @@'");
+    expect(p.warnings[0]!.message).toContain("'@@ def f():'");
+    // a file line that really ends in ' @@' is found as written, without a warning
+    const literal = plan(patchOf('*** Update File: n.md', '@@ title @@', '-x', '+y'), { 'n.md': 'x\ntitle @@\nx\n' });
+    expect(text(literal.files.get('n.md'))).toBe('x\ntitle @@\ny\n');
+    expect(literal.warnings).toEqual([]);
+  });
+
   it('a BOM file keeps its BOM; CRLF stays CRLF', () => {
     const out = run(patchOf('*** Update File: w.txt', '@@', '-first', '+FIRST'), { 'w.txt': '\ufefffirst\r\nsecond\r\n' });
     expect(out['w.txt']).toBe('\ufeffFIRST\r\nsecond\r\n');

@@ -15,7 +15,7 @@
 //    ending, LF when it has none. Both texts of a pair use the same ending (LF or CRLF), and a
 //    CRLF pair whose first text has no terminator at all (empty, or one unterminated line) is
 //    written with LF instead, since nothing in the file says CRLF.
-//  - a lone `\r` is a terminator in a file but not in a patch, so no line contains `\r`.
+//  - a patch line cannot end in a lone `\r` (reading drops one before the `\n`), so no line contains `\r`.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planPatch } from '../../src/engine/plan.js';

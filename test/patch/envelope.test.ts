@@ -29,11 +29,17 @@ describe('readEnvelope: the reference behaviour', () => {
     expect(readEnvelope(`\n\n  \u0085\u3000${join(...BODY)}\n \u2028\n`).lines).toEqual(BODY);
   });
 
-  it('does not trim U+FEFF (a BOM is not Rust whitespace)', () => {
-    const e = envelopeError(`\ufeff${join(...BODY)}`);
+  it('does not trim U+FEFF (a BOM is not Rust whitespace) except as the first character of the text', () => {
+    expect(envelopeError(`${join(...BODY)}\ufeff`).message).toBe(LAST);
+    const e = envelopeError(`\n\ufeff${join(...BODY)}`);
     expect(e.message).toBe(FIRST);
     expect(e.data.line).toBe(1);
-    expect(envelopeError(`${join(...BODY)}\ufeff`).message).toBe(LAST);
+  });
+
+  it('accepts a UTF-8 BOM before *** Begin Patch, as other envelope noise', () => {
+    expect(readEnvelope(`\ufeff${join(...BODY)}\n`)).toEqual({ lines: BODY });
+    expect(readEnvelope(`\ufeff  \n${join(...BODY)}`)).toEqual({ lines: BODY });
+    expect(readEnvelope(`\ufeff\`\`\`diff\n${join(...BODY)}\n\`\`\``)).toEqual({ lines: BODY });
   });
 
   it('splits CRLF and drops one \\r per line', () => {

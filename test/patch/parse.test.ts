@@ -284,6 +284,22 @@ describe('parsePatch: reference errors and line numbers', () => {
     );
   });
 
+  it('*** Move File: a -> b (not V4A) is refused with the V4A way to say it', () => {
+    expectError(
+      patch('*** Move File: src/old.ts -> src/new.ts'),
+      `Invalid patch hunk on line 2: '*** Move File: src/old.ts -> src/new.ts' is not a valid hunk header. ${VALID_HEADERS} ` +
+        "(V4A has no Move File: write '*** Update File: src/old.ts' and, on the next line, '*** Move to: src/new.ts')",
+      2,
+    );
+    // without an arrow, the paths cannot be told apart: the form is still named
+    expectError(
+      patch('*** Move File: a'),
+      `Invalid patch hunk on line 2: '*** Move File: a' is not a valid hunk header. ${VALID_HEADERS} ` +
+        "(V4A has no Move File: write '*** Update File: OLD' and, on the next line, '*** Move to: NEW')",
+      2,
+    );
+  });
+
   it('008: Update with neither chunks nor Move to, line of the header', () => {
     const e = expectError(
       patch('*** Update File: foo.txt'),
