@@ -9,7 +9,7 @@ import { openRepository } from '../git/discover.js';
 import { applyTransaction } from '../tx/apply.js';
 import { applyToDirectory } from '../tx/plain-dir.js';
 import { codexSummary, processStreams, toError, type Streams } from './output.js';
-import { readStdin } from './read-patch.js';
+import { checkedArgument, readStdin } from './read-patch.js';
 import { isTerminal } from './stdio.js';
 
 const USAGE = `Usage: apply_patch [--preserve-crlf] 'PATCH'\n       echo 'PATCH' | apply_patch [--preserve-crlf]\n`;
@@ -45,15 +45,17 @@ export async function main(argv: string[], streams: Streams = processStreams, cw
     streams.err('Error: apply_patch accepts exactly one PATCH argument.\n');
     return 2;
   }
-  let patchText = args[0];
-  if (patchText === undefined) {
-    patchText = isTerminal(0) ? '' : await readStdin();
-    if (patchText === '') {
-      streams.err(USAGE);
-      return 2;
-    }
-  }
   try {
+    let patchText = args[0];
+    if (patchText === undefined) {
+      patchText = isTerminal(0) ? '' : await readStdin();
+      if (patchText === '') {
+        streams.err(USAGE);
+        return 2;
+      }
+    } else {
+      patchText = checkedArgument(patchText);
+    }
     const prefix = await placeInRepository(cwd);
     const summary =
       prefix !== null
