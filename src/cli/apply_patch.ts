@@ -9,6 +9,7 @@ import { openRepository } from '../git/discover.js';
 import { applyTransaction } from '../tx/apply.js';
 import { applyToDirectory } from '../tx/plain-dir.js';
 import { codexSummary, processStreams, toError, type Streams } from './output.js';
+import { limitsFrom, withLimitRemedy } from './limits.js';
 import { checkedArgument, readStdin } from './read-patch.js';
 import { isTerminal } from './stdio.js';
 
@@ -46,9 +47,10 @@ export async function main(argv: string[], streams: Streams = processStreams, cw
     return 2;
   }
   try {
+    const limits = limitsFrom(undefined);
     let patchText = args[0];
     if (patchText === undefined) {
-      patchText = isTerminal(0) ? '' : await readStdin();
+      patchText = isTerminal(0) ? '' : await readStdin(limits);
       if (patchText === '') {
         streams.err(USAGE);
         return 2;
@@ -59,13 +61,14 @@ export async function main(argv: string[], streams: Streams = processStreams, cw
     const prefix = await placeInRepository(cwd);
     const summary =
       prefix !== null
-        ? relativeSummary((await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: prefix })).summary, prefix)
-        : await applyToDirectory(cwd, patchText);
+        ? relativeSummary((await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: prefix, limits })).summary, prefix)
+        : await applyToDirectory(cwd, patchText, limits);
     streams.out(codexSummary(summary));
     return 0;
   } catch (e) {
-    const err = toError(e);
+    const err = toError(withLimitRemedy(e, 'apply_patch'));
     streams.err(err.message + '\n');
-    return err.kind === 'internal' ? 70 : 1;
+    // as Codex: 2 when the invocation is wrong (here also a bad PATCHTX_LIMITS), 1 when the patch is
+    return err.kind === 'internal' ? 70 : err.kind === 'usage' ? 2 : 1;
   }
 }

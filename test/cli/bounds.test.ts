@@ -123,3 +123,106 @@ describe('a patch that is not UTF-8 text', () => {
     expect(g(dir, 'status', '--porcelain')).toBe('');
   });
 });
+
+/** `SHELL_COMMAND`, with $PATCHTX and $APPLY_PATCH standing for the built programs. */
+function shell(command: string, cwd: string, env: NodeJS.ProcessEnv = {}): ByteRun {
+  const r = spawnSync('bash', ['-c', command], {
+    cwd,
+    env: {
+      ...gitEnv,
+      NO_COLOR: '1',
+      PATCHTX: `"${process.execPath}" "${path.join(distDir, 'patchtx.cjs')}"`,
+      APPLY_PATCH: `"${process.execPath}" "${path.join(distDir, 'apply_patch.cjs')}"`,
+      ...env,
+    },
+    encoding: 'utf8',
+    maxBuffer: 1024 * 1024,
+    // an unbounded read never ends (and grows without end): stop it and fail
+    timeout: 30_000,
+    killSignal: 'SIGKILL',
+  });
+  return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
+}
+
+const fourAdds = ['*** Begin Patch', ...['a', 'b', 'c', 'd'].map((n) => `*** Add File: ${n}.txt\n+${n}`), '*** End Patch', ''].join('\n');
+
+describe('bounded input', () => {
+  it('endless standard input (yes | patchtx apply): reading stops at 64 MiB, limit_exceeded, exit 2, nothing written', () => {
+    const dir = makeRepo('basic');
+    const before = snapshot(dir);
+    const r = shell('yes | eval "$PATCHTX apply --json"', dir);
+    expect(r.code).toBe(2);
+    const json = JSON.parse(r.out);
+    expect(json.error).toMatchObject({ kind: 'limit_exceeded', limit: 'patch-bytes', max: 64 * 1024 * 1024 });
+    expect(json.error.message).toMatch(/larger than 64 MiB/);
+    expect(json.error.message).toContain('--limits patch-bytes=');
+    expect(json.error.message).toContain('PATCHTX_LIMITS');
+    expectUntouched(dir, before);
+  });
+
+  it('a patch file with no end and no line break (/dev/zero): stops at the 1 MiB line limit', () => {
+    const dir = makeRepo('basic');
+    const before = snapshot(dir);
+    const r = shell('eval "$PATCHTX apply /dev/zero"', dir);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/line 1 of the patch is longer than 1 MiB/);
+    expect(r.err).toContain('--limits line-bytes=');
+    expect(r.err).not.toMatch(/\n\s+at /);
+    expectUntouched(dir, before);
+  });
+
+  it('--limits and PATCHTX_LIMITS set the bounds; the option wins over the environment', async () => {
+    const dir = makeRepo('basic');
+    const before = snapshot(dir);
+    const file = writeBytes(Buffer.from(fourAdds));
+    const low = await patchtxJson('apply', '--repo', dir, '--limits', 'operations=3', file);
+    expect(low.code).toBe(2);
+    expect(low.json.error).toMatchObject({ kind: 'limit_exceeded', limit: 'operations', max: 3, line: 8 });
+    const viaEnv = shell(`PATCHTX_LIMITS=operations=3 eval "$PATCHTX check --repo . ${file}"`, dir);
+    expect(viaEnv.code).toBe(2);
+    expect(viaEnv.err).toMatch(/more than 3 operations/);
+    const longLine = await patchtxJson('check', '--repo', dir, '--limits', 'line-bytes=8', file.replace(/change\.patch$/, '../nope'), file);
+    expect(longLine.code).toBe(2); // check takes one patch: commander refuses the second argument
+    const lines = await patchtxJson('check', '--repo', dir, '--limits', 'line-bytes=16', file);
+    expect(lines.json.error).toMatchObject({ kind: 'limit_exceeded', limit: 'line-bytes', max: 16, line: 2 });
+    expectUntouched(dir, before);
+    const overridden = shell(`PATCHTX_LIMITS=operations=3 eval "$PATCHTX apply --repo . --limits operations=4 ${file}"`, dir);
+    expect(overridden.err).toBe('');
+    expect(overridden.code).toBe(0);
+    expect(commitCount(dir)).toBe(3);
+    expect(g(dir, 'show', '--name-only', '--format=', 'HEAD').split('\n').filter(Boolean).sort()).toEqual(['a.txt', 'b.txt', 'c.txt', 'd.txt']);
+    expectFsckClean(dir);
+  });
+
+  it('a bad --limits or PATCHTX_LIMITS is a usage error', async () => {
+    const dir = makeRepo('basic');
+    const file = writeBytes(Buffer.from(fourAdds));
+    const r = await patchtxJson('apply', '--repo', dir, '--limits', 'operations=lots', file);
+    expect(r.code).toBe(2);
+    expect(r.json.error.kind).toBe('usage');
+    expect(r.json.error.message).toContain('--limits');
+    const env = shell(`PATCHTX_LIMITS=nonsense eval "$PATCHTX apply --repo . ${file}"`, dir);
+    expect(env.code).toBe(2);
+    expect(env.err).toContain('PATCHTX_LIMITS');
+    expect(commitCount(dir)).toBe(2);
+  });
+
+  it('apply_patch takes its limits from PATCHTX_LIMITS and says so', () => {
+    const dir = makeRepo('basic');
+    const before = snapshot(dir);
+    const file = writeBytes(Buffer.from(fourAdds));
+    const low = shell(`PATCHTX_LIMITS=operations=3 eval "$APPLY_PATCH \\"\\$(cat ${file})\\""`, dir);
+    expect(low.code).toBe(1);
+    expect(low.err).toMatch(/more than 3 operations/);
+    expect(low.err).toContain('PATCHTX_LIMITS=operations=');
+    expect(low.err).not.toContain('--limits');
+    const endless = shell('yes | PATCHTX_LIMITS=patch-bytes=1M eval "$APPLY_PATCH"', dir);
+    expect(endless.code).toBe(1);
+    expect(endless.err).toMatch(/larger than 1 MiB/);
+    expectUntouched(dir, before);
+    const ok = shell(`PATCHTX_LIMITS=operations=4 eval "$APPLY_PATCH" < ${file}`, dir);
+    expect(ok.err).toBe('');
+    expect(ok.code).toBe(0);
+    expect(commitCount(dir)).toBe(3);
+  });
+});
