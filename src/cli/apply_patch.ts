@@ -10,7 +10,8 @@ import { openRepository } from '../git/discover.js';
 import { applyTransaction } from '../tx/apply.js';
 import { applyToDirectory } from '../tx/plain-dir.js';
 import { alreadyAppliedText, codexSummary, processStreams, toError, type Streams } from './output.js';
-import { readStdin } from './read-patch.js';
+import { limitsFrom, withLimitRemedy } from './limits.js';
+import { checkedArgument, readStdin } from './read-patch.js';
 import { isTerminal } from './stdio.js';
 
 const USAGE = `Usage: apply_patch [--preserve-crlf] 'PATCH'\n       echo 'PATCH' | apply_patch [--preserve-crlf]\n`;
@@ -46,34 +47,38 @@ export async function main(argv: string[], streams: Streams = processStreams, cw
     streams.err('Error: apply_patch accepts exactly one PATCH argument.\n');
     return 2;
   }
-  let patchText = args[0];
-  if (patchText === undefined) {
-    patchText = isTerminal(0) ? '' : await readStdin();
-    if (patchText === '') {
-      streams.err(USAGE);
-      return 2;
-    }
-  }
   try {
+    const limits = limitsFrom(undefined);
+    let patchText = args[0];
+    if (patchText === undefined) {
+      patchText = isTerminal(0) ? '' : await readStdin(limits);
+      if (patchText === '') {
+        streams.err(USAGE);
+        return 2;
+      }
+    } else {
+      patchText = checkedArgument(patchText);
+    }
     const prefix = await placeInRepository(cwd);
     let summary: string[];
     let warnings: PlanWarning[];
     if (prefix !== null) {
-      const result = await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: prefix });
+      const result = await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: prefix, limits });
       summary = relativeSummary(result.summary, prefix);
       if (result.alreadyApplied !== undefined) streams.err(`note: ${alreadyAppliedText(result)}\n`);
       // an agent in a loop takes its own edits in on purpose: those are not worth a warning
       warnings = result.warnings.filter((w) => w.kind !== 'dirty_included' && w.kind !== 'note');
     } else {
-      ({ summary, warnings } = await applyToDirectory(cwd, patchText));
+      ({ summary, warnings } = await applyToDirectory(cwd, patchText, limits));
     }
     // stdout stays Codex's; what the patch needed forgiven (or overwrote) goes to stderr
     for (const w of warnings) streams.err(`warning: ${w.message}\n`);
     streams.out(codexSummary(summary));
     return 0;
   } catch (e) {
-    const err = toError(e);
+    const err = toError(withLimitRemedy(e, 'apply_patch'));
     streams.err(err.message + '\n');
-    return err.kind === 'internal' ? 70 : 1;
+    // as Codex: 2 when the invocation is wrong (here also a bad PATCHTX_LIMITS), 1 when the patch is
+    return err.kind === 'internal' ? 70 : err.kind === 'usage' ? 2 : 1;
   }
 }

@@ -2,12 +2,14 @@
 // prints the result; nothing here touches the repository itself.
 import { Command, CommanderError, Option } from 'commander';
 import { PatchtxError } from '../errors.js';
+import type { Limits } from '../patch/limits.js';
 import { applyTransaction, type ApplyOptions } from '../tx/apply.js';
 import { listTransactions } from '../tx/log.js';
 import { recoverCommand } from '../tx/recover-command.js';
 import { showPatch } from '../tx/show.js';
 import { redoTransaction, undoTransaction } from '../tx/undo.js';
 import { jsonError, printApplied, printError, processStreams, recoveryText, toError, type Streams } from './output.js';
+import { limitsFrom, withLimitRemedy } from './limits.js';
 import { readPatchSource } from './read-patch.js';
 import { printLog, printUndo } from './print.js';
 
@@ -28,6 +30,7 @@ interface ApplyFlags extends CommonFlags {
   strict?: boolean;
   allowReapply?: boolean;
   diff?: boolean;
+  limits?: string;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -46,12 +49,14 @@ function addApplyOptions(cmd: Command): Command {
     .option('--strict', 'ambiguous matches, matches beyond trailing whitespace and overwrites by Add/Move are errors')
     .option('--allow-reapply', 'apply the patch even when the tip was made from it (by default that is a success with nothing written)')
     .option('--diff', 'print a unified diff of the changes')
+    .option('--limits <spec>', 'raise or lower input and matching limits, e.g. patch-bytes=128M,line-bytes=4M,operations=20000,match-work=1G (default from PATCHTX_LIMITS)')
     .option('--json', 'print one JSON result object');
 }
 
-function applyOptions(flags: ApplyFlags, patchText: string, check: boolean): ApplyOptions {
+function applyOptions(flags: ApplyFlags, patchText: string, check: boolean, limits: Limits): ApplyOptions {
   return {
     patchText,
+    limits,
     repoDir: flags.repo,
     ref: flags.ref,
     base: flags.base,
@@ -98,7 +103,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
     .configureOutput({ writeOut: streams.out, writeErr: streams.err });
 
   const run = (json: boolean | undefined, fn: () => Promise<void>) =>
-    fn().catch(async (e) => setExit(await printError(streams, toError(e), json === true)));
+    fn().catch(async (e) => setExit(await printError(streams, toError(withLimitRemedy(e, 'patchtx')), json === true)));
   // apply and check take the identity as an option too; the git layer's message cannot know that
   const runWithIdentityOptions = (json: boolean | undefined, fn: () => Promise<void>) =>
     run(json, () =>
@@ -115,12 +120,13 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
         if (list.filter((s) => s === undefined || s === '-').length > 1) {
           throw new PatchtxError('usage', 'standard input (-) can be given only once');
         }
+        const limits = limitsFrom(flags.limits);
         // every patch is read before the first is applied: a missing file must not leave a half-applied series
         const texts: string[] = [];
-        for (const source of list) texts.push(await readPatchSource(source));
+        for (const source of list) texts.push(await readPatchSource(source, limits));
         let chained = flags;
         for (const [i, patchText] of texts.entries()) {
-          const result = await applyTransaction(applyOptions(chained, patchText, false)).catch((e: unknown) => {
+          const result = await applyTransaction(applyOptions(chained, patchText, false, limits)).catch((e: unknown) => {
             throw list.length > 1 ? inSeries(withIdentityOption(e), list, i) : e;
           });
           await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
@@ -134,7 +140,8 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
     .description('run the whole pipeline without writing anything; exit 0 when the patch would apply')
     .action((source: string | undefined, flags: ApplyFlags) =>
       runWithIdentityOptions(flags.json, async () => {
-        const result = await applyTransaction(applyOptions(flags, await readPatchSource(source), true));
+        const limits = limitsFrom(flags.limits);
+        const result = await applyTransaction(applyOptions(flags, await readPatchSource(source, limits), true, limits));
         await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
       }),
     );

@@ -22,6 +22,7 @@ import {
   trimEndRust,
   trimRust,
 } from './grammar.js';
+import { checkLineLength, checkPatchSize, limitsWith, tooManyOperations, type Limits } from './limits.js';
 import { pathProblem, quotePath } from './paths.js';
 import type { Chunk, ChunkLine, Hunk, Patch } from './types.js';
 
@@ -31,20 +32,41 @@ export interface ParsedInvocation {
   cwd?: string;
 }
 
-/** Throws PatchtxError `parse_error` or `path_rejected` (data.line is 1-based, Begin = line 1). */
-export function parsePatch(text: string): Patch {
-  return parseLines(readEnvelope(text).lines);
+/**
+ * Throws PatchtxError `parse_error` or `path_rejected` (data.line is 1-based, Begin = line 1), or
+ * `limit_exceeded` when the text is beyond `limits` (defaults: DEFAULT_LIMITS).
+ */
+export function parsePatch(text: string, limits?: Partial<Limits>): Patch {
+  const bounds = limitsWith(limits);
+  checkTextLimits(text, bounds);
+  return parseLines(readEnvelope(text).lines, bounds);
 }
 
 /** parsePatch, also returning the `cd DIR` of a heredoc invocation wrapper. */
-export function parsePatchInvocation(text: string): ParsedInvocation {
+export function parsePatchInvocation(text: string, limits?: Partial<Limits>): ParsedInvocation {
+  const bounds = limitsWith(limits);
+  checkTextLimits(text, bounds);
   const envelope = readEnvelope(text);
-  const patch = parseLines(envelope.lines);
+  const patch = parseLines(envelope.lines, bounds);
   return envelope.cwd === undefined ? { patch } : { patch, cwd: envelope.cwd };
 }
 
+/** Size and line lengths, before any work; line numbers are those of the text as given. */
+function checkTextLimits(text: string, limits: Limits): void {
+  checkPatchSize(text, limits);
+  // a line can only be too long when the text is: most patches skip the scan
+  if (text.length * 3 <= limits.lineBytes) return;
+  let index = 0;
+  for (let start = 0; start <= text.length; index++) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    if ((end - start) * 3 > limits.lineBytes) checkLineLength(text.slice(start, end).replace(/\r$/, ''), index, limits);
+    start = end + 1;
+  }
+}
+
 /** `lines` = the accepted lines, Begin first and End last; indexes are line numbers - 1. */
-function parseLines(lines: string[]): Patch {
+function parseLines(lines: string[], limits: Limits): Patch {
   const last = lines.length - 1;
   let i = 1;
   let environmentId: string | undefined;
@@ -67,6 +89,7 @@ function parseLines(lines: string[]): Patch {
     }
     const header = hunkHeaderOf(t);
     if (header === undefined) throw invalidHeader(i, t, hunks.at(-1));
+    if (hunks.length >= limits.operations) throw tooManyOperations(i + 1, limits.operations);
     const path = t.slice(header.length);
     checkPath(path, i);
     if (header === ADD_FILE) {

@@ -11,6 +11,7 @@ import { appendTrailers, type Trailer } from '../git/model/trailers.js';
 import type { Identity } from '../git/model/identity.js';
 import { EMPTY_TREE_OID, type TreeMode } from '../git/model/tree.js';
 import { editTree, type TreeEdit } from '../git/tree-edit.js';
+import type { Limits } from '../patch/limits.js';
 import { parsePatchInvocation } from '../patch/parse.js';
 import type { Patch } from '../patch/types.js';
 import type { Overlay } from './overlay.js';
@@ -44,6 +45,8 @@ export interface ApplyOptions extends SessionOptions, TargetOptions {
   check?: boolean;
   /** return before/after bytes of every changed path (for --diff) */
   withContents?: boolean;
+  /** bounds on the patch and on matching (defaults: DEFAULT_LIMITS) */
+  limits?: Partial<Limits>;
   /**
    * The patch's paths are relative to this directory of the working tree ('' or absent: its root),
    * as when apply_patch runs in a subdirectory. The note then keeps the patch re-rooted, so
@@ -275,7 +278,7 @@ function alreadyApplied(session: Session, target: Target, patch: Patch, pid: str
 }
 
 export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
-  const invocation = parsePatchInvocation(opts.patchText);
+  const invocation = parsePatchInvocation(opts.patchText, opts.limits);
   // every usage problem is found before anything is read or written
   const trailers = (opts.trailers ?? []).map(parseTrailerOption);
   checkMessageOption(opts.message);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { planPatch } from '../engine/plan.js';
 import type { PlanWarning } from '../engine/types.js';
+import type { Limits } from '../patch/limits.js';
 import { parsePatchInvocation } from '../patch/parse.js';
 import { Overlay } from './overlay.js';
 import { patchDirectory, rerootPatch, touchedPaths } from './touched.js';
@@ -32,8 +33,8 @@ function loadPath(root: string, p: string, overlay: Overlay): void {
   }
 }
 
-export async function applyToDirectory(root: string, patchText: string): Promise<{ summary: string[]; warnings: PlanWarning[] }> {
-  const invocation = parsePatchInvocation(patchText);
+export async function applyToDirectory(root: string, patchText: string, limits?: Partial<Limits>): Promise<{ summary: string[]; warnings: PlanWarning[] }> {
+  const invocation = parsePatchInvocation(patchText, limits);
   // `cd DIR && apply_patch <<'EOF'`: the paths are relative to DIR (which must be below root)
   const dir = patchDirectory(realpathSync(root), '', invocation.cwd);
   const patch = rerootPatch(invocation.patch, dir);
