@@ -58,7 +58,9 @@ export function roundTripCheck(path: string, conversion: Conversion, stored: ToG
       { feature: 'safecrlf', path, lost: stored.lost },
     );
   }
-  return `${path}: ${what.replace('would be', 'was')} as git stores it (its line-ending attributes or core.autocrlf); the working tree gets what git checkout writes`;
+  return stored.lost === 'crlf'
+    ? `${path}: its CRLF line endings were replaced by LF, as git stores the file and checks it out (its line-ending attributes or core.autocrlf)`
+    : `${path}: its LF line endings were replaced by CRLF, as git checks the file out (its line-ending attributes or core.autocrlf)`;
 }
 
 /** What `git checkout` writes for each blob of commit `commit` at `paths`: toWorktree per path. */

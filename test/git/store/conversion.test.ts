@@ -6,12 +6,15 @@
 // working tree what git's checkout writes (`git ls-files --eol` alike), and `git status` and
 // `git diff` must be empty. The same patch with a branch as the target in a bare clone (no working
 // tree) must commit the same tree.
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { main as applyPatchMain } from '../../../src/cli/apply_patch.js';
 import { main } from '../../../src/cli/patchtx.js';
 import { applyTransaction, type FileContents } from '../../../src/tx/apply.js';
-import { cleanupRepos, git, gitEnv, makeRepo } from '../../helpers/repos.js';
+import { builtCliPath, cleanupBuiltCli, requireBuiltCli } from '../../helpers/cli.js';
+import { cleanupRepos, git, gitEnv, gitTry, makeRepo } from '../../helpers/repos.js';
 
 afterAll(cleanupRepos);
 
@@ -176,5 +179,161 @@ describe('what is still refused', () => {
     git(repo, 'commit', '-qm', 'attributes');
     expect((await apply(repo)).code).toBe(0);
     expect(git(repo, 'status', '--porcelain')).toBe('');
+  });
+});
+
+describe('.gitattributes changed by the patch itself', () => {
+  const ADD_ATTRIBUTES = [
+    '*** Begin Patch',
+    '*** Add File: .gitattributes',
+    '+*.txt text eol=crlf',
+    '*** Add File: a.txt',
+    '+alpha',
+    '*** Update File: b.txt',
+    '@@',
+    ' one',
+    '+two',
+    '*** End Patch',
+    '',
+  ].join('\n');
+
+  it('stores and checks out the touched paths with the attributes of the result, and a later run finds them clean', async () => {
+    const dir = makeRepo('empty');
+    writeFileSync(path.join(dir, 'b.txt'), 'one\n');
+    git(dir, 'add', 'b.txt');
+    git(dir, 'commit', '-qm', 'b');
+    const twin = `${dir}-twin`;
+    cpSync(dir, twin, { recursive: true });
+
+    const result = await applyTransaction({ repoDir: dir, env: gitEnv, patchText: ADD_ATTRIBUTES, withContents: true });
+    expect(readFileSync(path.join(dir, 'a.txt'), 'latin1')).toBe('alpha\r\n');
+    expect(readFileSync(path.join(dir, 'b.txt'), 'latin1')).toBe('one\r\ntwo\r\n');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'diff', 'HEAD')).toBe('');
+    // git: the new .gitattributes in the working tree, then the files added under it
+    for (const c of result.contents!) writeFileSync(path.join(twin, c.path), c.after!);
+    git(twin, 'add', '.gitattributes', 'a.txt', 'b.txt');
+    expect(git(dir, 'rev-parse', 'HEAD^{tree}')).toBe(git(twin, 'write-tree'));
+    rmSync(path.join(twin, 'a.txt'));
+    rmSync(path.join(twin, 'b.txt'));
+    git(twin, 'checkout', '--', '.');
+    expect(git(dir, 'ls-files', '--eol', 'a.txt', 'b.txt')).toBe(git(twin, 'ls-files', '--eol', 'a.txt', 'b.txt'));
+
+    // the next run reads the same attributes from the commit: the files are clean, not dirty
+    const next = '*** Begin Patch\n*** Update File: a.txt\n@@\n-alpha\n+ALPHA\n*** End Patch\n';
+    await applyTransaction({ repoDir: dir, env: gitEnv, patchText: next });
+    expect(readFileSync(path.join(dir, 'a.txt'), 'latin1')).toBe('ALPHA\r\n');
+    expect(git(dir, 'show', 'HEAD:a.txt')).toBe('ALPHA\n');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+  });
+
+  it('drops the conversion of the touched paths when the patch deletes the .gitattributes that set it', async () => {
+    const dir = makeRepo('empty');
+    writeFileSync(path.join(dir, '.gitattributes'), '*.txt text eol=crlf\n');
+    writeFileSync(path.join(dir, 'b.txt'), 'one\n');
+    git(dir, 'add', '.gitattributes', 'b.txt');
+    git(dir, 'commit', '-qm', 'b');
+    rmSync(path.join(dir, 'b.txt'));
+    git(dir, 'checkout', '--', 'b.txt');
+    expect(readFileSync(path.join(dir, 'b.txt'), 'latin1')).toBe('one\r\n');
+    const patch = '*** Begin Patch\n*** Delete File: .gitattributes\n*** Update File: b.txt\n@@\n one\n+two\n*** End Patch\n';
+    await applyTransaction({ repoDir: dir, env: gitEnv, patchText: patch });
+    // the file as the working tree held it (CRLF, the line added in its style), stored as it is
+    expect(git(dir, 'show', 'HEAD:b.txt')).toBe('one\r\ntwo\r\n');
+    expect(readFileSync(path.join(dir, 'b.txt'), 'latin1')).toBe('one\r\ntwo\r\n');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+  });
+});
+
+describe('settings and attributes around line endings', () => {
+  it('takes core.autocrlf from git -c, as when patchtx runs from a git alias', () => {
+    requireBuiltCli();
+    const dir = makeRepo('basic');
+    const before = git(dir, 'show', 'HEAD:README.md');
+    git(dir, 'config', 'alias.pt', `!node ${builtCliPath()}`);
+    const patch = path.join(dir, '..', 'p.patch');
+    writeFileSync(patch, '*** Begin Patch\n*** Add File: notes.txt\n+first\n+second\n*** End Patch\n');
+    execFileSync('git', ['-c', 'core.autocrlf=true', 'pt', 'apply', patch], { cwd: dir, env: gitEnv, stdio: 'pipe' });
+    expect(readFileSync(path.join(dir, 'notes.txt'), 'latin1')).toBe('first\r\nsecond\r\n');
+    expect(git(dir, 'show', 'HEAD:notes.txt')).toBe('first\nsecond\n');
+    expect(git(dir, 'show', 'HEAD:README.md')).toBe(before);
+    // git sees the file as clean with the same setting
+    expect(execFileSync('git', ['-c', 'core.autocrlf=true', 'status', '--porcelain'], { cwd: dir, env: gitEnv, encoding: 'utf8' })).toBe('');
+    cleanupBuiltCli();
+  });
+
+  it('applies apply_patch edits in a `* text=auto eol=lf` repository', async () => {
+    const dir = makeRepo('basic');
+    writeFileSync(path.join(dir, '.gitattributes'), '* text=auto eol=lf\n');
+    git(dir, 'add', '.gitattributes');
+    git(dir, 'commit', '-qm', 'attributes');
+    const out: string[] = [];
+    const patch = '*** Begin Patch\n*** Add File: docs/new.md\n+hello\n*** Update File: README.md\n@@\n # Sample\n+x\n*** End Patch\n';
+    const code = await applyPatchMain([patch], { out: (t) => out.push(t), err: (t) => out.push(t) }, dir);
+    expect(out.join('')).toContain('Success.');
+    expect(code).toBe(0);
+    expect(git(dir, 'show', 'HEAD:docs/new.md')).toBe('hello\n');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+  });
+
+  it('core.safecrlf: true refuses a file whose line endings checkout would not give back, warn (the default) says so', async () => {
+    // an LF file checked out before core.autocrlf was turned on: git calls it clean, and its next
+    // checkout writes CRLF
+    const setup = (safecrlf: string): string => {
+      const dir = makeRepo('empty');
+      writeFileSync(path.join(dir, 'w.txt'), 'one\ntwo\n');
+      git(dir, 'add', 'w.txt');
+      git(dir, 'commit', '-qm', 'lf file');
+      git(dir, 'config', 'core.autocrlf', 'true');
+      git(dir, 'config', 'core.safecrlf', safecrlf);
+      expect(git(dir, 'status', '--porcelain')).toBe('');
+      return dir;
+    };
+    const patch = '*** Begin Patch\n*** Update File: w.txt\n@@\n one\n-two\n+TWO\n*** End Patch\n';
+
+    const strict = setup('true');
+    const head = git(strict, 'rev-parse', 'HEAD');
+    await expect(applyTransaction({ repoDir: strict, env: gitEnv, patchText: patch })).rejects.toMatchObject({
+      kind: 'unsupported_repository',
+      message: expect.stringContaining('LF would be replaced by CRLF in w.txt (core.safecrlf=true)'),
+      data: { feature: 'safecrlf', path: 'w.txt' },
+    });
+    expect(git(strict, 'rev-parse', 'HEAD')).toBe(head);
+    expect(readFileSync(path.join(strict, 'w.txt'), 'latin1')).toBe('one\ntwo\n');
+    // git add refuses the same file
+    writeFileSync(path.join(strict, 'w.txt'), 'one\nTWO\n');
+    expect(gitTry(strict, 'add', 'w.txt').stderr).toContain('LF would be replaced by CRLF in w.txt');
+
+    const warned = setup('warn');
+    const r = await applyTransaction({ repoDir: warned, env: gitEnv, patchText: patch });
+    expect(r.warnings).toContainEqual(expect.objectContaining({ kind: 'line_endings', path: 'w.txt', message: expect.stringContaining('LF line endings were replaced by CRLF') }));
+    expect(git(warned, 'show', 'HEAD:w.txt')).toBe('one\nTWO\n');
+    expect(readFileSync(path.join(warned, 'w.txt'), 'latin1')).toBe('one\r\nTWO\r\n');
+    expect(git(warned, 'status', '--porcelain')).toBe('');
+  });
+
+  it('ident: $Id$ is collapsed in the commit and expanded in the working tree, as git does', async () => {
+    const dir = makeRepo('empty');
+    writeFileSync(path.join(dir, '.gitattributes'), '*.c ident\n');
+    writeFileSync(path.join(dir, 'a.c'), '/* $Id$ */\nint a;\n');
+    git(dir, 'add', '.');
+    git(dir, 'commit', '-qm', 'ident');
+    rmSync(path.join(dir, 'a.c'));
+    git(dir, 'checkout', '--', 'a.c');
+    const twin = `${dir}-twin`;
+    cpSync(dir, twin, { recursive: true });
+    const patch = '*** Begin Patch\n*** Update File: a.c\n@@\n int a;\n+int b;\n*** Add File: b.c\n+// $Id$\n*** End Patch\n';
+    const r = await applyTransaction({ repoDir: dir, env: gitEnv, patchText: patch, withContents: true });
+    expect(git(dir, 'show', 'HEAD:a.c')).toBe('/* $Id$ */\nint a;\nint b;\n');
+    const oid = git(dir, 'rev-parse', 'HEAD:a.c').trim();
+    expect(readFileSync(path.join(dir, 'a.c'), 'utf8')).toBe(`/* $Id: ${oid} $ */\nint a;\nint b;\n`);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    for (const c of r.contents!) writeFileSync(path.join(twin, c.path), c.after!);
+    git(twin, 'add', 'a.c', 'b.c');
+    expect(git(dir, 'rev-parse', 'HEAD^{tree}')).toBe(git(twin, 'write-tree'));
+    rmSync(path.join(twin, 'a.c'));
+    rmSync(path.join(twin, 'b.c'));
+    git(twin, 'checkout', '--', '.');
+    for (const f of ['a.c', 'b.c']) expect(readFileSync(path.join(dir, f), 'utf8')).toBe(readFileSync(path.join(twin, f), 'utf8'));
   });
 });
