@@ -10,7 +10,8 @@
 // Layers, lowest precedence first: system (/etc/gitconfig or $GIT_CONFIG_SYSTEM, skipped with
 // $GIT_CONFIG_NOSYSTEM), global ($GIT_CONFIG_GLOBAL, else $XDG_CONFIG_HOME/git/config then
 // ~/.gitconfig), the repository's config, its config.worktree when extensions.worktreeConfig is on,
-// then $GIT_CONFIG_COUNT/$GIT_CONFIG_KEY_n/$GIT_CONFIG_VALUE_n.
+// then $GIT_CONFIG_COUNT/$GIT_CONFIG_KEY_n/$GIT_CONFIG_VALUE_n, then $GIT_CONFIG_PARAMETERS (what
+// `git -c` passes on to aliases and hooks).
 import { readFile, realpath } from './fsx.js';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -290,15 +291,87 @@ async function readConfigFile(file: string, ctx: IncludeContext, depth = 0): Pro
   return out;
 }
 
-function envEntries(env: NodeJS.ProcessEnv): ConfigEntry[] {
-  const count = Number(env.GIT_CONFIG_COUNT ?? 0);
-  const out: ConfigEntry[] = [];
-  for (let n = 0; Number.isInteger(count) && n < count; n++) {
-    const key = env[`GIT_CONFIG_KEY_${n}`];
-    const parts = key === undefined ? null : splitKey(key);
-    if (!parts) throw new PatchtxError('usage', `bad or missing GIT_CONFIG_KEY_${n}`, { key });
-    out.push({ ...parts, value: env[`GIT_CONFIG_VALUE_${n}`] ?? '', file: '(environment)' });
+function envEntry(key: string, value: string | null, from: string): ConfigEntry {
+  const parts = splitKey(key.trim());
+  if (!parts) throw new PatchtxError('usage', `bad config key '${key}' in ${from}`, { key, variable: from });
+  return { ...parts, value, file: '(command line)' };
+}
+
+/** git's single-quoted word: `'…'` with `\'` and `\!` allowed between quoted parts. */
+function dequoteStep(text: string, at: number): { word: string; next: number } | null {
+  if (text[at] !== "'") return null;
+  let word = '';
+  let i = at + 1;
+  for (;;) {
+    const close = text.indexOf("'", i);
+    if (close < 0) return null;
+    word += text.slice(i, close);
+    i = close + 1;
+    if (text[i] === '\\' && (text[i + 1] === "'" || text[i + 1] === '!') && text[i + 2] === "'") {
+      word += text[i + 1];
+      i += 3;
+      continue;
+    }
+    return { word, next: i };
   }
+}
+
+/**
+ * $GIT_CONFIG_PARAMETERS, which `git -c key=value` sets for the commands it runs (aliases, hooks):
+ * single-quoted words separated by spaces, each `'key'='value'` (`'key'=` for a bare boolean), or
+ * in the older form `'key=value'` (`'key'` alone for a bare boolean).
+ */
+export function parseConfigParameters(text: string): ConfigEntry[] {
+  const out: ConfigEntry[] = [];
+  const bogus = (): PatchtxError =>
+    new PatchtxError('usage', `bogus format in GIT_CONFIG_PARAMETERS: ${JSON.stringify(text)}`, { variable: 'GIT_CONFIG_PARAMETERS' });
+  const isSpace = (c: string | undefined): boolean => c !== undefined && /\s/.test(c);
+  let i = 0;
+  while (isSpace(text[i])) i++;
+  while (i < text.length) {
+    const key = dequoteStep(text, i);
+    if (!key) throw bogus();
+    i = key.next;
+    if (i >= text.length || isSpace(text[i])) {
+      // the older form: everything up to the first '=' is the key
+      const eq = key.word.indexOf('=');
+      out.push(eq < 0 ? envEntry(key.word, null, 'GIT_CONFIG_PARAMETERS') : envEntry(key.word.slice(0, eq), key.word.slice(eq + 1), 'GIT_CONFIG_PARAMETERS'));
+    } else if (text[i] === '=') {
+      i++;
+      if (text[i] === "'") {
+        const value = dequoteStep(text, i);
+        if (!value || (value.next < text.length && !isSpace(text[value.next]))) throw bogus();
+        out.push(envEntry(key.word, value.word, 'GIT_CONFIG_PARAMETERS'));
+        i = value.next;
+      } else if (i >= text.length || isSpace(text[i])) {
+        out.push(envEntry(key.word, null, 'GIT_CONFIG_PARAMETERS'));
+      } else throw bogus();
+    } else throw bogus();
+    while (isSpace(text[i])) i++;
+  }
+  return out;
+}
+
+/**
+ * Configuration given in the environment, above every file: $GIT_CONFIG_COUNT with
+ * $GIT_CONFIG_KEY_n/$GIT_CONFIG_VALUE_n, then $GIT_CONFIG_PARAMETERS (`git -c`), as git reads them.
+ */
+function envEntries(env: NodeJS.ProcessEnv): ConfigEntry[] {
+  const out: ConfigEntry[] = [];
+  if (env.GIT_CONFIG_COUNT !== undefined && env.GIT_CONFIG_COUNT !== '') {
+    const count = Number(env.GIT_CONFIG_COUNT);
+    if (!Number.isInteger(count) || count < 0) {
+      throw new PatchtxError('usage', `bogus count in GIT_CONFIG_COUNT: ${env.GIT_CONFIG_COUNT}`, { variable: 'GIT_CONFIG_COUNT' });
+    }
+    for (let n = 0; n < count; n++) {
+      const key = env[`GIT_CONFIG_KEY_${n}`];
+      const value = env[`GIT_CONFIG_VALUE_${n}`];
+      if (key === undefined) throw new PatchtxError('usage', `missing config key GIT_CONFIG_KEY_${n}`, { variable: `GIT_CONFIG_KEY_${n}` });
+      if (value === undefined) throw new PatchtxError('usage', `missing config value GIT_CONFIG_VALUE_${n}`, { variable: `GIT_CONFIG_VALUE_${n}` });
+      out.push(envEntry(key, value, `GIT_CONFIG_KEY_${n}`));
+    }
+  }
+  if (env.GIT_CONFIG_PARAMETERS) out.push(...parseConfigParameters(env.GIT_CONFIG_PARAMETERS));
   return out;
 }
 

@@ -6,13 +6,15 @@
 //     $GIT_OBJECT_DIRECTORY: objects we would read or dedupe against live elsewhere
 //   - index version 4 (prefix-compressed paths) and split indexes: the index code reads v2/v3 only
 //   - sparse checkouts (core.sparseCheckout, index.sparse): paths outside the cone are not on disk
-//   - per path: a `filter` attribute (Git LFS and other clean/smudge filters), since patchtx writes
-//     blobs from the patched bytes as they are and never runs filters
+//   - per path: a `filter` attribute (Git LFS and other clean/smudge filters) and
+//     `working-tree-encoding`, since patchtx never runs filters or re-encodes; the conversions it
+//     can do as git does (line endings, ident: convert.ts) are what conversionsForPaths returns
 import { open, readdir, readFile } from './fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
-import { attributesOf, loadAttributeFiles } from './attributes.js';
-import type { GitConfig } from './config.js';
+import { attributesOf, loadAttributeFiles, type AttributeValue } from './attributes.js';
+import { GitConfig } from './config.js';
+import { conversionConfig, conversionFor, type Conversion } from './convert.js';
 import type { Repository } from './repository.js';
 
 function refuse(feature: string, message: string, data: Record<string, unknown> = {}): PatchtxError {
@@ -114,14 +116,6 @@ async function checkIndex(repo: Repository, config: GitConfig): Promise<void> {
   }
 }
 
-/** core.autocrlf converts line endings on checkout and commit; patchtx writes bytes as committed. */
-function checkLineEndingConversion(config: GitConfig): void {
-  const autocrlf = config.get('core.autocrlf')?.toLowerCase();
-  if (autocrlf !== undefined && autocrlf !== 'false' && autocrlf !== 'no' && autocrlf !== 'off' && autocrlf !== '0') {
-    throw refuse('autocrlf', `line-ending conversion (core.autocrlf=${autocrlf}); patchtx keeps every byte as committed, run with core.autocrlf=false`);
-  }
-}
-
 function checkSparse(config: GitConfig): void {
   if (config.getBool('core.sparseCheckout')) {
     throw refuse('sparse-checkout', 'sparse checkout (core.sparseCheckout); run `git sparse-checkout disable` first');
@@ -137,7 +131,6 @@ export async function checkRepositorySupported(
 ): Promise<void> {
   checkFormat(config);
   checkSparse(config);
-  checkLineEndingConversion(config);
   await checkAlternates(repo, env);
   await checkIndex(repo, config);
 }
@@ -147,53 +140,52 @@ export interface AttributeCheckOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+const CONVERSION_ATTRIBUTES = ['filter', 'working-tree-encoding', 'text', 'crlf', 'eol', 'ident'];
+
 /**
- * Refuses (unsupported_repository) when any of `paths` has a `filter` attribute, reading
- * .gitattributes through `readTextAt` (the caller picks the base tree or the working tree) plus
- * info/attributes and core.attributesFile.
+ * How git converts each of `paths` between the working tree and the object store (convert.ts),
+ * reading .gitattributes through `readTextAt` (the caller picks the tree) plus info/attributes and
+ * core.attributesFile. Refuses (unsupported_repository) a path git would run through a filter
+ * (Git LFS and other clean/smudge drivers) or re-encode (working-tree-encoding): patchtx does
+ * neither.
  */
-export async function checkAttributesForPaths(
+export async function conversionsForPaths(
   repo: Repository,
   paths: readonly string[],
   readTextAt: (repoPath: string) => Promise<string | null>,
   options: AttributeCheckOptions = {},
-): Promise<void> {
-  if (paths.length === 0) return;
+): Promise<Map<string, Conversion>> {
+  const result = new Map<string, Conversion>();
+  if (paths.length === 0) return result;
+  const settings = conversionConfig(options.config ?? new GitConfig());
   const files = await loadAttributeFiles({ repo, readTextAt, config: options.config, env: options.env }, paths);
-  // core.eol=native is lf here: patchtx runs on POSIX systems, where git's native ending is lf
-  const crlfWorkingTree = options.config?.get('core.eol')?.toLowerCase() === 'crlf';
+  const none = conversionFor(new Map(), settings);
   for (const p of paths) {
     const applying = files.get(p) ?? [];
-    if (applying.length === 0) continue; // no attributes file anywhere above it: nothing is set
-    const attrs = attributesOf(p, applying, ['filter', 'eol', 'ident', 'working-tree-encoding', 'text']);
+    if (applying.length === 0) {
+      result.set(p, none); // no attributes file anywhere above it: core.autocrlf alone decides
+      continue;
+    }
+    const attrs = attributesOf(p, applying, CONVERSION_ATTRIBUTES);
     const filter = attrs.get('filter');
     if (filter && typeof filter.value === 'string') {
       throw new PatchtxError(
         'unsupported_repository',
-        `${p} has the attribute filter=${filter.value} (${filter.source}); patchtx does not run clean/smudge filters such as Git LFS`,
+        `${p} has the attribute filter=${filter.value} (${filter.source}); patchtx does not run clean/smudge filters such as Git LFS: make this change with git itself`,
         { feature: 'filter', path: p, filter: filter.value, source: filter.source },
       );
     }
-    // a text file gets core.eol's line endings in the working tree; crlf would convert them
-    const text = attrs.get('text');
-    if (text && (text.value === true || text.value === 'auto') && crlfWorkingTree) {
+    const encoding = attrs.get('working-tree-encoding');
+    // git converts nothing for UTF-8, the encoding it stores
+    if (encoding && typeof encoding.value === 'string' && !/^utf-?8$/i.test(encoding.value) && encoding.value !== '') {
       throw new PatchtxError(
         'unsupported_repository',
-        `${p} has the attribute text${text.value === 'auto' ? '=auto' : ''} (${text.source}) and core.eol is crlf; patchtx does not convert line endings between the working tree and git`,
-        { feature: 'eol', path: p, source: text.source },
+        `${p} has the attribute working-tree-encoding=${encoding.value} (${encoding.source}); patchtx does not re-encode files between the working tree and git: make this change with git itself`,
+        { feature: 'working-tree-encoding', path: p, encoding: encoding.value, source: encoding.source },
       );
     }
-    // these make the working-tree bytes differ from the committed bytes; patchtx writes the
-    // committed bytes as they are, so it would leave the file looking modified to git
-    for (const name of ['eol', 'ident', 'working-tree-encoding']) {
-      const a = attrs.get(name);
-      if (a && a.value !== false) {
-        throw new PatchtxError(
-          'unsupported_repository',
-          `${p} has the attribute ${name}${typeof a.value === 'string' ? `=${a.value}` : ''} (${a.source}); patchtx does not convert content between the working tree and git`,
-          { feature: name, path: p, source: a.source },
-        );
-      }
-    }
+    const values = new Map<string, AttributeValue>([...attrs].map(([k, v]) => [k, v.value]));
+    result.set(p, conversionFor(values, settings));
   }
+  return result;
 }

@@ -339,6 +339,8 @@ export interface ModifiedCheckOptions {
   trustCtime?: boolean;
   /** core.symlinks (default true): when false, symlinks are plain files holding the target */
   symlinks?: boolean;
+  /** what git would store for a regular file's bytes (its line-ending and ident conversions) */
+  storedForm?: (content: Buffer) => Promise<Uint8Array>;
 }
 
 /**
@@ -386,7 +388,7 @@ export async function isWorktreeFileModified(
     if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR' || code === NOT_REGULAR) return true; // changed under us
     throw ioError(e, 'read', file);
   }
-  return hashBlob(content) !== entry.oid;
+  return hashBlob(options.storedForm && !readsAsSymlink ? await options.storedForm(content) : content) !== entry.oid;
 }
 
 function statMatches(entry: IndexEntry, st: BigIntStats | Stats, trustCtime: boolean): boolean {

@@ -4,6 +4,7 @@
 import { PatchtxError } from '../errors.js';
 import { planPatch } from '../engine/plan.js';
 import type { FileChange, Plan, PlanWarning } from '../engine/types.js';
+import { converts } from '../git/convert.js';
 import { hashBlob } from '../git/hash.js';
 import { resolveIdentity } from '../git/identity.js';
 import { readIndex, validateIndexUpdates, type GitIndex } from '../git/index-file.js';
@@ -23,7 +24,8 @@ import type { RecoveryReport } from './recover.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
 import { indexUpdatesOf } from './sync.js';
 import { withSession, type Session, type SessionOptions } from './session.js';
-import { checkAttributesInTree, loadTouched, type PathState } from './state.js';
+import { loadTouched, type PathState } from './state.js';
+import { committedForm, conversionsOfResult } from './conversions.js';
 import { resolveTarget, type Target, type TargetOptions } from './target.js';
 import { patchDirectory, rerootPatch, touchedPaths, type TouchedPath } from './touched.js';
 
@@ -93,6 +95,18 @@ function modeFor(p: string, states: Map<string, PathState>, plan: Plan): TreeMod
   return '100644';
 }
 
+/**
+ * The blob `git add` would compare a path's new content with for git's text=auto rule: its index
+ * entry, which a move brings along from the source (as `git mv` does) and a delete removes.
+ */
+function indexBlobFor(p: string, states: Map<string, PathState>, touched: Map<string, TouchedPath>, plan: Plan): string | null {
+  const moved = plan.changes.find((c) => c.op === 'R' && c.path === p);
+  if (!moved && touched.get(p)?.kinds.values().next().value === 'delete') return null;
+  const st = states.get(moved?.from ?? p);
+  if (st?.index !== undefined) return st.index.find((e) => e.stage === 0)?.oid ?? null;
+  return st?.base.type === 'blob' ? st.base.oid : null;
+}
+
 /** Adding `a/b` where `a` is a file in the base works only when the same patch deletes `a`. */
 function checkBlockedAdds(plan: Plan, states: Map<string, PathState>): void {
   for (const [p, data] of plan.files) {
@@ -109,7 +123,8 @@ function checkBlockedAdds(plan: Plan, states: Map<string, PathState>): void {
 
 /**
  * What the checkout holds at each target path (Journal.found): the base entry where the path is
- * clean, the hash of the bytes on disk where --dirty=include took them in (the overlay has them).
+ * clean (for a converted file, the hash of its working-tree form), the hash of the bytes on disk
+ * where --dirty=include took them in (the overlay has them).
  * Directories and special files are not listed.
  */
 function foundInCheckout(targets: ReadonlyMap<string, TreeEdit>, states: Map<string, PathState>, overlay: Overlay): Map<string, string | null> {
@@ -121,7 +136,10 @@ function foundInCheckout(targets: ReadonlyMap<string, TreeEdit>, states: Map<str
     if (kind === 'missing') {
       found.set(p, null);
     } else if ((kind === 'file' || kind === 'symlink') && st.dirty === undefined) {
-      if (st.base.type === 'blob' || st.base.type === 'symlink') found.set(p, st.base.oid);
+      // a converted file holds the base blob's working-tree form, which the overlay has
+      const bytes = kind === 'file' && converts(st.conversion) ? overlay.read(p) : undefined;
+      if (bytes) found.set(p, hashBlob(bytes));
+      else if (st.base.type === 'blob' || st.base.type === 'symlink') found.set(p, st.base.oid);
     } else if (kind === 'file' || kind === 'symlink') {
       const bytes = overlay.read(p);
       if (bytes) found.set(p, hashBlob(bytes));
@@ -172,10 +190,10 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
     index,
     dirty: opts.dirty ?? 'refuse',
   });
-  // attribute files are read from the base commit, the state the patch applies to
-  await checkAttributesInTree(session, target.baseTree, [...touched.keys()]);
   const plan = planPatch(patch, overlay, { strict: opts.strict });
   checkBlockedAdds(plan, states);
+  // the result is stored and checked out with the attributes it has itself (the patch may change them)
+  const conversions = await conversionsOfResult(session, target.baseTree, plan.files, states);
 
   const edits = new Map<string, TreeEdit>();
   const targets = new Map<string, TreeEdit>();
@@ -187,10 +205,15 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
       targets.set(p, null);
       continue;
     }
-    const entry = { oid: await store.writeBlob(data), mode: modeFor(p, states, plan) };
+    const mode = modeFor(p, states, plan);
+    // core.safecrlf guards bytes a file had; an added file's line endings are the patch format's
+    const added = plan.changes.some((c) => c.path === p && c.op === 'A');
+    const form = await committedForm(session, p, data, mode === '120000' ? null : conversions.get(p)!, indexBlobFor(p, states, touched, plan), !added);
+    if (form.warning !== null) plan.warnings.push({ kind: 'line_endings', message: form.warning, path: p });
+    const entry = { oid: await store.writeBlob(form.blob), mode };
     edits.set(p, entry);
     targets.set(p, entry);
-    contents.set(p, data);
+    contents.set(p, form.worktree);
   }
   const tree = await editTree(store, target.baseTree, edits);
   const unchanged = tree === (target.baseTree ?? EMPTY_TREE_OID);

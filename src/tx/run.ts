@@ -21,6 +21,7 @@ import { createJournal, removeJournal, transactionId, updateJournal, type Journa
 import { markOfThisProcess, markText } from './liveness.js';
 import { updateRedoStack } from './redo-stack.js';
 import type { Session } from './session.js';
+import { checkoutForms } from './conversions.js';
 import { indexUpdatesOf, syncCheckout } from './sync.js';
 import type { Target } from './target.js';
 
@@ -183,7 +184,10 @@ export async function finishPublished(
   if (journal.redo) updateRedoStack(session.repo, journal.ref, journal.redo, transactionId(journal));
   if (journal.worktree) {
     if (!lock) throw new PatchtxError('internal', 'checkout sync without the index lock');
-    await syncCheckout(session, lock, targets, contents, leave);
+    // blobs not handed over are written as checkout would write them with the commit's attributes
+    const unread = [...targets].filter(([p, t]) => t !== null && t.mode !== '120000' && !contents?.has(p)).map(([p]) => p);
+    const form = unread.length > 0 && journal.newOid !== null ? await checkoutForms(session, journal.newOid, unread) : undefined;
+    await syncCheckout(session, lock, targets, contents, leave, form);
   }
   removeJournal(session.repo);
   return warnings;

@@ -5,11 +5,12 @@ import type { BigIntStats } from 'node:fs';
 import { lstat } from '../git/fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
-import { checkAttributesForPaths } from '../git/features.js';
+import { converts, toWorktree } from '../git/convert.js';
 import { hashBlob } from '../git/hash.js';
 import type { GitIndex, IndexEntry } from '../git/index-file.js';
 import { lookupPaths, type PathInfo } from '../git/tree-edit.js';
 import { inspectWorktreePath, isWorktreeFileModified, readWorktreeFile, type ModifiedCheckOptions, type WorktreePathState } from '../git/worktree.js';
+import { conversionsInTree, storedForm, type Conversion } from './conversions.js';
 import { Overlay } from './overlay.js';
 import type { Session } from './session.js';
 import type { TouchedPath } from './touched.js';
@@ -22,6 +23,8 @@ export interface PathState {
   worktree?: WorktreePathState;
   /** why the path counts as having uncommitted changes, if it does */
   dirty?: string;
+  /** how git converts it between the working tree and the object store, by the base's attributes */
+  conversion: Conversion;
 }
 
 export interface LoadOptions {
@@ -62,7 +65,12 @@ function statCheckOptions(session: Session, index: GitIndex | null): ModifiedChe
   };
 }
 
-async function dirtyReason(workdir: string, st: PathState, statOptions: () => ModifiedCheckOptions): Promise<string | undefined> {
+async function dirtyReason(
+  workdir: string,
+  st: PathState,
+  statOptions: () => ModifiedCheckOptions,
+  stored: (c: Conversion, bytes: Uint8Array, indexOid: string) => Promise<Uint8Array>,
+): Promise<string | undefined> {
   const entries = st.index ?? [];
   if (entries.some((e) => e.stage !== 0)) return 'unmerged (conflict in the index)';
   const staged = entries.find((e) => e.stage === 0);
@@ -76,7 +84,8 @@ async function dirtyReason(workdir: string, st: PathState, statOptions: () => Mo
   if (staged) {
     if (wt.kind === 'missing') return 'deleted in the working tree';
     if (wt.kind !== 'file' && wt.kind !== 'symlink') return `replaced by a ${wt.kind === 'dir' ? 'directory' : 'special file'} in the working tree`;
-    const modified = await isWorktreeFileModified(workdir, staged, wt.stat as BigIntStats, statOptions());
+    const options = converts(st.conversion) && wt.kind === 'file' ? { ...statOptions(), storedForm: (bytes: Buffer) => stored(st.conversion, bytes, staged.oid) } : statOptions();
+    const modified = await isWorktreeFileModified(workdir, staged, wt.stat as BigIntStats, options);
     return modified ? 'modified in the working tree' : undefined;
   }
   // not in the base, not in the index: anything on disk is untracked work the patch would clobber
@@ -95,6 +104,10 @@ export async function inspectPaths(
   check?: (path: string, base: PathInfo) => void,
 ): Promise<Map<string, PathState>> {
   const infos = await lookupPaths(session.store, tree, paths);
+  if (check) for (const p of paths) check(p, infos.get(p)!);
+  // attribute files are read from the same tree, the state the paths are compared with
+  const conversions = await conversionsInTree(session, tree, paths);
+  const stored = async (c: Conversion, bytes: Uint8Array, indexOid: string): Promise<Uint8Array> => (await storedForm(session.store, c, bytes, indexOid)).data;
   const found = worktree && index ? index.find(paths) : new Map<string, IndexEntry[]>();
   const states = new Map<string, PathState>();
   const knownDirs = new Set<string>();
@@ -103,8 +116,7 @@ export async function inspectPaths(
   const statOptionsOnce = (): ModifiedCheckOptions => (statOptions ??= statCheckOptions(session, index));
   for (const p of paths) {
     const base = infos.get(p)!;
-    check?.(p, base);
-    const st: PathState = { path: p, base };
+    const st: PathState = { path: p, base, conversion: conversions.get(p)! };
     if (worktree) {
       st.index = found.get(p) ?? [];
       st.worktree = await inspectWorktreePath(session.repo.workdir!, p, knownDirs);
@@ -119,24 +131,11 @@ export async function inspectPaths(
         }
         st.worktree = { kind: 'missing' };
       }
-      st.dirty = await dirtyReason(session.repo.workdir!, st, statOptionsOnce);
+      st.dirty = await dirtyReason(session.repo.workdir!, st, statOptionsOnce, stored);
     }
     states.set(p, st);
   }
   return states;
-}
-
-/**
- * Refuses `paths` that git would convert between the working tree and the object store (filters,
- * eol, ...: checkAttributesForPaths), reading the .gitattributes files of commit tree `tree`, the
- * state a transaction starts from.
- */
-export async function checkAttributesInTree(session: Session, tree: string | null, paths: readonly string[]): Promise<void> {
-  const readText = async (p: string): Promise<string | null> => {
-    const found = (await lookupPaths(session.store, tree, [p])).get(p);
-    return found?.type === 'blob' ? Buffer.from(await session.store.readBlob(found.oid)).toString('utf8') : null;
-  };
-  await checkAttributesForPaths(session.repo, paths, readText, { config: session.config, env: session.env });
 }
 
 export function dirtyList(states: Iterable<PathState>): string {
@@ -144,17 +143,19 @@ export function dirtyList(states: Iterable<PathState>): string {
 }
 
 /**
- * The base content of a clean touched file. In a checkout it is taken from the working tree, as
- * `git apply` does, when those bytes hash to the base blob: reading a small file costs less than
- * finding, reading and inflating its object. The hash, not the stat data, decides, so a line-ending
- * conversion or an edit since the checks only means the object is read from the store instead.
+ * The base content of a clean touched file as the working tree holds it (as `git checkout` would
+ * write it, where there is no working tree). In a checkout it is taken from the working tree, as
+ * `git apply` does, when what git would store from those bytes hashes to the base blob: reading a
+ * small file costs less than finding, reading and inflating its object. The hash, not the stat
+ * data, decides, so an edit since the checks only means the object is read from the store instead.
  */
 async function baseBlobContent(session: Session, st: PathState, oid: string): Promise<Uint8Array> {
   if (st.worktree?.kind === 'file') {
     const onDisk = await readWorktreeFile(session.repo.workdir!, st.path).catch(() => null);
-    if (onDisk && hashBlob(onDisk) === oid) return onDisk;
+    if (onDisk && hashBlob(converts(st.conversion) ? (await storedForm(session.store, st.conversion, onDisk, oid)).data : onDisk) === oid) return onDisk;
   }
-  return session.store.readBlob(oid);
+  const blob = await session.store.readBlob(oid);
+  return converts(st.conversion) ? toWorktree(blob, st.conversion) : blob;
 }
 
 export async function loadTouched(session: Session, baseTree: string | null, touched: Map<string, TouchedPath>, opts: LoadOptions): Promise<LoadedState> {

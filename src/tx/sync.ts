@@ -37,6 +37,8 @@ export async function syncCheckout(
   targets: ReadonlyMap<string, TreeEdit>,
   contents: ReadonlyMap<string, Uint8Array> = new Map(),
   leave: ReadonlySet<string> = new Set(),
+  /** what checkout writes for a blob read here (line-ending and ident conversion); `contents` have it already */
+  checkoutForm: (path: string, blob: Uint8Array) => Uint8Array = (_p, blob) => blob,
 ): Promise<void> {
   const workdir = session.repo.workdir!;
   const trustExec = session.config.getBool('core.filemode') ?? true;
@@ -66,7 +68,7 @@ export async function syncCheckout(
   const writes = [...targets].filter((e): e is [string, NonNullable<TreeEdit>] => e[1] !== null);
   const pooled = writes.length >= POOLED_WRITES_MIN;
   const write = async ([p, t]: [string, NonNullable<TreeEdit>]): Promise<void> => {
-    const data = contents.get(p) ?? (await session.store.readBlob(t.oid));
+    const data = contents.get(p) ?? (t.mode === '120000' ? await session.store.readBlob(t.oid) : checkoutForm(p, await session.store.readBlob(t.oid)));
     const stat =
       t.mode === '120000'
         ? await writeWorktreeSymlink(workdir, p, Buffer.from(data).toString())

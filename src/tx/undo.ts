@@ -20,7 +20,7 @@ import { patchId } from './patch-id.js';
 import { readRedoStack } from './redo-stack.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
 import { withSession, type Session, type SessionOptions } from './session.js';
-import { checkAttributesInTree, dirtyList, inspectPaths } from './state.js';
+import { dirtyList, inspectPaths } from './state.js';
 import type { RecoveryReport } from './recover.js';
 import { resolveTarget, type Target } from './target.js';
 
@@ -53,9 +53,7 @@ const editOf = (e: PathDelta['before']): TreeEdit => (e === null ? null : { oid:
 /** Refuses when any of `paths` has uncommitted changes against `tree` in this checkout. */
 async function requireClean(session: Session, target: Target, lock: IndexLock | null, tree: string, paths: string[], what: string): Promise<void> {
   if (!target.worktree) return;
-  // as for apply: patchtx writes committed bytes, so a path git would convert on checkout is refused
-  // (it would also look clean by its stat data while holding other bytes than the commit)
-  await checkAttributesInTree(session, tree, paths);
+  // the paths' attributes come from `tree` too: converted files are compared as git compares them
   const states = await inspectPaths(session, tree, paths, lock?.index ?? null, true);
   const list = dirtyList(states.values());
   if (list !== '') {

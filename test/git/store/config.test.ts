@@ -243,3 +243,55 @@ describe('resolveIdentity', () => {
     );
   });
 });
+
+describe('configuration from the command line (git -c)', () => {
+  /** GIT_CONFIG_PARAMETERS as git itself passes it to an alias run with `git -c …`. */
+  function parametersFromGit(dir: string, settings: string[]): string {
+    git(dir, 'config', 'alias.showenv', '!env');
+    const out = execFileSync('git', [...settings.flatMap((s) => ['-c', s]), 'showenv'], { cwd: dir, env: gitEnv, encoding: 'utf8' });
+    const line = out.split('\n').find((l) => l.startsWith('GIT_CONFIG_PARAMETERS='));
+    expect(line).toBeDefined();
+    return line!.slice('GIT_CONFIG_PARAMETERS='.length);
+  }
+
+  it('reads GIT_CONFIG_PARAMETERS as git writes and reads it', async () => {
+    const dir = makeRepo('basic');
+    git(dir, 'config', 'core.autocrlf', 'false');
+    const settings = ['core.autocrlf=true', 'x.y=with  space', "q.r=it's! here", 'Sec.Sub.Key=V', 'flag.only', 'a.b=', 'a.eq=x=y'];
+    const parameters = parametersFromGit(dir, settings);
+    const env = { HOME: scratch(), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_PARAMETERS: parameters };
+    const config = await loadConfig(await openRepository({ cwd: dir, env: {} }), env);
+    const gitGet = (key: string) => execFileSync('git', ['config', '--get', key], { cwd: dir, env: { ...gitEnv, GIT_CONFIG_PARAMETERS: parameters }, encoding: 'utf8' }).replace(/\n$/, '');
+    // git prints a bare boolean as an empty value
+    for (const key of ['core.autocrlf', 'x.y', 'q.r', 'sec.Sub.key', 'flag.only', 'a.b', 'a.eq']) expect(config.getRaw(key) ?? '', key).toBe(gitGet(key));
+    expect(config.get('core.autocrlf')).toBe('true'); // above the repository's own config
+    expect(config.get('q.r')).toBe("it's! here");
+    expect(config.getRaw('flag.only')).toBeNull();
+    expect(config.get('Sec.sub.key')).toBeUndefined(); // the subsection keeps its case
+  });
+
+  it('reads the older quoting, takes it over GIT_CONFIG_COUNT, and refuses a bogus value', async () => {
+    const dir = makeRepo('basic');
+    const repo = await openRepository({ cwd: dir, env: {} });
+    const base = { HOME: scratch(), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 't.v', GIT_CONFIG_VALUE_0: 'count' };
+    const old = "'t.v=params' 'core.autocrlf=input' 't.flag'";
+    const config = await loadConfig(repo, { ...base, GIT_CONFIG_PARAMETERS: old });
+    const gitGet = (key: string) => execFileSync('git', ['config', '--get', key], { cwd: dir, env: { ...gitEnv, ...base, GIT_CONFIG_PARAMETERS: old }, encoding: 'utf8' }).trim();
+    for (const key of ['t.v', 'core.autocrlf', 't.flag']) expect(config.getRaw(key) ?? '', key).toBe(gitGet(key));
+    expect(config.get('t.v')).toBe('params');
+    for (const bogus of ["'unterminated", "'a.b'x", 'a.b=c', "'a.b'='c'd"]) {
+      await expect(loadConfig(repo, { ...base, GIT_CONFIG_PARAMETERS: bogus })).rejects.toMatchObject({ kind: 'usage', message: expect.stringContaining('GIT_CONFIG_PARAMETERS') });
+      expect(gitConfigStatus(dir, bogus)).not.toBe(0);
+    }
+    await expect(loadConfig(repo, { ...base, GIT_CONFIG_COUNT: '2' })).rejects.toMatchObject({ kind: 'usage', message: expect.stringContaining('GIT_CONFIG_KEY_1') });
+  });
+});
+
+function gitConfigStatus(dir: string, parameters: string): number | null {
+  try {
+    execFileSync('git', ['config', '--get', 'a.b'], { cwd: dir, env: { ...gitEnv, GIT_CONFIG_PARAMETERS: parameters }, stdio: 'ignore' });
+    return 0;
+  } catch (e) {
+    return (e as { status: number | null }).status;
+  }
+}

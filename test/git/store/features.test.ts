@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { attributesOf, loadAttributeFiles } from '../../../src/git/attributes.js';
 import { loadConfig } from '../../../src/git/config.js';
 import { openRepository } from '../../../src/git/discover.js';
-import { checkAttributesForPaths, checkRepositorySupported } from '../../../src/git/features.js';
+import { conversionsForPaths, checkRepositorySupported } from '../../../src/git/features.js';
 import { ObjectStore } from '../../../src/git/objects.js';
 import { lookupPaths } from '../../../src/git/tree-edit.js';
 import { wildmatch } from '../../../src/git/wildmatch.js';
@@ -197,21 +197,21 @@ describe('gitattributes filter detection', () => {
         return null;
       }
     };
-    await expect(checkAttributesForPaths(repo, ['plain.txt', 'src/other.js', 'file.unset', 'src/file.bin'], readTextAt, { env: ENV })).resolves.toBeUndefined();
-    await expect(checkAttributesForPaths(repo, ['plain.txt', 'assets/model.bin'], readTextAt, { env: ENV })).rejects.toMatchObject({
+    await expect(conversionsForPaths(repo, ['plain.txt', 'src/other.js', 'file.unset', 'src/file.bin'], readTextAt, { env: ENV })).resolves.toBeInstanceOf(Map);
+    await expect(conversionsForPaths(repo, ['plain.txt', 'assets/model.bin'], readTextAt, { env: ENV })).rejects.toMatchObject({
       kind: 'unsupported_repository',
       message: expect.stringContaining('assets/model.bin has the attribute filter=lfs (.gitattributes:3)'),
       data: { feature: 'filter', path: 'assets/model.bin', filter: 'lfs', source: '.gitattributes:3' },
     });
-    await expect(checkAttributesForPaths(repo, ['thing.big'], readTextAt, { env: ENV })).rejects.toMatchObject({ data: { filter: 'macro' } });
-    await expect(checkAttributesForPaths(repo, ['src/override.bin'], readTextAt, { env: ENV })).rejects.toMatchObject({
+    await expect(conversionsForPaths(repo, ['thing.big'], readTextAt, { env: ENV })).rejects.toMatchObject({ data: { filter: 'macro' } });
+    await expect(conversionsForPaths(repo, ['src/override.bin'], readTextAt, { env: ENV })).rejects.toMatchObject({
       data: { filter: 'fromInfo', source: 'info/attributes:2' },
     });
   });
 
-  it('refuses text files when core.eol=crlf would give them other line endings in the working tree', async () => {
+  it('gives text files the line endings of core.eol, where git used to be refused', async () => {
     const dir = makeRepo('basic');
-    writeFileSync(path.join(dir, '.gitattributes'), '*.txt text\n*.md text=auto\n*.bin -text\n');
+    writeFileSync(path.join(dir, '.gitattributes'), '*.txt text\n*.md text=auto\n*.bin -text\n*.js eol=lf\n');
     writeFileSync(path.join(dir, 'a.txt'), 'x\n');
     git(dir, 'add', '.gitattributes', 'a.txt');
     git(dir, 'commit', '-q', '-m', 'text files');
@@ -224,17 +224,12 @@ describe('gitattributes filter detection', () => {
     const repo = await openRepository({ cwd: dir, env: {} });
     const readTextAt = async (p: string) => (p === '.gitattributes' ? readFileSync(path.join(dir, p), 'utf8') : null);
     const config = await loadConfig(repo, { HOME: dir, GIT_CONFIG_NOSYSTEM: '1' });
-    await expect(checkAttributesForPaths(repo, ['a.txt'], readTextAt, { env: ENV, config })).rejects.toMatchObject({
-      kind: 'unsupported_repository',
-      message: expect.stringContaining('a.txt has the attribute text (.gitattributes:1) and core.eol is crlf'),
-      data: { feature: 'eol', path: 'a.txt', source: '.gitattributes:1' },
-    });
-    await expect(checkAttributesForPaths(repo, ['docs/b.md'], readTextAt, { env: ENV, config })).rejects.toMatchObject({ data: { feature: 'eol', path: 'docs/b.md' } });
-    // not text, or no core.eol=crlf: nothing is converted
-    await expect(checkAttributesForPaths(repo, ['c.bin', 'd.js'], readTextAt, { env: ENV, config })).resolves.toBeUndefined();
-    git(dir, 'config', 'core.eol', 'lf');
-    const lf = await loadConfig(repo, { HOME: dir, GIT_CONFIG_NOSYSTEM: '1' });
-    await expect(checkAttributesForPaths(repo, ['a.txt', 'docs/b.md'], readTextAt, { env: ENV, config: lf })).resolves.toBeUndefined();
+    const found = await conversionsForPaths(repo, ['a.txt', 'docs/b.md', 'c.bin', 'd.js', 'e.c'], readTextAt, { env: ENV, config });
+    expect(found.get('a.txt')).toMatchObject({ crlf: 'text', eol: 'crlf' });
+    expect(found.get('docs/b.md')).toMatchObject({ crlf: 'auto', eol: 'crlf' });
+    expect(found.get('c.bin')).toMatchObject({ crlf: 'binary' });
+    expect(found.get('d.js')).toMatchObject({ crlf: 'text', eol: 'lf' });
+    expect(found.get('e.c')).toMatchObject({ crlf: 'binary' }); // no attribute, core.autocrlf unset
   });
 
   it('reads core.attributesFile (or the XDG default) as the lowest layer', async () => {
@@ -244,11 +239,11 @@ describe('gitattributes filter detection', () => {
     writeFileSync(path.join(home, '.config/git/attributes'), '*.psd filter=lfs\n');
     const repo = await openRepository({ cwd: dir, env: {} });
     const none = async () => null;
-    await expect(checkAttributesForPaths(repo, ['art/x.psd'], none, { env: { HOME: home } })).rejects.toMatchObject({ data: { filter: 'lfs' } });
+    await expect(conversionsForPaths(repo, ['art/x.psd'], none, { env: { HOME: home } })).rejects.toMatchObject({ data: { filter: 'lfs' } });
     const custom = path.join(home, 'custom-attributes');
     writeFileSync(custom, '*.psd -filter\n*.tga filter=custom\n');
     const config = await loadConfig(repo, { HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.attributesFile', GIT_CONFIG_VALUE_0: custom });
-    await expect(checkAttributesForPaths(repo, ['art/x.psd'], none, { env: { HOME: home }, config })).resolves.toBeUndefined();
-    await expect(checkAttributesForPaths(repo, ['x.tga'], none, { env: { HOME: home }, config })).rejects.toMatchObject({ data: { filter: 'custom' } });
+    await expect(conversionsForPaths(repo, ['art/x.psd'], none, { env: { HOME: home }, config })).resolves.toBeInstanceOf(Map);
+    await expect(conversionsForPaths(repo, ['x.tga'], none, { env: { HOME: home }, config })).rejects.toMatchObject({ data: { filter: 'custom' } });
   });
 });

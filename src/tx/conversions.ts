@@ -1,0 +1,114 @@
+// The transaction's side of git's content conversion (src/git/convert.ts): which conversion each
+// touched path has in a given commit (its .gitattributes files), what `git add` would store for
+// working-tree bytes (reading the index's blob only when git's text=auto rule needs it), and what
+// `git checkout` would write for the blobs of a commit.
+import { PatchtxError } from '../errors.js';
+import { consultsIndex, converts, hasCrlfText, toGit, toWorktree, type Conversion, type ToGitResult } from '../git/convert.js';
+import { conversionsForPaths } from '../git/features.js';
+import type { ObjectStore } from '../git/objects.js';
+import { lookupPaths } from '../git/tree-edit.js';
+import type { Session } from './session.js';
+
+export type { Conversion };
+
+/**
+ * The conversion of each of `paths` with the .gitattributes files of commit tree `tree` (null: no
+ * commit yet); `override` gives files' contents that replace the tree's (a patch's own
+ * .gitattributes; null: deleted). Refuses filters and working-tree-encoding.
+ */
+export async function conversionsInTree(
+  session: Session,
+  tree: string | null,
+  paths: readonly string[],
+  override?: ReadonlyMap<string, Uint8Array | null>,
+): Promise<Map<string, Conversion>> {
+  const readText = async (p: string): Promise<string | null> => {
+    if (override?.has(p)) {
+      const bytes = override.get(p);
+      return bytes ? Buffer.from(bytes).toString('utf8') : null;
+    }
+    const found = (await lookupPaths(session.store, tree, [p])).get(p);
+    return found?.type === 'blob' ? Buffer.from(await session.store.readBlob(found.oid)).toString('utf8') : null;
+  };
+  return conversionsForPaths(session.repo, paths, readText, { config: session.config, env: session.env });
+}
+
+/**
+ * What `git add` stores for working-tree bytes at a path whose index entry is blob `indexOid`
+ * (null: none); git's text=auto rule keeps CRLF when that blob has it.
+ */
+export async function storedForm(store: ObjectStore, conversion: Conversion, bytes: Uint8Array, indexOid: string | null): Promise<ToGitResult> {
+  if (!converts(conversion)) return { data: bytes, lost: null };
+  const indexHasCrlf = indexOid !== null && consultsIndex(bytes, conversion) && hasCrlfText(await store.readBlob(indexOid));
+  return toGit(bytes, conversion, indexHasCrlf);
+}
+
+/**
+ * core.safecrlf, as `git add` applies it: with `true` a file that checkout would not give back as
+ * it is (CRLF stored as LF, or LF that checkout turns into CRLF) is refused; with `warn` (git's
+ * default) the returned message says what changes.
+ */
+export function roundTripCheck(path: string, conversion: Conversion, stored: ToGitResult): string | null {
+  if (stored.lost === null || conversion.safecrlf === 'off') return null;
+  const what = stored.lost === 'crlf' ? 'CRLF would be replaced by LF' : 'LF would be replaced by CRLF';
+  if (conversion.safecrlf === 'die') {
+    throw new PatchtxError(
+      'unsupported_repository',
+      `${what} in ${path} (core.safecrlf=true), as git add would refuse it; give the file the line endings its attributes ask for, or set core.safecrlf=warn`,
+      { feature: 'safecrlf', path, lost: stored.lost },
+    );
+  }
+  return stored.lost === 'crlf'
+    ? `${path}: its CRLF line endings were replaced by LF, as git stores the file and checks it out (its line-ending attributes or core.autocrlf)`
+    : `${path}: its LF line endings were replaced by CRLF, as git checks the file out (its line-ending attributes or core.autocrlf)`;
+}
+
+/** What `git checkout` writes for each blob of commit `commit` at `paths`: toWorktree per path. */
+export async function checkoutForms(session: Session, commit: string, paths: readonly string[]): Promise<(path: string, blob: Uint8Array) => Uint8Array> {
+  const tree = (await session.store.readCommit(commit)).tree;
+  const conversions = await conversionsInTree(session, tree, paths);
+  return (p, blob) => {
+    const c = conversions.get(p);
+    return c && converts(c) ? toWorktree(blob, c) : blob;
+  };
+}
+
+/**
+ * The conversion of each path of a patch's result: with the attributes of the base tree, unless
+ * the patch changes a .gitattributes file, whose new content then counts (as it would for the
+ * `git add` that follows such an edit).
+ */
+export async function conversionsOfResult(
+  session: Session,
+  baseTree: string | null,
+  files: ReadonlyMap<string, Uint8Array | null>,
+  before: ReadonlyMap<string, { conversion: Conversion }>,
+): Promise<Map<string, Conversion>> {
+  const attributeFiles = [...files].filter(([p]) => p === '.gitattributes' || p.endsWith('/.gitattributes'));
+  if (attributeFiles.length === 0) return new Map([...files.keys()].map((p) => [p, before.get(p)!.conversion]));
+  return conversionsInTree(session, baseTree, [...files.keys()], new Map(attributeFiles));
+}
+
+export interface CommittedForm {
+  /** what is committed */
+  blob: Uint8Array;
+  /** what the working tree gets */
+  worktree: Uint8Array;
+  /** core.safecrlf's warning, if any */
+  warning: string | null;
+}
+
+/** The blob `git add` stores for a path's new working-tree bytes, and what checkout then writes. */
+export async function committedForm(
+  session: Session,
+  path: string,
+  bytes: Uint8Array,
+  conversion: Conversion | null,
+  indexOid: string | null,
+  checkRoundTrip: boolean,
+): Promise<CommittedForm> {
+  if (conversion === null || !converts(conversion)) return { blob: bytes, worktree: bytes, warning: null };
+  const stored = await storedForm(session.store, conversion, bytes, indexOid);
+  const warning = checkRoundTrip ? roundTripCheck(path, conversion, stored) : null;
+  return { blob: stored.data, worktree: toWorktree(stored.data, conversion), warning };
+}
