@@ -64,6 +64,6 @@ export async function main(argv: string[], streams: Streams = processStreams, cw
   } catch (e) {
     const err = toError(e);
     streams.err(err.message + '\n');
-    return err.kind === 'internal' ? 70 : 1;
+    return err.kind === 'internal' ? 70 : err.kind === 'io_error' ? 74 : 1;
   }
 }

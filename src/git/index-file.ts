@@ -20,6 +20,7 @@ import { shouldFsync } from './fsync-policy.js';
 import type { FileHandle } from './fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
+import { fsError } from './io-error.js';
 import type { Repository } from './repository.js';
 
 const HEADER_SIZE = 12;
@@ -458,11 +459,8 @@ export function indexPathOf(repo: Repository): string {
   return path.join(repo.gitdir, 'index');
 }
 
-function ioError(e: unknown, action: string, file: string): PatchtxError {
-  if (e instanceof PatchtxError) return e;
-  const err = e as NodeJS.ErrnoException;
-  return new PatchtxError('internal', `cannot ${action} ${file}: ${err.message ?? String(e)}`, { path: file, errno: err.code });
-}
+/** see fsError: io_error for a full disk, a read-only mount..., internal otherwise */
+const ioError = (e: unknown, action: string, file: string): PatchtxError => fsError(e, action, file);
 
 /** Reads <gitdir>/index; null when the repository has no index file yet. */
 export async function readIndex(repo: Repository): Promise<GitIndex | null> {

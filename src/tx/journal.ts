@@ -7,10 +7,12 @@
 //   prepared   nothing published yet: drop our locks, the repository is at the old state
 //   published  the ref may have moved: if it points at `newOid`, finish the note, working tree and
 //              index for `paths`; otherwise the run did not land and is dropped
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Repository } from '../git/repository.js';
 import { shouldFsync } from '../git/fsync-policy.js';
+import { mkdirpSync } from '../git/fsx.js';
+import { fsError } from '../git/io-error.js';
 import { PatchtxError } from '../errors.js';
 import { crashPoint } from './crash.js';
 import { markOfThisProcess, markText, parseMark, processAlive, type ProcessMark } from './liveness.js';
@@ -78,9 +80,14 @@ function writeFileSynced(file: string, text: string, flags: string): void {
  */
 export function createJournal(repo: Repository, journal: Journal): void {
   const file = journalPath(repo);
-  mkdirSync(path.dirname(file), { recursive: true });
   const tmp = tempPath(file, process.pid);
-  writeFileSynced(tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
+  try {
+    mkdirpSync(path.dirname(file));
+    writeFileSynced(tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw fsError(e, 'write the transaction journal', tmp);
+  }
   crashPoint('mid-journal');
   try {
     linkSync(tmp, file);
@@ -88,12 +95,12 @@ export function createJournal(repo: Repository, journal: Journal): void {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw inProgress(file);
     // a file system without hard links: create it with O_EXCL and write it (the old way)
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw e;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw fsError(e, 'create the transaction journal', file);
     try {
       writeFileSynced(file, JSON.stringify(journal, null, 2) + '\n', 'wx');
     } catch (e2) {
       if ((e2 as NodeJS.ErrnoException).code === 'EEXIST') throw inProgress(file);
-      throw e2;
+      throw fsError(e2, 'create the transaction journal', file);
     }
   } finally {
     rmSync(tmp, { force: true });
@@ -107,9 +114,14 @@ const inProgress = (file: string): PatchtxError =>
 export function updateJournal(repo: Repository, journal: Journal): void {
   const file = journalPath(repo);
   const tmp = tempPath(file, process.pid);
-  writeFileSynced(tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
-  crashPoint('mid-publish-journal');
-  renameSync(tmp, file);
+  try {
+    writeFileSynced(tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
+    crashPoint('mid-publish-journal');
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw fsError(e, 'write the transaction journal', file);
+  }
 }
 
 /**

@@ -139,10 +139,11 @@ export async function runTransaction(
     const warnings = await finishPublished(session, journal, identity, lock, prepared.targets, prepared.contents);
     return { prepared, published: true, warnings };
   } catch (e) {
-    // the commit has landed: say so, rather than report a patch that "does not apply"
+    // the commit has landed: say so, rather than report a patch that "does not apply" (a full
+    // disk or a read-only file stays an io_error: the user's to fix before recovery can finish)
     await lock?.release().catch(() => undefined);
     throw new PatchtxError(
-      'internal',
+      e instanceof PatchtxError && e.kind === 'io_error' ? 'io_error' : 'internal',
       `${prepared.newOid} landed on ${target.ref}, but bringing the working tree and index in line failed: ${(e as Error).message}; run 'patchtx recover' to finish`,
       { commit: prepared.newOid, ref: target.ref },
     );
