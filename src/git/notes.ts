@@ -28,6 +28,8 @@ export interface AddNoteOptions {
   /** a notes commit for this note already written on top of `parent` (writeNoteCommit): taken
    * as it is while the notes ref is still at `parent` */
   written?: { commit: string; parent: string | null };
+  /** the notes ref lock's witness, passed on to updateRef */
+  witness?: string;
 }
 
 const NOTES_MESSAGE = "Notes added by 'patchtx'\n";
@@ -79,6 +81,7 @@ export async function addNote(store: ObjectStore, repo: Repository, opts: AddNot
         message: `notes: ${NOTES_MESSAGE}`,
         identity: opts.identity,
         logAllRefUpdates: opts.logAllRefUpdates,
+        witness: opts.witness,
       });
       return commit;
     } catch (e) {

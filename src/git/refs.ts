@@ -8,11 +8,12 @@
 // patchtx processes) safe: create "<ref>.lock" exclusively, check the current value under the lock
 // (compare-and-swap), write and fsync the new value into the lock file, append the reflog, rename the
 // lock over the ref.
-import { appendFile, mkdir, open, readdir, readFile, rename, unlink } from './fsx.js';
+import { appendFile, mkdir, readdir, readFile, rename, unlink } from './fsx.js';
 import { shouldFsync } from './fsync-policy.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { fsError } from './io-error.js';
+import { createLockFile, removeWitness } from './lock-file.js';
 import { formatIdentity, type Identity } from './model/identity.js';
 import { parseTagTarget } from './model/tag.js';
 import type { ObjectStore } from './objects.js';
@@ -245,6 +246,8 @@ export interface RefUpdate {
   identity: Identity;
   /** core.logAllRefUpdates as configured (undefined: git's default, on unless bare) */
   logAllRefUpdates?: string;
+  /** the lock file's witness (see lock-file.ts): who cleans up after a killed run can prove it its */
+  witness?: string;
 }
 
 /**
@@ -303,7 +306,7 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
   }
   let handle;
   try {
-    handle = await open(lockFile, 'wx');
+    handle = await createLockFile(lockFile, update.witness);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
       throw new PatchtxError('stale', `another process is updating ${ref} (lock file exists: ${lockFile})`, { ref, lockFile });
@@ -343,6 +346,7 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
   } finally {
     if (handle) await handle.close().catch(() => {});
     if (!renamed) await unlink(lockFile).catch(() => {});
+    removeWitness(update.witness);
   }
 }
 

@@ -8,6 +8,7 @@
 //   published  the ref may have moved: if it points at `newOid`, finish the note, working tree and
 //              index for `paths`; otherwise the run did not land and is dropped
 import { closeSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Repository } from '../git/repository.js';
 import { shouldFsync } from '../git/fsync-policy.js';
@@ -145,6 +146,21 @@ export function removeDeadTempsOf(file: string): void {
 /** Removes the temporary journal files of processes that are gone (killed while writing one). */
 export function removeDeadTempFiles(repo: Repository): void {
   removeDeadTempsOf(journalPath(repo));
+}
+
+/**
+ * The witness of a lock file `journal`'s run takes (see src/git/lock-file.ts): a file in patchtx's
+ * directory, named after the transaction and the lock, whose inode the lock shares while it is
+ * held. Recovery removes a lock the journal lists only when it is its witness's file.
+ */
+export function lockWitness(repo: Repository, journal: Journal, lockFile: string): string {
+  const which = createHash('sha1').update(lockFile).digest('hex').slice(0, 16);
+  return path.join(path.dirname(journalPath(repo)), `lock-${claimKey(journal)}-${which}.lock`);
+}
+
+/** Removes the witnesses of `journal`'s locks (the locks are gone, or not the run's). */
+export function removeLockWitnesses(repo: Repository, journal: Journal): void {
+  for (const lock of journal.locks) rmSync(lockWitness(repo, journal, lock), { force: true });
 }
 
 /** What identifies a transaction (in the redo stack's record of the last change, say). */

@@ -17,7 +17,7 @@ import { addNote, writeNoteCommit } from '../git/notes.js';
 import { readRef, refLockFile, updateRef } from '../git/refs.js';
 import type { TreeEdit } from '../git/tree-edit.js';
 import { crashPoint } from './crash.js';
-import { createJournal, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
+import { createJournal, lockWitness, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
 import { markOfThisProcess, markText } from './liveness.js';
 import { updateRedoStack } from './redo-stack.js';
 import type { Session } from './session.js';
@@ -76,7 +76,7 @@ export async function runTransaction(
   let prepared: Prepared;
   try {
     if (target.worktree) {
-      lock = await lockIndex(repo);
+      lock = await lockIndex(repo, lockWitness(repo, journal, journal.locks[0]!));
       crashPoint('after-index-lock');
     }
     session.store.beginBatch();
@@ -127,6 +127,7 @@ export async function runTransaction(
       message: prepared.reflogMessage,
       identity,
       logAllRefUpdates: session.config.get('core.logAllRefUpdates'),
+      witness: lockWitness(repo, journal, refLockFile(repo, target.ref)),
     });
   } catch (e) {
     session.store.discardBatch();
@@ -174,6 +175,7 @@ export async function finishPublished(
         written: journal.note.written,
         identity,
         logAllRefUpdates: session.config.get('core.logAllRefUpdates'),
+        witness: lockWitness(session.repo, journal, refLockFile(session.repo, journal.note.ref)),
       });
     } catch (e) {
       warnings.push(`the commit landed, but its patch text could not be stored as a note: ${(e as Error).message}`);
