@@ -14,7 +14,7 @@ import { PatchtxError } from '../errors.js';
 import { indexPathOf, lockIndex, type IndexLock } from '../git/index-file.js';
 import type { Identity } from '../git/model/identity.js';
 import { addNote, writeNoteCommit } from '../git/notes.js';
-import { readRef, refLockFile, updateRef } from '../git/refs.js';
+import { readHead, readRef, refLockFile, updateRef } from '../git/refs.js';
 import type { TreeEdit } from '../git/tree-edit.js';
 import { crashPoint } from './crash.js';
 import { createJournal, lockWitness, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
@@ -78,6 +78,7 @@ export async function runTransaction(
     if (target.worktree) {
       lock = await lockIndex(repo, lockWitness(repo, journal, journal.locks[0]!));
       crashPoint('after-index-lock');
+      await checkHeadUnchanged(session, target);
     }
     session.store.beginBatch();
     prepared = await prepare(lock);
@@ -147,6 +148,24 @@ export async function runTransaction(
       e instanceof PatchtxError && e.kind === 'io_error' ? 'io_error' : 'internal',
       `${prepared.newOid} landed on ${target.ref}, but bringing the working tree and index in line failed: ${(e as Error).message}; run 'patchtx recover' to finish`,
       { commit: prepared.newOid, ref: target.ref },
+    );
+  }
+}
+
+/**
+ * The target was resolved from HEAD before the index was locked: a `git checkout` in between
+ * would make this run commit onto the branch it left and write the patch into the index of the one
+ * it switched to (a staged change there). Under the index lock nobody following git's protocol
+ * switches branches, so HEAD is read again here: moved, the run stops before writing anything.
+ */
+async function checkHeadUnchanged(session: Session, target: Target): Promise<void> {
+  const head = await readHead(session.repo);
+  const now = head.ref ?? 'HEAD';
+  if (now !== target.ref || head.oid !== target.oldOid) {
+    throw new PatchtxError(
+      'stale',
+      `HEAD moved while this run started: it is ${now === 'HEAD' ? 'detached' : now} at ${head.oid ?? '(no commit)'} now, not ${target.ref} at ${target.oldOid ?? '(no commit)'}; nothing was written, retry`,
+      { ref: target.ref, expected: target.oldOid, actual: head.oid, head: now },
     );
   }
 }
