@@ -44,9 +44,11 @@ export interface Journal {
   found?: Array<string | null | false>;
   /** lock files this run may hold (absolute paths), removed by recovery of a dead run */
   locks: string[];
-  /** git note to attach to newOid (the original patch text); `written`: the notes commit the run
-   * wrote for it, on top of the notes ref's value then */
-  note?: { ref: string; text: string; written?: { commit: string; parent: string | null } };
+  /** git note to attach to newOid (the original patch text): `blob` holds the text (written with
+   * the commit; the text itself is not kept here, so the journal stays small whatever the patch's
+   * size; journals of older versions have `text`); `written`: the notes commit the run wrote for
+   * it, on top of the notes ref's value then */
+  note?: { ref: string; blob?: string; text?: string; written?: { commit: string; parent: string | null } };
   /** redo-stack change to make once published */
   redo?: { push?: string; pop?: boolean; clear?: boolean };
 }

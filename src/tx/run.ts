@@ -88,11 +88,13 @@ export async function runTransaction(
       lock.check(indexUpdatesOf(prepared.targets));
     }
     let noteWritten: NonNullable<Journal['note']>['written'];
+    let noteBlob: string | undefined;
     if (prepared.newOid !== null && prepared.note) {
       // the note's objects join the batch; attaching it after the commit point then only moves
       // the notes ref (should that ref move meanwhile, addNote writes a new notes commit itself)
       const tip = await readRef(repo, prepared.note.ref);
-      const commit = await writeNoteCommit(session.store, tip, { target: prepared.newOid, text: prepared.note.text, identity });
+      noteBlob = await session.store.writeBlob(Buffer.from(prepared.note.text, 'utf8'));
+      const commit = await writeNoteCommit(session.store, tip, { target: prepared.newOid, blob: noteBlob, identity });
       noteWritten = { commit, parent: tip };
     }
     if (prepared.newOid === null) session.store.discardBatch();
@@ -115,7 +117,7 @@ export async function runTransaction(
     }
     // with the notes commit already written, so that recovery attaches that one (one written
     // anew, dated then, would leave this one dangling)
-    journal.note = prepared.note && { ...prepared.note, written: noteWritten };
+    journal.note = prepared.note && { ref: prepared.note.ref, blob: noteBlob, written: noteWritten };
     journal.redo = prepared.redo;
     journal.locks.push(refLockFile(repo, target.ref));
     if (prepared.note) journal.locks.push(refLockFile(repo, prepared.note.ref));
@@ -191,6 +193,7 @@ export async function finishPublished(
         notesRef: journal.note.ref,
         target: journal.newOid,
         text: journal.note.text,
+        blob: journal.note.blob,
         written: journal.note.written,
         identity,
         logAllRefUpdates: session.config.get('core.logAllRefUpdates'),
