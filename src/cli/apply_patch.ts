@@ -78,7 +78,8 @@ export async function main(argv: string[], streams: Streams = processStreams, cw
   } catch (e) {
     const err = toError(withLimitRemedy(e, 'apply_patch'));
     streams.err(err.message + '\n');
-    // as Codex: 2 when the invocation is wrong (here also a bad PATCHTX_LIMITS), 1 when the patch is
-    return err.kind === 'internal' ? 70 : err.kind === 'usage' ? 2 : 1;
+    // as Codex: 2 when the invocation is wrong (here also a bad PATCHTX_LIMITS), 1 when the patch
+    // is; beyond Codex, 74 when the file system refused and 70 for a bug
+    return err.kind === 'internal' ? 70 : err.kind === 'io_error' ? 74 : err.kind === 'usage' ? 2 : 1;
   }
 }

@@ -2,6 +2,7 @@
 // one JSON object for machines (--json), unified diffs with colour when the terminal wants it.
 import { exitCodeFor, isPatchtxError, PatchtxError } from '../errors.js';
 import { unifiedDiff } from '../engine/diff.js';
+import { fsError, ioCauseOf } from '../git/io-error.js';
 import type { FileContents, TxResult } from '../tx/apply.js';
 import type { RecoveryReport } from '../tx/recover.js';
 import { isTerminal, writeToFd } from './stdio.js';
@@ -38,10 +39,24 @@ export function jsonResult(result: TxResult): Record<string, unknown> {
   };
 }
 
+/**
+ * Any error as a PatchtxError. A file system error that got this far without being mapped still
+ * names its cause (see fsError); anything else is a bug, reported in one line, with the stack
+ * kept for PATCHTX_DEBUG=1 (see printError).
+ */
 export function toError(e: unknown): PatchtxError {
   if (isPatchtxError(e)) return e;
-  const err = e as Error;
-  return new PatchtxError('internal', `internal error: ${err?.stack ?? String(e)}`);
+  const err = e as NodeJS.ErrnoException;
+  if (ioCauseOf(err) !== null) return fsError(err, 'use', err.path ?? '(unknown path)');
+  const message = err instanceof Error ? err.message : String(e);
+  const wrapped = new PatchtxError('internal', `internal error: ${message.split('\n')[0]}`);
+  if (err instanceof Error && err.stack) wrapped.stack = err.stack;
+  return wrapped;
+}
+
+/** The stack of an internal error, on request only (PATCHTX_DEBUG=1): users get the one line. */
+function debugStack(e: PatchtxError): string {
+  return e.kind === 'internal' && process.env.PATCHTX_DEBUG === '1' && e.stack ? `${e.stack}\n` : '';
 }
 
 export function jsonError(e: PatchtxError): Record<string, unknown> {
@@ -56,7 +71,7 @@ export async function printError(streams: Streams, e: PatchtxError, json: boolea
   if (json) streams.out(JSON.stringify(jsonError(e)) + '\n');
   else {
     if (e.data.recovered) printRecoveryNote(streams, e.data.recovered as RecoveryReport);
-    streams.err(`${useColour() ? (await colours()).red('error:') : 'error:'} ${e.message}\n`);
+    streams.err(`${useColour() ? (await colours()).red('error:') : 'error:'} ${e.message}\n${debugStack(e)}`);
   }
   return exitCodeFor(e.kind);
 }

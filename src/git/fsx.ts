@@ -6,6 +6,7 @@
 // The functions keep their promise-returning shape so callers stay ordinary async code, and
 // errors still arrive as rejections carrying the usual `code`.
 import * as fs from 'node:fs';
+import path from 'node:path';
 import type { BigIntStats, Dirent, MakeDirectoryOptions, RmOptions, Stats } from 'node:fs';
 
 type PathLike = fs.PathLike;
@@ -87,7 +88,30 @@ export async function appendFile(file: PathLike, data: string | Uint8Array): Pro
 }
 
 export async function mkdir(dir: PathLike, options?: MakeDirectoryOptions | number): Promise<string | undefined> {
-  return fs.mkdirSync(dir, options);
+  return typeof options === 'object' && options.recursive ? mkdirpSync(String(dir), options.mode) : fs.mkdirSync(dir, options);
+}
+
+/**
+ * `mkdir -p`. Node's recursive mkdir reports ENOENT where a directory cannot be created on a
+ * read-only file system (it looks the path up after the refused mkdir); the levels are then made
+ * one at a time, so the error names the real cause (EROFS, EACCES...) and the directory it is about.
+ */
+export function mkdirpSync(dir: string, mode?: fs.Mode): string | undefined {
+  try {
+    return fs.mkdirSync(dir, { recursive: true, mode });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  const missing: string[] = [];
+  for (let d = path.resolve(dir); !fs.existsSync(d) && path.dirname(d) !== d; d = path.dirname(d)) missing.unshift(d);
+  for (const d of missing) {
+    try {
+      fs.mkdirSync(d, mode);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+  return missing[0];
 }
 
 export async function readdir(dir: PathLike): Promise<string[]>;

@@ -20,6 +20,8 @@ import { shouldFsync } from './fsync-policy.js';
 import type { FileHandle } from './fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
+import { fsError } from './io-error.js';
+import { createLockFile, removeWitness } from './lock-file.js';
 import type { Repository } from './repository.js';
 
 const HEADER_SIZE = 12;
@@ -458,11 +460,8 @@ export function indexPathOf(repo: Repository): string {
   return path.join(repo.gitdir, 'index');
 }
 
-function ioError(e: unknown, action: string, file: string): PatchtxError {
-  if (e instanceof PatchtxError) return e;
-  const err = e as NodeJS.ErrnoException;
-  return new PatchtxError('internal', `cannot ${action} ${file}: ${err.message ?? String(e)}`, { path: file, errno: err.code });
-}
+/** see fsError: io_error for a full disk, a read-only mount..., internal otherwise */
+const ioError = (e: unknown, action: string, file: string): PatchtxError => fsError(e, action, file);
 
 /** Reads <gitdir>/index; null when the repository has no index file yet. */
 export async function readIndex(repo: Repository): Promise<GitIndex | null> {
@@ -795,11 +794,12 @@ export function invalidateCacheTree(data: Buffer, changed: Buffer[]): Buffer | n
 // Locking: git's protocol. Whoever creates <gitdir>/index.lock (O_CREAT|O_EXCL) owns the index
 // until it renames the lock over the index (commit) or deletes it (rollback).
 
-export async function lockIndex(repo: Repository): Promise<IndexLock> {
+/** `witness`: see lock-file.ts; it goes when the lock does. */
+export async function lockIndex(repo: Repository, witness?: string): Promise<IndexLock> {
   const lockPath = `${indexPathOf(repo)}.lock`;
   let handle: FileHandle;
   try {
-    handle = await open(lockPath, 'wx', 0o666);
+    handle = await createLockFile(lockPath, witness);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
       throw new PatchtxError('stale', `another git process holds ${lockPath}`, { path: lockPath });
@@ -808,10 +808,11 @@ export async function lockIndex(repo: Repository): Promise<IndexLock> {
   }
   try {
     // read after locking: only now can nobody following the protocol change it under us
-    return new IndexLock(indexPathOf(repo), lockPath, handle, await readIndex(repo));
+    return new IndexLock(indexPathOf(repo), lockPath, handle, await readIndex(repo), witness);
   } catch (e) {
     await handle.close().catch(() => undefined);
     await unlink(lockPath).catch(() => undefined);
+    removeWitness(witness);
     throw e;
   }
 }
@@ -825,11 +826,14 @@ export class IndexLock {
   /** the updates last vetted by check(), sorted */
   private checked: SortedUpdate[] | undefined;
 
-  constructor(indexPath: string, lockPath: string, handle: FileHandle, index: GitIndex | null) {
+  private readonly witness: string | undefined;
+
+  constructor(indexPath: string, lockPath: string, handle: FileHandle, index: GitIndex | null, witness?: string) {
     this.indexPath = indexPath;
     this.lockPath = lockPath;
     this.handle = handle;
     this.index = index;
+    this.witness = witness;
   }
 
   get held(): boolean {
@@ -859,6 +863,8 @@ export class IndexLock {
       await handle.close().catch(() => undefined);
       await unlink(this.lockPath).catch(() => undefined);
       throw ioError(e, 'write', this.indexPath);
+    } finally {
+      removeWitness(this.witness);
     }
   }
 
@@ -871,5 +877,6 @@ export class IndexLock {
     await unlink(this.lockPath).catch((e: NodeJS.ErrnoException) => {
       if (e.code !== 'ENOENT') throw ioError(e, 'remove', this.lockPath);
     });
+    removeWitness(this.witness);
   }
 }

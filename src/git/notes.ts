@@ -18,7 +18,9 @@ export interface AddNoteOptions {
   notesRef: string;
   /** the annotated object (a commit oid) */
   target: string;
-  text: string;
+  /** the note's text, or `blob`: the id of a blob holding it, already written */
+  text?: string;
+  blob?: string;
   /** author and committer of the notes commit, and the reflog identity */
   identity: Identity;
   /** compare-and-swap attempts before giving up (default 20) */
@@ -28,6 +30,8 @@ export interface AddNoteOptions {
   /** a notes commit for this note already written on top of `parent` (writeNoteCommit): taken
    * as it is while the notes ref is still at `parent` */
   written?: { commit: string; parent: string | null };
+  /** the notes ref lock's witness, passed on to updateRef */
+  witness?: string;
 }
 
 const NOTES_MESSAGE = "Notes added by 'patchtx'\n";
@@ -47,9 +51,9 @@ async function notesTree(store: ObjectStore, tip: string | null): Promise<string
  * so a caller can write it early (in a transaction's batch of objects) and addNote() later finds
  * every object already there.
  */
-export async function writeNoteCommit(store: ObjectStore, tip: string | null, opts: Pick<AddNoteOptions, 'target' | 'text' | 'identity'>): Promise<string> {
+export async function writeNoteCommit(store: ObjectStore, tip: string | null, opts: Pick<AddNoteOptions, 'target' | 'text' | 'blob' | 'identity'>): Promise<string> {
   const target = opts.target.toLowerCase();
-  const blob = await store.writeBlob(Buffer.from(opts.text, 'utf8'));
+  const blob = opts.blob ?? (await store.writeBlob(Buffer.from(opts.text ?? '', 'utf8')));
   const tree = await notesTree(store, tip);
   const existing = await lookupPaths(store, tree, candidatePaths(target));
   const edits = new Map<string, TreeEdit>();
@@ -79,6 +83,7 @@ export async function addNote(store: ObjectStore, repo: Repository, opts: AddNot
         message: `notes: ${NOTES_MESSAGE}`,
         identity: opts.identity,
         logAllRefUpdates: opts.logAllRefUpdates,
+        witness: opts.witness,
       });
       return commit;
     } catch (e) {

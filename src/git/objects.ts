@@ -23,6 +23,7 @@ import path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { deflateObjectSync } from './deflate.js';
 import { PatchtxError } from '../errors.js';
+import { fsError } from './io-error.js';
 import { frameObject, hashObject, type ObjectType } from './hash.js';
 import { parseCommit, serializeCommit, type CommitObject } from './model/commit.js';
 import { EMPTY_PARSED_TREE, EMPTY_TREE_OID, editTreeBytes, entryKey, parseTreeObject, serializeTree, type ParsedTree, type TreeEntry } from './model/tree.js';
@@ -63,6 +64,15 @@ const OID = /^[0-9a-f]{40}$/;
 /** a batch of at least this many new objects is written as a pack (see the top of this file) */
 export const PACK_THRESHOLD = 16;
 const OBJECT_TYPES: ReadonlySet<string> = new Set(['blob', 'tree', 'commit', 'tag']);
+
+/** An object the repository does not hold (pruned, or beyond a shallow or partial clone's boundary). */
+export function missingObject(oid: string): PatchtxError {
+  return new PatchtxError(
+    'missing_object',
+    `object ${oid} is not in the repository (removed by git gc or git prune, or beyond the boundary of a shallow or partial clone)`,
+    { oid },
+  );
+}
 
 function isMissingFile(e: unknown): boolean {
   const code = (e as NodeJS.ErrnoException).code;
@@ -110,7 +120,7 @@ export class ObjectStore {
     if (staged) return { type: staged.type, content: Buffer.from(staged.content) };
     const raw = this.reader === 'isomorphic-git' ? await this.readWithIsomorphicGit(oid) : await this.readDirect(oid);
     if (hashObject(raw.type, raw.content) !== oid) {
-      throw new PatchtxError('internal', `object ${oid} is corrupt (its content hashes differently)`, { oid });
+      throw new PatchtxError('corrupt_repository', `object ${oid} is corrupt (its content hashes differently)`, { oid });
     }
     this.known.add(oid);
     return raw;
@@ -122,7 +132,7 @@ export class ObjectStore {
       file = await readFile(this.loosePath(oid));
     } catch (e) {
       if (isMissingFile(e)) return null;
-      throw new PatchtxError('internal', `cannot read object ${oid}: ${(e as Error).message}`, { oid });
+      throw fsError(e, 'read object', this.loosePath(oid), { oid });
     }
     let framed: Buffer;
     try {
@@ -130,13 +140,13 @@ export class ObjectStore {
       // twice the compressed size: longer output (most source text) is joined into an exact fit.
       framed = inflateSync(file, { chunkSize: Math.max(64, Math.min(16 * 1024, file.length * 2)) });
     } catch (e) {
-      throw new PatchtxError('internal', `loose object ${oid} is corrupt: ${(e as Error).message}`, { oid });
+      throw new PatchtxError('corrupt_repository', `malformed loose object ${oid}: ${(e as Error).message}`, { oid });
     }
     const nul = framed.indexOf(0);
     const [type, size] = framed.toString('latin1', 0, Math.max(nul, 0)).split(' ');
     const content = framed.subarray(nul + 1);
     if (nul < 0 || !OBJECT_TYPES.has(type!) || Number(size) !== content.length) {
-      throw new PatchtxError('internal', `loose object ${oid} has a malformed header`, { oid });
+      throw new PatchtxError('corrupt_repository', `malformed loose object ${oid}: its header does not parse`, { oid });
     }
     return { type: type as ObjectType, content };
   }
@@ -170,7 +180,7 @@ export class ObjectStore {
       // a concurrent gc may have moved the object into a new pack: look again once
       this.packs.refresh();
     }
-    throw new PatchtxError('internal', `object ${oid} is missing from the repository`, { oid });
+    throw missingObject(oid);
   }
 
   private async readWithIsomorphicGit(oid: string): Promise<RawObject> {
@@ -184,7 +194,7 @@ export class ObjectStore {
     } catch (e) {
       const code = (e as { code?: string }).code;
       if (code === 'NotFoundError') {
-        throw new PatchtxError('internal', `object ${oid} is missing from the repository`, { oid });
+        throw missingObject(oid);
       }
       throw new PatchtxError('internal', `cannot read object ${oid}: ${(e as Error).message}`, { oid });
     }
@@ -342,7 +352,7 @@ export class ObjectStore {
       for (const f of files) await rename(f.temp, f.final);
     } catch (e) {
       for (const f of files) await rm(f.temp, { force: true });
-      throw new PatchtxError('internal', `cannot write pack ${checksum}: ${(e as Error).message}`, { pack: checksum });
+      throw fsError(e, 'write pack', path.join(dir, `pack-${checksum}.pack`), { pack: checksum });
     }
     this.packs.refresh();
     for (const oid of objects.keys()) this.known.add(oid);
@@ -365,7 +375,7 @@ export class ObjectStore {
       await rename(temp, target);
     } catch (e) {
       await rm(temp, { force: true });
-      throw new PatchtxError('internal', `cannot write object ${oid}: ${(e as Error).message}`, { oid });
+      throw fsError(e, `write object ${oid} to`, target, { oid });
     }
     this.known.add(oid);
   }

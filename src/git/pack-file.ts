@@ -26,7 +26,7 @@ const OFS_DELTA = 6;
 const REF_DELTA = 7;
 
 function corrupt(pack: string, offset: number, why: string): PatchtxError {
-  return new PatchtxError('internal', `corrupt pack ${pack} at offset ${offset}: ${why}`, { pack, offset });
+  return new PatchtxError('corrupt_repository', `corrupt pack ${pack} at offset ${offset}: ${why}`, { pack, offset });
 }
 
 /** Applies a git delta to `base`. */
@@ -45,7 +45,7 @@ export function applyDelta(base: Buffer, delta: Buffer): Buffer {
   };
   const baseSize = varint();
   const resultSize = varint();
-  if (baseSize !== base.length) throw new PatchtxError('internal', `delta expects a ${baseSize}-byte base, got ${base.length}`);
+  if (baseSize !== base.length) throw new PatchtxError('corrupt_repository', `malformed delta: it expects a ${baseSize}-byte base, got ${base.length}`);
   const out = Buffer.allocUnsafe(resultSize);
   let written = 0;
   while (at < delta.length) {
@@ -56,19 +56,19 @@ export function applyDelta(base: Buffer, delta: Buffer): Buffer {
       for (let bit = 0; bit < 4; bit++) if (op & (1 << bit)) offset += delta[at++]! * 2 ** (8 * bit);
       for (let bit = 0; bit < 3; bit++) if (op & (0x10 << bit)) size += delta[at++]! << (8 * bit);
       if (size === 0) size = 0x10000;
-      if (offset + size > base.length || written + size > resultSize) throw new PatchtxError('internal', 'delta copies out of range');
+      if (offset + size > base.length || written + size > resultSize) throw new PatchtxError('corrupt_repository', 'malformed delta: it copies out of range');
       base.copy(out, written, offset, offset + size);
       written += size;
     } else if (op !== 0) {
-      if (written + op > resultSize || at + op > delta.length) throw new PatchtxError('internal', 'delta inserts out of range');
+      if (written + op > resultSize || at + op > delta.length) throw new PatchtxError('corrupt_repository', 'malformed delta: it inserts out of range');
       delta.copy(out, written, at, at + op);
       written += op;
       at += op;
     } else {
-      throw new PatchtxError('internal', 'delta has a reserved zero instruction');
+      throw new PatchtxError('corrupt_repository', 'malformed delta: it has a reserved zero instruction');
     }
   }
-  if (written !== resultSize) throw new PatchtxError('internal', `delta produced ${written} of ${resultSize} bytes`);
+  if (written !== resultSize) throw new PatchtxError('corrupt_repository', `malformed delta: it produced ${written} of ${resultSize} bytes`);
   return out;
 }
 

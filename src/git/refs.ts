@@ -8,10 +8,12 @@
 // patchtx processes) safe: create "<ref>.lock" exclusively, check the current value under the lock
 // (compare-and-swap), write and fsync the new value into the lock file, append the reflog, rename the
 // lock over the ref.
-import { appendFile, mkdir, open, readdir, readFile, rename, unlink } from './fsx.js';
+import { appendFile, mkdir, readdir, readFile, rename, unlink } from './fsx.js';
 import { shouldFsync } from './fsync-policy.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
+import { fsError } from './io-error.js';
+import { createLockFile, removeWitness } from './lock-file.js';
 import { formatIdentity, type Identity } from './model/identity.js';
 import { parseTagTarget } from './model/tag.js';
 import type { ObjectStore } from './objects.js';
@@ -61,7 +63,7 @@ async function readOptional(file: string): Promise<string | null> {
     const code = (e as NodeJS.ErrnoException).code;
     // ENOTDIR/EISDIR: a ref named like a directory prefix of another (refs/heads/a vs refs/heads/a/b)
     if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;
-    throw new PatchtxError('internal', `cannot read ${file}: ${(e as Error).message}`, { file });
+    throw fsError(e, 'read', file, { file });
   }
 }
 
@@ -244,6 +246,8 @@ export interface RefUpdate {
   identity: Identity;
   /** core.logAllRefUpdates as configured (undefined: git's default, on unless bare) */
   logAllRefUpdates?: string;
+  /** the lock file's witness (see lock-file.ts): who cleans up after a killed run can prove it its */
+  witness?: string;
 }
 
 /**
@@ -298,16 +302,16 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
   try {
     await mkdir(path.dirname(refFile), { recursive: true });
   } catch (e) {
-    throw new PatchtxError('internal', `cannot create the directory for ${ref}: ${(e as Error).message}`, { ref });
+    throw fsError(e, 'create the directory', path.dirname(refFile), { ref });
   }
   let handle;
   try {
-    handle = await open(lockFile, 'wx');
+    handle = await createLockFile(lockFile, update.witness);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
       throw new PatchtxError('stale', `another process is updating ${ref} (lock file exists: ${lockFile})`, { ref, lockFile });
     }
-    throw new PatchtxError('internal', `cannot lock ${ref}: ${(e as Error).message}`, { ref, lockFile });
+    throw fsError(e, 'create the lock file', lockFile, { ref, lockFile });
   }
 
   let renamed = false;
@@ -337,9 +341,12 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
 
     await rename(lockFile, refFile);
     renamed = true;
+  } catch (e) {
+    throw fsError(e, 'update', refFile, { ref });
   } finally {
     if (handle) await handle.close().catch(() => {});
     if (!renamed) await unlink(lockFile).catch(() => {});
+    removeWitness(update.witness);
   }
 }
 

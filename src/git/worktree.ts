@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { chmod, lstat, mkdir, open, readlink, rename, rmdir, symlink, unlink } from './fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
+import { fsError } from './io-error.js';
 import { hashBlob } from './hash.js';
 import {
   MODE_EXECUTABLE,
@@ -72,11 +73,8 @@ async function lstatOrNull(file: string): Promise<BigIntStats | null> {
   }
 }
 
-function ioError(e: unknown, action: string, file: string): PatchtxError {
-  if (e instanceof PatchtxError) return e;
-  const err = e as NodeJS.ErrnoException;
-  return new PatchtxError('internal', `cannot ${action} ${file}: ${err.message ?? String(e)}`, { path: file, errno: err.code });
-}
+/** see fsError: io_error for a full disk, a read-only mount..., internal otherwise */
+const ioError = (e: unknown, action: string, file: string): PatchtxError => fsError(e, action, file);
 
 type LeadingDirs = { kind: 'ok' } | { kind: 'missing'; from: number } | { kind: 'blocked'; by: string; symlink: boolean };
 

@@ -7,10 +7,13 @@
 //   prepared   nothing published yet: drop our locks, the repository is at the old state
 //   published  the ref may have moved: if it points at `newOid`, finish the note, working tree and
 //              index for `paths`; otherwise the run did not land and is dropped
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Repository } from '../git/repository.js';
 import { shouldFsync } from '../git/fsync-policy.js';
+import { mkdirpSync } from '../git/fsx.js';
+import { fsError } from '../git/io-error.js';
 import { PatchtxError } from '../errors.js';
 import { crashPoint } from './crash.js';
 import { markOfThisProcess, markText, parseMark, processAlive, type ProcessMark } from './liveness.js';
@@ -41,9 +44,11 @@ export interface Journal {
   found?: Array<string | null | false>;
   /** lock files this run may hold (absolute paths), removed by recovery of a dead run */
   locks: string[];
-  /** git note to attach to newOid (the original patch text); `written`: the notes commit the run
-   * wrote for it, on top of the notes ref's value then */
-  note?: { ref: string; text: string; written?: { commit: string; parent: string | null } };
+  /** git note to attach to newOid (the original patch text): `blob` holds the text (written with
+   * the commit; the text itself is not kept here, so the journal stays small whatever the patch's
+   * size; journals of older versions have `text`); `written`: the notes commit the run wrote for
+   * it, on top of the notes ref's value then */
+  note?: { ref: string; blob?: string; text?: string; written?: { commit: string; parent: string | null } };
   /** redo-stack change to make once published */
   redo?: { push?: string; pop?: boolean; clear?: boolean };
 }
@@ -78,9 +83,14 @@ function writeFileSynced(file: string, text: string, flags: string): void {
  */
 export function createJournal(repo: Repository, journal: Journal): void {
   const file = journalPath(repo);
-  mkdirSync(path.dirname(file), { recursive: true });
   const tmp = tempPath(file, process.pid);
-  writeFileSynced(tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
+  try {
+    mkdirpSync(path.dirname(file));
+    writeFileSynced(tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw fsError(e, 'write the transaction journal', tmp);
+  }
   crashPoint('mid-journal');
   try {
     linkSync(tmp, file);
@@ -88,12 +98,12 @@ export function createJournal(repo: Repository, journal: Journal): void {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw inProgress(file);
     // a file system without hard links: create it with O_EXCL and write it (the old way)
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw e;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw fsError(e, 'create the transaction journal', file);
     try {
       writeFileSynced(file, JSON.stringify(journal, null, 2) + '\n', 'wx');
     } catch (e2) {
       if ((e2 as NodeJS.ErrnoException).code === 'EEXIST') throw inProgress(file);
-      throw e2;
+      throw fsError(e2, 'create the transaction journal', file);
     }
   } finally {
     rmSync(tmp, { force: true });
@@ -107,9 +117,14 @@ const inProgress = (file: string): PatchtxError =>
 export function updateJournal(repo: Repository, journal: Journal): void {
   const file = journalPath(repo);
   const tmp = tempPath(file, process.pid);
-  writeFileSynced(tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
-  crashPoint('mid-publish-journal');
-  renameSync(tmp, file);
+  try {
+    writeFileSynced(tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
+    crashPoint('mid-publish-journal');
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw fsError(e, 'write the transaction journal', file);
+  }
 }
 
 /**
@@ -133,6 +148,21 @@ export function removeDeadTempsOf(file: string): void {
 /** Removes the temporary journal files of processes that are gone (killed while writing one). */
 export function removeDeadTempFiles(repo: Repository): void {
   removeDeadTempsOf(journalPath(repo));
+}
+
+/**
+ * The witness of a lock file `journal`'s run takes (see src/git/lock-file.ts): a file in patchtx's
+ * directory, named after the transaction and the lock, whose inode the lock shares while it is
+ * held. Recovery removes a lock the journal lists only when it is its witness's file.
+ */
+export function lockWitness(repo: Repository, journal: Journal, lockFile: string): string {
+  const which = createHash('sha1').update(lockFile).digest('hex').slice(0, 16);
+  return path.join(path.dirname(journalPath(repo)), `lock-${claimKey(journal)}-${which}.lock`);
+}
+
+/** Removes the witnesses of `journal`'s locks (the locks are gone, or not the run's). */
+export function removeLockWitnesses(repo: Repository, journal: Journal): void {
+  for (const lock of journal.locks) rmSync(lockWitness(repo, journal, lock), { force: true });
 }
 
 /** What identifies a transaction (in the redo stack's record of the last change, say). */

@@ -1,24 +1,26 @@
 // Finishing or dropping what an interrupted run left behind (its journal says which; see run.ts).
 // Runs at the start of every patchtx command that opens a repository, and as `patchtx recover`.
-import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, readlinkSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { PatchtxError } from '../errors.js';
 import { resolveIdentity } from '../git/identity.js';
 import { indexPathOf, lockIndex } from '../git/index-file.js';
+import { isWitnessedLock } from '../git/lock-file.js';
 import type { Identity } from '../git/model/identity.js';
-import { readHead, readRef, refLockFile } from '../git/refs.js';
+import { readHead, readRef } from '../git/refs.js';
 import { fileEntryOf, lookupPaths, type TreeEdit } from '../git/tree-edit.js';
 import { hashBlob } from '../git/hash.js';
 import { inspectWorktreePath, readWorktreeFile } from '../git/worktree.js';
 import {
   claimRecovery,
   dropClaim,
+  lockWitness,
   readJournal,
   removeClaimsOn,
   removeDeadTempFiles,
   removeFinishedClaims,
   removeJournal,
+  removeLockWitnesses,
   transactionId,
   type Journal,
 } from './journal.js';
@@ -50,55 +52,18 @@ function recoveryIdentity(session: Session): Identity {
   }
 }
 
-/** How long a lock file that may be another process's has to stay exactly as it is to count as
- * abandoned. A live holder of a ref lock writes and renames it within milliseconds. */
-const LOCK_GRACE_MS = 1_500;
-const LOCK_POLL_MS = 25;
-
-/** True when `file` exists and stays the same file, with the same size and mtime, for `ms`. */
-async function unchangedFor(file: string, ms: number): Promise<boolean> {
-  const first = statSync(file, { throwIfNoEntry: false, bigint: true });
-  if (!first) return false;
-  for (const deadline = Date.now() + ms; Date.now() < deadline; ) {
-    await sleep(LOCK_POLL_MS);
-    const now = statSync(file, { throwIfNoEntry: false, bigint: true });
-    if (!now || now.ino !== first.ino || now.size !== first.size || now.mtimeNs !== first.mtimeNs) return false;
-  }
-  return true;
-}
-
-function readOrNull(file: string): string | null {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Removes the locks the dead run held. The journal lists every lock the run may have taken, not
- * the ones it did take, and ref locks live in the common dir, where patchtx runs in other linked
- * worktrees (and git) take the same locks all the time: a lock is removed only when it is known to
- * be the dead run's, or stays untouched long enough to be nobody's.
- *   index.lock   this checkout's: other patchtx runs here are kept out by the journal and the
- *                recovery claim, so it is the dead run's (or a dead recovery's)
- *   the ref      ours when it holds the new commit id (the run died before renaming it); empty, it
- *                may be ours (died before writing it) or a live process's about to write its value
- *   the notes    ours or anyone's adding a note: its content cannot tell
+ * the ones it did take, and a lock of the same name may be a live process's by now: a `git commit`
+ * in this checkout waiting for its editor holds index.lock, git or patchtx in another worktree a
+ * ref lock. A lock is removed only with proof that the run (or a recovery of it that died) took
+ * it: it is the file its witness is (lockWitness). Any other is left to its owner.
  */
-async function removeOwnLocks(session: Session, journal: Journal): Promise<void> {
-  const indexLock = session.repo.workdir === null ? null : `${indexPathOf(session.repo)}.lock`;
-  const refLock = refLockFile(session.repo, journal.ref);
+function removeOwnLocks(session: Session, journal: Journal): void {
   for (const lock of journal.locks) {
-    if (!existsSync(lock)) continue;
-    let ours: boolean;
-    if (lock === indexLock) ours = true;
-    else if (lock === refLock) {
-      const content = readOrNull(lock)?.trim();
-      ours = content === journal.newOid || (content === '' && (await unchangedFor(lock, LOCK_GRACE_MS)));
-    } else ours = await unchangedFor(lock, LOCK_GRACE_MS);
-    if (ours) rmSync(lock, { force: true });
+    if (isWitnessedLock(lock, lockWitness(session.repo, journal, lock))) rmSync(lock, { force: true });
   }
+  removeLockWitnesses(session.repo, journal);
 }
 
 /**
@@ -280,7 +245,7 @@ async function startsBlob(store: Session['store'], oid: string, bytes: Uint8Arra
 
 async function recoverClaimed(session: Session, journal: Journal): Promise<RecoveryReport> {
   const { repo, store } = session;
-  await removeOwnLocks(session, journal);
+  removeOwnLocks(session, journal);
   removeDeadRedoTemps(repo, journal.ref);
   removeWorktreeTemps(session, journal);
   const current = journal.ref === 'HEAD' ? (await readHead(repo)).oid : await readRef(repo, journal.ref);
@@ -302,7 +267,7 @@ async function recoverClaimed(session: Session, journal: Journal): Promise<Recov
       report.warnings.push(`this checkout no longer has ${journal.ref} checked out; its working tree and index were left as they are`);
     }
     const syncCheckout = journal.worktree && stillCheckedOut;
-    const lock = syncCheckout ? await lockIndex(repo) : null;
+    const lock = syncCheckout ? await lockIndex(repo, lockWitness(repo, journal, `${indexPathOf(repo)}.lock`)) : null;
     try {
       // looked at under the index lock, so no patchtx or git command changes them meanwhile
       const leave = syncCheckout ? await changedSinceRun(session, journal, targets) : new Set<string>();

@@ -14,10 +14,10 @@ import { PatchtxError } from '../errors.js';
 import { indexPathOf, lockIndex, type IndexLock } from '../git/index-file.js';
 import type { Identity } from '../git/model/identity.js';
 import { addNote, writeNoteCommit } from '../git/notes.js';
-import { readRef, refLockFile, updateRef } from '../git/refs.js';
+import { readHead, readRef, refLockFile, updateRef } from '../git/refs.js';
 import type { TreeEdit } from '../git/tree-edit.js';
 import { crashPoint } from './crash.js';
-import { createJournal, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
+import { createJournal, lockWitness, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
 import { markOfThisProcess, markText } from './liveness.js';
 import { updateRedoStack } from './redo-stack.js';
 import type { Session } from './session.js';
@@ -77,8 +77,9 @@ export async function runTransaction(
   let prepared: Prepared;
   try {
     if (target.worktree) {
-      lock = await lockIndex(repo);
+      lock = await lockIndex(repo, lockWitness(repo, journal, journal.locks[0]!));
       crashPoint('after-index-lock');
+      await checkHeadUnchanged(session, target);
     }
     session.store.beginBatch();
     prepared = await prepare(lock);
@@ -88,11 +89,13 @@ export async function runTransaction(
       lock.check(indexUpdatesOf(prepared.targets));
     }
     let noteWritten: NonNullable<Journal['note']>['written'];
+    let noteBlob: string | undefined;
     if (prepared.newOid !== null && prepared.note) {
       // the note's objects join the batch; attaching it after the commit point then only moves
       // the notes ref (should that ref move meanwhile, addNote writes a new notes commit itself)
       const tip = await readRef(repo, prepared.note.ref);
-      const commit = await writeNoteCommit(session.store, tip, { target: prepared.newOid, text: prepared.note.text, identity });
+      noteBlob = await session.store.writeBlob(Buffer.from(prepared.note.text, 'utf8'));
+      const commit = await writeNoteCommit(session.store, tip, { target: prepared.newOid, blob: noteBlob, identity });
       noteWritten = { commit, parent: tip };
     }
     if (prepared.newOid === null) session.store.discardBatch();
@@ -115,7 +118,7 @@ export async function runTransaction(
     }
     // with the notes commit already written, so that recovery attaches that one (one written
     // anew, dated then, would leave this one dangling)
-    journal.note = prepared.note && { ...prepared.note, written: noteWritten };
+    journal.note = prepared.note && { ref: prepared.note.ref, blob: noteBlob, written: noteWritten };
     journal.redo = prepared.redo;
     journal.locks.push(refLockFile(repo, target.ref));
     if (prepared.note) journal.locks.push(refLockFile(repo, prepared.note.ref));
@@ -128,6 +131,7 @@ export async function runTransaction(
       message: prepared.reflogMessage,
       identity,
       logAllRefUpdates: session.config.get('core.logAllRefUpdates'),
+      witness: lockWitness(repo, journal, refLockFile(repo, target.ref)),
     });
   } catch (e) {
     session.store.discardBatch();
@@ -140,12 +144,31 @@ export async function runTransaction(
     const warnings = await finishPublished(session, journal, identity, lock, prepared.targets, prepared.contents);
     return { prepared, published: true, warnings };
   } catch (e) {
-    // the commit has landed: say so, rather than report a patch that "does not apply"
+    // the commit has landed: say so, rather than report a patch that "does not apply" (a full
+    // disk or a read-only file stays an io_error: the user's to fix before recovery can finish)
     await lock?.release().catch(() => undefined);
     throw new PatchtxError(
-      'internal',
+      e instanceof PatchtxError && e.kind === 'io_error' ? 'io_error' : 'internal',
       `${prepared.newOid} landed on ${target.ref}, but bringing the working tree and index in line failed: ${(e as Error).message}; run 'patchtx recover' to finish`,
       { commit: prepared.newOid, ref: target.ref },
+    );
+  }
+}
+
+/**
+ * The target was resolved from HEAD before the index was locked: a `git checkout` in between
+ * would make this run commit onto the branch it left and write the patch into the index of the one
+ * it switched to (a staged change there). Under the index lock nobody following git's protocol
+ * switches branches, so HEAD is read again here: moved, the run stops before writing anything.
+ */
+async function checkHeadUnchanged(session: Session, target: Target): Promise<void> {
+  const head = await readHead(session.repo);
+  const now = head.ref ?? 'HEAD';
+  if (now !== target.ref || head.oid !== target.oldOid) {
+    throw new PatchtxError(
+      'stale',
+      `HEAD moved while this run started: it is ${now === 'HEAD' ? 'detached' : now} at ${head.oid ?? '(no commit)'} now, not ${target.ref} at ${target.oldOid ?? '(no commit)'}; nothing was written, retry`,
+      { ref: target.ref, expected: target.oldOid, actual: head.oid, head: now },
     );
   }
 }
@@ -171,9 +194,11 @@ export async function finishPublished(
         notesRef: journal.note.ref,
         target: journal.newOid,
         text: journal.note.text,
+        blob: journal.note.blob,
         written: journal.note.written,
         identity,
         logAllRefUpdates: session.config.get('core.logAllRefUpdates'),
+        witness: lockWitness(session.repo, journal, refLockFile(session.repo, journal.note.ref)),
       });
     } catch (e) {
       warnings.push(`the commit landed, but its patch text could not be stored as a note: ${(e as Error).message}`);

@@ -62,7 +62,7 @@ export function parseCommit(data: Uint8Array, oid = '(commit)'): CommitObject {
     else extraHeaders.push(h);
   }
   if (!tree || !OID.test(tree) || !author || !committer || !parents.every((p) => OID.test(p))) {
-    throw new PatchtxError('internal', `malformed commit object ${oid}`, { oid });
+    throw new PatchtxError('corrupt_repository', `malformed commit object ${oid}`, { oid });
   }
   const commit: CommitObject = { tree, parents, author, committer, message };
   if (gpgsig !== undefined) commit.gpgsig = gpgsig;

@@ -120,7 +120,7 @@ export function parseTreeObject(data: Uint8Array, oid = '(tree)'): ParsedTree {
     const space = text.indexOf(' ', i);
     const nul = space < 0 ? -1 : text.indexOf('\0', space + 1);
     if (space < 0 || nul < 0 || nul + 21 > end) {
-      throw new PatchtxError('internal', `malformed tree object ${oid}`, { oid });
+      throw new PatchtxError('corrupt_repository', `malformed tree object ${oid}`, { oid });
     }
     const modeText = text.slice(i, space);
     let mode = GIT_MODES.get(modeText);
@@ -128,7 +128,7 @@ export function parseTreeObject(data: Uint8Array, oid = '(tree)'): ParsedTree {
       // a mode git would write differently (100664, 040000): read as git reads it, and rewritten
       // in full when the tree is edited
       mode = canonicalMode(modeText) ?? undefined;
-      if (!mode) throw new PatchtxError('internal', `tree ${oid} has an entry with mode ${modeText}`, { oid });
+      if (!mode) throw new PatchtxError('corrupt_repository', `malformed tree object: tree ${oid} has an entry with mode ${modeText}`, { oid });
       copyable = false;
     }
     let name = text.slice(space + 1, nul);

@@ -131,7 +131,7 @@ describe('PackFile.read of a corrupt entry', () => {
     const pack = PackFile.open(file);
     try {
       await expect(pack.read(12, new DeltaBaseCache(), () => Promise.reject(new Error('no base')))).rejects.toMatchObject({
-        kind: 'internal',
+        kind: 'corrupt_repository',
         message: expect.stringMatching(/inflated 5 bytes, header says 1099511627776/),
       });
     } finally {

@@ -1,0 +1,201 @@
+// Failures the user's environment causes are typed errors that name their cause, never a stack
+// trace: a full disk and a read-only file system (io_error, exit 74), an object that git gc pruned
+// (missing_object, exit 2), a corrupt object (corrupt_repository, exit 2). A bug (internal, exit 70)
+// is one line, its stack only with PATCHTX_DEBUG=1.
+//
+// The file system cases run the built command in a user and mount namespace (unshare -rm) on a
+// small tmpfs holding a copy of the repository: filled up for the full disk, remounted read-only
+// for the other. They are skipped where such namespaces cannot be made.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCliPath, cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';
+import { printError, toError } from '../../src/cli/output.js';
+import { PatchtxError } from '../../src/errors.js';
+import { cleanupScratch, tempDir } from './support.js';
+
+beforeAll(requireBuiltCli);
+afterAll(() => {
+  cleanupRepos();
+  cleanupScratch();
+  cleanupBuiltCli();
+});
+
+const STACK_LINE = /^\s+at /m;
+
+const addPatch = (name: string, body: string): string => `*** Begin Patch\n*** Add File: ${name}\n+${body}\n*** End Patch\n`;
+
+const namespacesWork = spawnSync('unshare', ['-rm', 'sh', '-c', 'd=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs "$d" && umount "$d"']).status === 0;
+
+interface MountedRun {
+  status: number;
+  result: any;
+  stderr: string;
+  /** what git says about the copy afterwards (run in the namespace, where the mount is) */
+  head: string;
+  status_: string;
+  fsck: number;
+  leftovers: string;
+}
+
+/**
+ * Copies `repo` onto a fresh tmpfs of `sizeKb` in a user and mount namespace, runs `prepare` (shell)
+ * there, then `patchtx apply --json` of `patch`, and reports what came out and what git then sees.
+ */
+function applyOnTmpfs(repo: string, patch: string, sizeKb: number, prepare: string): MountedRun {
+  const out = tempDir();
+  const patchFile = path.join(out, 'change.patch');
+  writeFileSync(patchFile, patch);
+  const script = [
+    'set -e',
+    'mnt=$(mktemp -d)',
+    'mount -t tmpfs -o size=${SIZE}k tmpfs "$mnt"',
+    'cp -a "$REPO" "$mnt/repo"',
+    'cd "$mnt/repo"',
+    prepare,
+    'set +e',
+    '"$NODE" "$BIN" apply --json "$PATCH" > "$OUT/result" 2> "$OUT/stderr"; echo $? > "$OUT/status"',
+    'git rev-parse HEAD > "$OUT/head"',
+    'git status --porcelain --untracked-files=all > "$OUT/git-status"',
+    'git fsck --no-progress >/dev/null 2>&1; echo $? > "$OUT/fsck"',
+    '(cd .git && find . -name "*.lock" -o -path "./patchtx/journal*" -o -path "./patchtx/recovering-*") > "$OUT/leftovers"',
+  ].join('\n');
+  const r = spawnSync('unshare', ['-rm', 'sh', '-c', script], {
+    env: { ...gitEnv, NODE: process.execPath, BIN: builtCliPath(), REPO: repo, PATCH: patchFile, OUT: out, SIZE: String(sizeKb) },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(r.status, r.stderr).toBe(0);
+  const read = (name: string): string => readFileSync(path.join(out, name), 'utf8');
+  return {
+    status: Number(read('status')),
+    result: JSON.parse(read('result')),
+    stderr: read('stderr'),
+    head: read('head').trim(),
+    status_: read('git-status'),
+    fsck: Number(read('fsck')),
+    leftovers: read('leftovers'),
+  };
+}
+
+describe.runIf(namespacesWork)('the file system refuses', () => {
+  it('a full disk: io_error (exit 74) naming the cause, and the repository as it was', () => {
+    const repo = makeRepo('basic');
+    const head = git(repo, 'rev-parse', 'HEAD').trim();
+    // 300 KB of text that does not compress, on a 1 MB file system left with less than that free
+    const body = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 251)).toString('base64');
+    const r = applyOnTmpfs(repo, addPatch('big.txt', body), 1024, 'dd if=/dev/zero of=../fill bs=1k count=700 2>/dev/null || true');
+    expect(r.status, r.stderr).toBe(74);
+    expect(r.result.error.kind).toBe('io_error');
+    expect(r.result.error.message).toMatch(/no space left on the device/);
+    expect(r.result.error.errno).toBe('ENOSPC');
+    expect(r.result.error.message).not.toMatch(STACK_LINE);
+    expect(r.head).toBe(head);
+    expect(r.status_).toBe('');
+    expect(r.fsck).toBe(0);
+    expect(r.leftovers).toBe('');
+  });
+
+  it('a read-only file system (which Node reports as ENOENT when a directory is made): io_error naming it', () => {
+    const repo = makeRepo('basic');
+    const head = git(repo, 'rev-parse', 'HEAD').trim();
+    const r = applyOnTmpfs(repo, addPatch('new.txt', 'hello'), 1024, 'rm -rf .git/patchtx\nmount -o remount,ro "$mnt"');
+    expect(r.status, r.stderr).toBe(74);
+    expect(r.result.error.kind).toBe('io_error');
+    expect(r.result.error.message).toMatch(/read-only/);
+    expect(r.result.error.message).toContain('patchtx');
+    expect(r.result.error.errno).toBe('EROFS');
+    expect(r.head).toBe(head);
+    expect(r.fsck).toBe(0);
+  });
+
+  it('without --json: one line on stderr, no stack', () => {
+    const repo = makeRepo('basic');
+    const out = tempDir();
+    const patchFile = path.join(out, 'change.patch');
+    writeFileSync(patchFile, addPatch('new.txt', 'hello'));
+    const r = spawnSync(
+      'unshare',
+      ['-rm', 'sh', '-c', 'mnt=$(mktemp -d); mount -t tmpfs tmpfs "$mnt"; cp -a "$REPO" "$mnt/repo"; mount -o remount,ro "$mnt"; "$NODE" "$BIN" apply --repo "$mnt/repo" "$PATCH"'],
+      { env: { ...gitEnv, NODE: process.execPath, BIN: builtCliPath(), REPO: repo, PATCH: patchFile }, encoding: 'utf8' },
+    );
+    expect(r.status).toBe(74);
+    expect(r.stderr).toMatch(/^error: cannot .* the file system is read-only \(EROFS\)\n$/);
+  });
+});
+
+describe('objects the repository does not hold, or holds broken', () => {
+  it('redo after git gc pruned the undone commit: missing_object (exit 2) naming it', async () => {
+    const repo = makeRepo('basic');
+    const patch = path.join(tempDir(), 'p.patch');
+    writeFileSync(patch, addPatch('n.txt', 'hi'));
+    expect((await runCli(['apply', '--repo', repo, patch])).status).toBe(0);
+    const undone = git(repo, 'rev-parse', 'HEAD').trim();
+    expect((await runCli(['undo', '--repo', repo])).status).toBe(0);
+    git(repo, 'reflog', 'expire', '--expire=now', '--all');
+    git(repo, 'gc', '-q', '--prune=now');
+    expect(spawnSync('git', ['cat-file', '-e', undone], { cwd: repo }).status).not.toBe(0);
+    const r = await runCli(['redo', '--repo', repo, '--json']);
+    expect(r.status, r.stderr).toBe(2);
+    const error = JSON.parse(r.stdout).error;
+    expect(error.kind).toBe('missing_object');
+    expect(error.message).toContain(undone);
+    expect(r.stderr).not.toMatch(STACK_LINE);
+    expect(leftoverFiles(path.join(repo, '.git'))).toEqual([]);
+  });
+
+  it('a loose object that does not parse: corrupt_repository (exit 2) naming it', async () => {
+    const repo = makeRepo('basic');
+    const blob = git(repo, 'rev-parse', 'HEAD:src/math.js').trim();
+    const file = path.join(repo, '.git', 'objects', blob.slice(0, 2), blob.slice(2));
+    writeFileSync(file, deflateSync(Buffer.from('blob 9999\0short')), { mode: 0o644 });
+    const patch = path.join(tempDir(), 'p.patch');
+    writeFileSync(patch, '*** Begin Patch\n*** Update File: src/math.js\n@@\n-  return a + b;\n+  return b + a;\n*** End Patch\n');
+    // a clean file in the checkout is read from disk; a run onto a branch not checked out reads the blob
+    git(repo, 'branch', 'bot');
+    const r = await runCli(['apply', '--repo', repo, '--ref', 'bot', patch, '--json']);
+    expect(r.status, r.stderr).toBe(2);
+    const error = JSON.parse(r.stdout).error;
+    expect(error.kind).toBe('corrupt_repository');
+    expect(error.message).toContain(blob);
+    expect(git(repo, 'rev-parse', 'bot').trim()).toBe(git(repo, 'rev-parse', 'main').trim());
+    expect(readdirSync(path.join(repo, '.git', 'patchtx')).filter((n) => n.startsWith('journal'))).toEqual([]);
+  });
+});
+
+describe('a bug', () => {
+  const capture = () => {
+    let err = '';
+    return { streams: { out: () => undefined, err: (t: string) => void (err += t) }, text: () => err };
+  };
+
+  it('is one line, exit 70; the stack only with PATCHTX_DEBUG=1', async () => {
+    const bug = new TypeError("Cannot read properties of undefined (reading 'x')");
+    const quiet = capture();
+    const before = process.env.PATCHTX_DEBUG;
+    try {
+      delete process.env.PATCHTX_DEBUG;
+      expect(await printError(quiet.streams, toError(bug), false)).toBe(70);
+      expect(quiet.text()).toBe("error: internal error: Cannot read properties of undefined (reading 'x')\n");
+      process.env.PATCHTX_DEBUG = '1';
+      const loud = capture();
+      expect(await printError(loud.streams, toError(bug), false)).toBe(70);
+      expect(loud.text()).toMatch(STACK_LINE);
+      // a typed error is never printed with a stack
+      const typed = capture();
+      await printError(typed.streams, new PatchtxError('stale', 'moved'), false);
+      expect(typed.text()).toBe('error: moved\n');
+    } finally {
+      if (before === undefined) delete process.env.PATCHTX_DEBUG;
+      else process.env.PATCHTX_DEBUG = before;
+    }
+  });
+
+  it('a file system error nobody mapped still names its cause', () => {
+    const e = Object.assign(new Error('EROFS: read-only file system, open /x/y'), { code: 'EROFS', path: '/x/y' });
+    expect(toError(e)).toMatchObject({ kind: 'io_error', data: { path: '/x/y', errno: 'EROFS' } });
+  });
+});
