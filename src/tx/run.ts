@@ -151,7 +151,8 @@ export async function runTransaction(
 
 /**
  * Step 6: everything after the commit point. Also run by recovery for a run that died after it.
- * A failure to attach the note is reported as a warning: the commit has landed and stays.
+ * A failure to attach the note or to update the redo history is reported as a warning: the commit
+ * has landed and stays.
  */
 export async function finishPublished(
   session: Session,
@@ -179,8 +180,15 @@ export async function finishPublished(
     }
   }
   crashPoint('after-note');
-  // recovery repeats this step for a run that died after it: the id makes the second time a no-op
-  if (journal.redo) updateRedoStack(session.repo, journal.ref, journal.redo, transactionId(journal));
+  // recovery repeats this step for a run that died after it: the id makes the second time a no-op.
+  // It is bookkeeping: a file system that refuses it must not hold the checkout back.
+  if (journal.redo) {
+    try {
+      updateRedoStack(session.repo, journal.ref, journal.redo, transactionId(journal));
+    } catch (e) {
+      warnings.push(`the commit landed, but the redo history of ${journal.ref} could not be updated: ${(e as Error).message}`);
+    }
+  }
   if (journal.worktree) {
     if (!lock) throw new PatchtxError('internal', 'checkout sync without the index lock');
     await syncCheckout(session, lock, targets, contents, leave);
