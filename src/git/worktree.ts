@@ -72,10 +72,15 @@ async function lstatOrNull(file: string): Promise<BigIntStats | null> {
   }
 }
 
+/** Error codes by which a file system refuses (permissions, immutable files, a read-only or full
+ * file system, a name too long for it): the environment's doing, not a bug. */
+const REFUSALS = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENAMETOOLONG', 'EIO', 'EMFILE', 'ENFILE', 'ETXTBSY', 'EBUSY']);
+
 function ioError(e: unknown, action: string, file: string): PatchtxError {
   if (e instanceof PatchtxError) return e;
   const err = e as NodeJS.ErrnoException;
-  return new PatchtxError('internal', `cannot ${action} ${file}: ${err.message ?? String(e)}`, { path: file, errno: err.code });
+  const kind = err.code !== undefined && REFUSALS.has(err.code) ? 'io_error' : 'internal';
+  return new PatchtxError(kind, `cannot ${action} ${file}: ${err.message ?? String(e)}`, { path: file, errno: err.code });
 }
 
 type LeadingDirs = { kind: 'ok' } | { kind: 'missing'; from: number } | { kind: 'blocked'; by: string; symlink: boolean };

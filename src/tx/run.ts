@@ -163,6 +163,9 @@ export async function finishPublished(
   contents?: ReadonlyMap<string, Uint8Array>,
   /** paths whose working-tree file stays as it is (recovery: changed since the run died) */
   leave?: ReadonlySet<string>,
+  /** recovery: a path the file system refuses to write is left, with a warning, so that the run
+   * can be finished at all (otherwise every later command would stop at it) */
+  recovering = false,
 ): Promise<string[]> {
   const warnings: string[] = [];
   if (journal.note && journal.newOid) {
@@ -191,7 +194,15 @@ export async function finishPublished(
   }
   if (journal.worktree) {
     if (!lock) throw new PatchtxError('internal', 'checkout sync without the index lock');
-    await syncCheckout(session, lock, targets, contents, leave);
+    const failed = (p: string, removing: boolean, e: unknown): void => {
+      const cause = (e as Error).message;
+      warnings.push(
+        removing
+          ? `could not remove ${p} (${cause}); it is out of the index, so git status shows it as untracked`
+          : `could not write ${p} (${cause}); its index entry is the commit's, so git status shows how the working tree differs`,
+      );
+    };
+    await syncCheckout(session, lock, targets, contents, leave, recovering ? failed : undefined);
   }
   removeJournal(session.repo);
   return warnings;

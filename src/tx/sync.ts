@@ -1,7 +1,8 @@
 // Bringing this checkout in line with a commit for a given set of paths, after the ref has moved:
 // the working tree files are replaced (or removed) and their index entries set to the new objects
 // with fresh stat data, so `git status` is clean for them without re-hashing. (Recovery can ask
-// for some paths to be left on disk as they are: see `leave`.) Other paths are neither read nor
+// for some paths to be left on disk as they are, and to go past those it cannot write: see
+// `leave` and `failed`.) Other paths are neither read nor
 // written; other staged changes stay staged.
 import type { IndexLock, IndexUpdate } from '../git/index-file.js';
 import type { TreeEdit } from '../git/tree-edit.js';
@@ -37,6 +38,9 @@ export async function syncCheckout(
   targets: ReadonlyMap<string, TreeEdit>,
   contents: ReadonlyMap<string, Uint8Array> = new Map(),
   leave: ReadonlySet<string> = new Set(),
+  /** given (recovery): a path the file system refuses to write or remove is reported here and
+   * skipped, its index entry set as for `leave`, instead of failing the whole sync */
+  failed?: (path: string, removing: boolean, error: unknown) => void,
 ): Promise<void> {
   const workdir = session.repo.workdir!;
   const trustExec = session.config.getBool('core.filemode') ?? true;
@@ -57,8 +61,13 @@ export async function syncCheckout(
   const removals = [...targets].filter(([, t]) => t === null).map(([p]) => p);
   removals.sort((a, b) => b.split('/').length - a.split('/').length);
   for (const p of removals) {
-    const wt = await inspectWorktreePath(workdir, p);
-    if (wt.kind === 'file' || wt.kind === 'symlink') await removeWorktreeFile(workdir, p);
+    try {
+      const wt = await inspectWorktreePath(workdir, p);
+      if (wt.kind === 'file' || wt.kind === 'symlink') await removeWorktreeFile(workdir, p);
+    } catch (e) {
+      if (!failed) throw e;
+      failed(p, true, e);
+    }
     updates.set(p, null);
   }
   let written = 0;
@@ -67,10 +76,16 @@ export async function syncCheckout(
   const pooled = writes.length >= POOLED_WRITES_MIN;
   const write = async ([p, t]: [string, NonNullable<TreeEdit>]): Promise<void> => {
     const data = contents.get(p) ?? (await session.store.readBlob(t.oid));
-    const stat =
-      t.mode === '120000'
-        ? await writeWorktreeSymlink(workdir, p, Buffer.from(data).toString())
-        : await writeWorktreeFile(workdir, p, data, t.mode === '100755', { trustExecutableBit: trustExec, knownDirs, pooled });
+    let stat: NonNullable<IndexUpdate>['stat'] = null;
+    try {
+      stat =
+        t.mode === '120000'
+          ? await writeWorktreeSymlink(workdir, p, Buffer.from(data).toString())
+          : await writeWorktreeFile(workdir, p, data, t.mode === '100755', { trustExecutableBit: trustExec, knownDirs, pooled });
+    } catch (e) {
+      if (!failed) throw e;
+      failed(p, false, e);
+    }
     updates.set(p, { oid: t.oid, mode: parseInt(t.mode, 8), stat });
     if (++written === 1) crashPoint('mid-worktree');
   };
