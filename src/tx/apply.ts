@@ -19,7 +19,7 @@ import { checkMessageOption, generatedMessage, parseTrailerOption, PATCH_ID_TRAI
 import { normalisePatch, patchId } from './patch-id.js';
 import type { RecoveryReport } from './recover.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
-import { indexUpdatesOf } from './sync.js';
+import { checkCheckoutWritable, indexUpdatesOf } from './sync.js';
 import { withSession, type Session, type SessionOptions } from './session.js';
 import { checkAttributesInTree, loadTouched, type PathState } from './state.js';
 import { resolveTarget, type Target, type TargetOptions } from './target.js';
@@ -261,6 +261,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       // the same index clash check apply makes before it moves the ref
       if (index && built.commit !== null) {
         validateIndexUpdates(index, indexUpdatesOf(built.prepared.targets));
+        await checkCheckoutWritable(session, built.prepared.targets);
       }
     } else {
       let captured: Built | undefined;

@@ -21,7 +21,7 @@ import { createJournal, removeJournal, transactionId, updateJournal, type Journa
 import { markOfThisProcess, markText } from './liveness.js';
 import { updateRedoStack } from './redo-stack.js';
 import type { Session } from './session.js';
-import { indexUpdatesOf, syncCheckout } from './sync.js';
+import { checkCheckoutWritable, indexUpdatesOf, syncCheckout } from './sync.js';
 import type { Target } from './target.js';
 
 export const NOTES_REF = 'refs/notes/patchtx';
@@ -86,6 +86,8 @@ export async function runTransaction(
     if (lock && prepared.newOid !== null) {
       lock.check(indexUpdatesOf(prepared.targets));
     }
+    // and so must a file or directory the file system will not let us write
+    if (lock && (prepared.newOid !== null || prepared.syncWithoutCommit)) await checkCheckoutWritable(session, prepared.targets);
     let noteWritten: NonNullable<Journal['note']>['written'];
     if (prepared.newOid !== null && prepared.note) {
       // the note's objects join the batch; attaching it after the commit point then only moves

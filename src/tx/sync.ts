@@ -6,7 +6,7 @@
 // written; other staged changes stay staged.
 import type { IndexLock, IndexUpdate } from '../git/index-file.js';
 import type { TreeEdit } from '../git/tree-edit.js';
-import { inspectWorktreePath, removeWorktreeFile, writeWorktreeFile, writeWorktreeSymlink } from '../git/worktree.js';
+import { inspectWorktreePath, removeWorktreeFile, worktreeWriteRefusal, writeWorktreeFile, writeWorktreeSymlink, type WriteCheckCache } from '../git/worktree.js';
 import { inParallel } from '../in-parallel.js';
 import { crashPoint } from './crash.js';
 import type { Session } from './session.js';
@@ -26,6 +26,21 @@ const POOLED_WRITES_MIN = 64;
  * than 4.
  */
 const WRITES_AT_ONCE = 8;
+
+/**
+ * Refuses (io_error) before the commit point when the working tree would not let `targets` be
+ * written or removed (an immutable file or directory, a read-only file system, a directory the
+ * user may not write): after it, the failure would leave the commit landed and the checkout
+ * half-synced. Run under the index lock, as close to the writes as the protocol allows.
+ */
+export async function checkCheckoutWritable(session: Session, targets: ReadonlyMap<string, TreeEdit>): Promise<void> {
+  const workdir = session.repo.workdir!;
+  const seen: WriteCheckCache = { dirs: new Set(), access: new Map() };
+  for (const [p, t] of targets) {
+    const refusal = await worktreeWriteRefusal(workdir, p, t === null, seen);
+    if (refusal) throw refusal;
+  }
+}
 
 /** The index entries `targets` will get, without stat data: for checking before anything is written. */
 export function indexUpdatesOf(targets: ReadonlyMap<string, TreeEdit>): Map<string, IndexUpdate> {
