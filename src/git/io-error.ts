@@ -11,6 +11,11 @@ const CAUSES: Readonly<Record<string, string>> = {
   EACCES: 'permission denied',
   EPERM: 'the operation is not permitted',
   ENAMETOOLONG: 'the file name is too long',
+  EIO: 'the device reported an input/output error',
+  EMFILE: 'this process has too many files open',
+  ENFILE: 'the system has too many files open',
+  ETXTBSY: 'the file is a running program',
+  EBUSY: 'the file or device is busy',
 };
 
 /** The cause in words of an error the user's environment causes, or null for any other error. */

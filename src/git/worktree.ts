@@ -4,7 +4,7 @@
 // target itself is replaced, never followed. (Between the check and the write another process
 // could still swap a directory for a symlink; Node has no openat() to close that window.)
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, open as openWithCallback, promises as pooledFs, write as writeWithCallback, type BigIntStats, type Stats } from 'node:fs';
+import { accessSync, closeSync, constants, fstatSync, open as openWithCallback, promises as pooledFs, write as writeWithCallback, type BigIntStats, type Stats } from 'node:fs';
 import { promisify } from 'node:util';
 import { chmod, lstat, mkdir, open, readlink, rename, rmdir, symlink, unlink } from './fsx.js';
 import path from 'node:path';
@@ -400,4 +400,70 @@ function statMatches(entry: IndexEntry, st: BigIntStats | Stats, trustCtime: boo
     now.uid === entry.uid &&
     now.gid === entry.gid
   );
+}
+
+/** Directories known to exist, and the access checks of those a file goes into or is made in. */
+export interface WriteCheckCache {
+  dirs: Set<string>;
+  access: Map<string, NodeJS.ErrnoException | null>;
+}
+
+/** A file system's refusal as a short cause: `EPERM: operation not permitted` (Node's message
+ * without the call and path it appends). */
+const causeOf = (e: NodeJS.ErrnoException): string => (e.message ?? String(e)).split(', ')[0]!;
+
+/**
+ * Whether the working tree lets a transaction replace, create or remove the file at `repoPath`
+ * (`removing`: it is to be removed), judged before anything is written: the directory the file is
+ * in must be writable and searchable, or, where leading directories are still to be made, the
+ * nearest one that exists; a file to be replaced or removed must not be immutable or on a
+ * read-only file system (EPERM, EROFS: its own mode bits do not matter, as the file is unlinked,
+ * not written, which is why EACCES on it is no refusal). Returns the refusal as an io_error, or
+ * null. `seen`: what earlier calls found, so each directory is looked at once.
+ * An append-only attribute, which stops an unlink but not a write, cannot be seen this way.
+ */
+export async function worktreeWriteRefusal(workdir: string, repoPath: string, removing: boolean, seen: WriteCheckCache): Promise<PatchtxError | null> {
+  const parts = componentsOf(repoPath);
+  let depth = 0;
+  for (; depth < parts.length - 1; depth++) {
+    const dir = joinUnder(workdir, parts, depth + 1);
+    if (seen.dirs.has(dir)) continue;
+    if (!(await lstatOrNull(dir))?.isDirectory()) break;
+    seen.dirs.add(dir);
+  }
+  const file = joinUnder(workdir, parts);
+  const existing = depth === parts.length - 1 ? await lstatOrNull(file) : null;
+  if (removing && !existing) return null;
+  const verb = removing ? 'remove' : existing ? 'replace' : 'create';
+  const dir = joinUnder(workdir, parts, depth);
+  if (!seen.access.has(dir)) seen.access.set(dir, accessError(dir, constants.W_OK | constants.X_OK));
+  const dirError = seen.access.get(dir);
+  if (dirError) {
+    const which = depth === 0 ? "the working tree's top directory" : `the directory ${parts.slice(0, depth).join('/')}`;
+    return new PatchtxError('io_error', `cannot ${verb} ${repoPath}: ${which} cannot be written to (${causeOf(dirError)})`, {
+      path: repoPath,
+      dir: parts.slice(0, depth).join('/'),
+      errno: dirError.code,
+    });
+  }
+  if (existing?.isFile()) {
+    const fileError = accessError(file, constants.W_OK);
+    if (fileError && (fileError.code === 'EPERM' || fileError.code === 'EROFS')) {
+      return new PatchtxError('io_error', `cannot ${verb} ${repoPath}: the file cannot be changed (${causeOf(fileError)}; immutable?)`, {
+        path: repoPath,
+        errno: fileError.code,
+      });
+    }
+  }
+  return null;
+}
+
+function accessError(file: string, mode: number): NodeJS.ErrnoException | null {
+  try {
+    accessSync(file, mode);
+    return null;
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    return err.code === 'ENOENT' ? null : err; // gone meanwhile: the write will tell
+  }
 }

@@ -21,7 +21,46 @@ export function pathProblem(path: string): string | null {
     if (segment === '..') return "it has a '..' segment";
     if (isGitDirAlias(segment)) return `'${segment}' names the .git directory`;
   }
+  return lengthProblem(path);
+}
+
+/**
+ * The limits a path must keep to be written on Linux: NAME_MAX bytes per component, and fewer than
+ * PATH_MAX bytes (which counts the final NUL) for the whole path. Node cannot ask a file system for
+ * its own (pathconf), so these are the common ones; a file system with smaller limits refuses the
+ * write itself (io_error).
+ */
+export const NAME_MAX = 255;
+export const PATH_MAX = 4096;
+
+/** Why `path` is too long to be written, or null. `prefixBytes`: the bytes that will stand in
+ * front of it (a working tree's directory and its '/'). */
+export function lengthProblem(path: string, prefixBytes = 0): string | null {
+  for (const segment of path.split('/')) {
+    const n = utf8Length(segment);
+    if (n > NAME_MAX) return `its component '${segment.slice(0, 24)}…' is ${n} bytes long; file systems take at most ${NAME_MAX}`;
+  }
+  const total = prefixBytes + utf8Length(path);
+  if (total >= PATH_MAX) {
+    const where = prefixBytes > 0 ? ' with the working tree\'s directory in front' : '';
+    return `it is ${total} bytes long${where}; a path must be shorter than ${PATH_MAX} bytes`;
+  }
   return null;
+}
+
+/** The UTF-8 length of `s` (a lone surrogate, which encodes as U+FFFD, counts 3 bytes). */
+export function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2; // a pair: two units, four bytes
+      i++;
+    } else n += 2;
+  }
+  return n;
 }
 
 /** Returns `path` when a patch may touch it; throws `path_rejected` otherwise. */

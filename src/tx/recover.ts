@@ -188,7 +188,9 @@ async function changedSinceRun(session: Session, journal: Journal, targets: Read
   for (const [i, p] of journal.paths.entries()) {
     const before = found[i];
     if (before === false || before === undefined) continue;
-    const wt = await inspectWorktreePath(workdir, p);
+    // a path that cannot even be looked at is left to the sync, which gives up on it with a warning
+    const wt = await inspectWorktreePath(workdir, p).catch(() => null);
+    if (wt === null) continue;
     if (wt.kind === 'dir' || wt.kind === 'other') {
       if (targets.get(p)) changed.add(p); // the run writes files here, never directories
       continue;
@@ -275,7 +277,7 @@ async function recoverClaimed(session: Session, journal: Journal): Promise<Recov
         report.warnings.push(`left ${p} as it is: it changed after the interrupted run; git status shows how it differs from the commit on ${journal.ref}`);
       }
       const finishing = { ...journal, worktree: syncCheckout, ...(movedOn ? { redo: undefined } : {}) };
-      report.warnings.push(...(await finishPublished(session, finishing, recoveryIdentity(session), lock, targets, undefined, leave)));
+      report.warnings.push(...(await finishPublished(session, finishing, recoveryIdentity(session), lock, targets, undefined, leave, true)));
     } finally {
       await lock?.release().catch(() => undefined);
     }

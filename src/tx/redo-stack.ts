@@ -1,63 +1,141 @@
 // What `patchtx undo` removed, per ref, so `patchtx redo` can bring it back:
-// <commonDir>/patchtx/redo/<ref> holds one commit id per line, the most recent last. A new
+// <commonDir>/patchtx/redo/<name> holds one commit id per line, the most recent last. A new
 // transaction on the ref clears it, as an editor's redo history is cleared by a new edit.
+//
+// Each ref's stack is one file directly in redo/, named by the ref with `%` and `/` escaped
+// (`refs%2Fheads%2Fmain`), so the stacks of `feat` and `feat/x` (one left by a deleted branch) can
+// never stand in each other's way, as a file and a directory of the same name would. Older patchtx
+// kept it at redo/<ref> as a path: that file is still read, and removed at the next change.
 //
 // The change is made after the commit point (run.ts, step 6), and recovery repeats step 6 for a run
 // that died anywhere in it, possibly after the change was already made. Push and pop are not
 // idempotent, so the file also names the transaction that last changed it (a `# tx <id>` line,
 // written in the same atomic rename as the stack): a change whose transaction is already named there
 // is not made twice. Readers skip that line (they keep only commit-id lines).
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Repository } from '../git/repository.js';
 import { crashPoint } from './crash.js';
 import { removeDeadTempsOf, type Journal } from './journal.js';
+import { processAlive } from './liveness.js';
 
-const stackFile = (repo: Repository, ref: string): string => path.join(repo.commonDir, 'patchtx', 'redo', ref);
+const redoDir = (repo: Repository): string => path.join(repo.commonDir, 'patchtx', 'redo');
+
+/** Longest escaped ref name kept readable; a longer one is named by its hash (`~` never appears in
+ * a ref name, so the two kinds of names cannot meet), staying below every file system's NAME_MAX. */
+const READABLE_NAME_MAX = 200;
+
+/** The stack file's name for `ref`: one component, the same for no two refs. */
+export function redoStackName(ref: string): string {
+  const escaped = ref.replace(/%/g, '%25').replace(/\//g, '%2F');
+  if (Buffer.byteLength(escaped) <= READABLE_NAME_MAX) return escaped;
+  return `long~${createHash('sha1').update(ref).digest('hex')}`;
+}
+
+const stackFile = (repo: Repository, ref: string): string => path.join(redoDir(repo), redoStackName(ref));
+/** Where older patchtx kept the stack of `ref`. */
+const legacyFile = (repo: Repository, ref: string): string => path.join(redoDir(repo), ...ref.split('/'));
+
 const TX_LINE = /^# tx (\S+)$/m;
 
-export function readRedoStack(repo: Repository, ref: string): string[] {
-  try {
-    return readFileSync(stackFile(repo, ref), 'utf8').split('\n').filter((l) => /^[0-9a-f]{40}$/.test(l));
-  } catch {
-    return [];
+/** The stack's text: the current file, else one in the older layout, else null. */
+function readStackText(repo: Repository, ref: string): string | null {
+  for (const file of [stackFile(repo, ref), legacyFile(repo, ref)]) {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch {
+      // missing, or a directory (the older layout's, of a ref below this one): look further
+    }
   }
+  return null;
+}
+
+export function readRedoStack(repo: Repository, ref: string): string[] {
+  return (readStackText(repo, ref) ?? '').split('\n').filter((l) => /^[0-9a-f]{40}$/.test(l));
 }
 
 function lastTransaction(repo: Repository, ref: string): string | null {
-  try {
-    return TX_LINE.exec(readFileSync(stackFile(repo, ref), 'utf8'))?.[1] ?? null;
-  } catch {
-    return null;
-  }
+  return TX_LINE.exec(readStackText(repo, ref) ?? '')?.[1] ?? null;
 }
 
-const tempFile = (file: string, pid: number): string => `${file}.${pid}.tmp`;
+/** `~` cannot be in a ref name, so no other ref's stack is ever taken for a temporary file. */
+const tempFile = (file: string, pid: number): string => `${file}~${pid}.tmp`;
 
 /** Removes the temporary files of `ref`'s stack that processes which are gone left behind (killed
  * between writing one and renaming it into place: a transaction, or a recovery finishing one). */
 export function removeDeadRedoTemps(repo: Repository, ref: string): void {
-  removeDeadTempsOf(stackFile(repo, ref));
+  const file = stackFile(repo, ref);
+  let names: string[];
+  try {
+    names = readdirSync(path.dirname(file));
+  } catch {
+    names = [];
+  }
+  const prefix = `${path.basename(file)}~`;
+  for (const name of names) {
+    const m = name.startsWith(prefix) ? /^(\d+)\.tmp$/.exec(name.slice(prefix.length)) : null;
+    if (m && !processAlive(Number(m[1]))) rmSync(path.join(path.dirname(file), name), { force: true });
+  }
+  try {
+    removeDeadTempsOf(legacyFile(repo, ref));
+  } catch {
+    // the older layout's leftovers are not worth failing a recovery for
+  }
+}
+
+function hasLegacy(repo: Repository, ref: string): boolean {
+  if (legacyFile(repo, ref) === stackFile(repo, ref)) return false;
+  try {
+    return statSync(legacyFile(repo, ref)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Removes the older layout's file of `ref`, and the directories that leaves empty. */
+function removeLegacy(repo: Repository, ref: string): void {
+  const file = legacyFile(repo, ref);
+  if (file === stackFile(repo, ref)) return; // a ref without '/' (HEAD): the same name in both layouts
+  try {
+    rmSync(file);
+  } catch {
+    return; // not there, or a directory (a ref below this one): nothing of ours
+  }
+  for (let dir = path.dirname(file); dir !== redoDir(repo); dir = path.dirname(dir)) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      break;
+    }
+  }
 }
 
 /**
  * Applies `change` to the stack of `ref`. `txId` names the transaction making it: when the file
  * already records that transaction, the change was made before (by the run recovery is finishing)
  * and is not made again. A change that empties the stack removes the file; repeating it is harmless.
+ * A stack still in the older layout is moved: the new file is written first (empty, if need be, to
+ * stand in front of the old one), then the old one removed. Throws when the file system refuses;
+ * the caller decides what that means (after the commit point: a warning).
  */
 export function updateRedoStack(repo: Repository, ref: string, change: NonNullable<Journal['redo']>, txId?: string): void {
   const file = stackFile(repo, ref);
-  if (txId !== undefined && lastTransaction(repo, ref) === txId) return;
+  if (txId !== undefined && lastTransaction(repo, ref) === txId) {
+    removeLegacy(repo, ref);
+    return;
+  }
   let stack = change.clear ? [] : readRedoStack(repo, ref);
   if (change.pop) stack = stack.slice(0, -1);
   if (change.push) stack.push(change.push);
-  if (stack.length === 0) {
+  if (stack.length === 0 && !hasLegacy(repo, ref)) {
     rmSync(file, { force: true });
     return;
   }
   mkdirSync(path.dirname(file), { recursive: true });
   const tmp = tempFile(file, process.pid);
-  writeFileSync(tmp, (txId !== undefined ? `# tx ${txId}\n` : '') + stack.join('\n') + '\n');
+  writeFileSync(tmp, (txId !== undefined ? `# tx ${txId}\n` : '') + stack.map((c) => `${c}\n`).join(''));
   crashPoint('mid-redo-stack');
   renameSync(tmp, file);
+  removeLegacy(repo, ref);
 }

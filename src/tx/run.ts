@@ -22,7 +22,7 @@ import { markOfThisProcess, markText } from './liveness.js';
 import { updateRedoStack } from './redo-stack.js';
 import type { Session } from './session.js';
 import { checkoutForms } from './conversions.js';
-import { indexUpdatesOf, syncCheckout } from './sync.js';
+import { checkCheckoutWritable, indexUpdatesOf, syncCheckout } from './sync.js';
 import type { Target } from './target.js';
 
 export const NOTES_REF = 'refs/notes/patchtx';
@@ -88,6 +88,8 @@ export async function runTransaction(
     if (lock && prepared.newOid !== null) {
       lock.check(indexUpdatesOf(prepared.targets));
     }
+    // and so must a file or directory the file system will not let us write
+    if (lock && (prepared.newOid !== null || prepared.syncWithoutCommit)) await checkCheckoutWritable(session, prepared.targets);
     let noteWritten: NonNullable<Journal['note']>['written'];
     let noteBlob: string | undefined;
     if (prepared.newOid !== null && prepared.note) {
@@ -175,7 +177,8 @@ async function checkHeadUnchanged(session: Session, target: Target): Promise<voi
 
 /**
  * Step 6: everything after the commit point. Also run by recovery for a run that died after it.
- * A failure to attach the note is reported as a warning: the commit has landed and stays.
+ * A failure to attach the note or to update the redo history is reported as a warning: the commit
+ * has landed and stays.
  */
 export async function finishPublished(
   session: Session,
@@ -186,6 +189,9 @@ export async function finishPublished(
   contents?: ReadonlyMap<string, Uint8Array>,
   /** paths whose working-tree file stays as it is (recovery: changed since the run died) */
   leave?: ReadonlySet<string>,
+  /** recovery: a path the file system refuses to write is left, with a warning, so that the run
+   * can be finished at all (otherwise every later command would stop at it) */
+  recovering = false,
 ): Promise<string[]> {
   const warnings: string[] = [];
   if (journal.note && journal.newOid) {
@@ -205,14 +211,29 @@ export async function finishPublished(
     }
   }
   crashPoint('after-note');
-  // recovery repeats this step for a run that died after it: the id makes the second time a no-op
-  if (journal.redo) updateRedoStack(session.repo, journal.ref, journal.redo, transactionId(journal));
+  // recovery repeats this step for a run that died after it: the id makes the second time a no-op.
+  // It is bookkeeping: a file system that refuses it must not hold the checkout back.
+  if (journal.redo) {
+    try {
+      updateRedoStack(session.repo, journal.ref, journal.redo, transactionId(journal));
+    } catch (e) {
+      warnings.push(`the commit landed, but the redo history of ${journal.ref} could not be updated: ${(e as Error).message}`);
+    }
+  }
   if (journal.worktree) {
     if (!lock) throw new PatchtxError('internal', 'checkout sync without the index lock');
     // blobs not handed over are written as checkout would write them with the commit's attributes
     const unread = [...targets].filter(([p, t]) => t !== null && t.mode !== '120000' && !contents?.has(p)).map(([p]) => p);
     const form = unread.length > 0 && journal.newOid !== null ? await checkoutForms(session, journal.newOid, unread) : undefined;
-    await syncCheckout(session, lock, targets, contents, leave, form);
+    const failed = (p: string, removing: boolean, e: unknown): void => {
+      const cause = (e as Error).message;
+      warnings.push(
+        removing
+          ? `could not remove ${p} (${cause}); it is out of the index, so git status shows it as untracked`
+          : `could not write ${p} (${cause}); its index entry is the commit's, so git status shows how the working tree differs`,
+      );
+    };
+    await syncCheckout(session, lock, targets, contents, leave, form, recovering ? failed : undefined);
   }
   removeJournal(session.repo);
   return warnings;

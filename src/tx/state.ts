@@ -9,6 +9,7 @@ import { converts, toWorktree } from '../git/convert.js';
 import { hashBlob } from '../git/hash.js';
 import type { GitIndex, IndexEntry } from '../git/index-file.js';
 import { lookupPaths, type PathInfo } from '../git/tree-edit.js';
+import { lengthProblem, quotePath } from '../patch/paths.js';
 import { inspectWorktreePath, isWorktreeFileModified, readWorktreeFile, type ModifiedCheckOptions, type WorktreePathState } from '../git/worktree.js';
 import { conversionsInTree, storedForm, type Conversion } from './conversions.js';
 import { Overlay } from './overlay.js';
@@ -94,6 +95,13 @@ async function dirtyReason(
   return undefined;
 }
 
+/** Refuses a path the working tree cannot hold: a component or, with the working tree's directory
+ * in front, the whole path too long for the file system (it would fail after the commit point). */
+function checkCheckoutPath(workdir: string, p: string): void {
+  const problem = lengthProblem(p, Buffer.byteLength(workdir) + 1);
+  if (problem !== null) throw new PatchtxError('path_rejected', `Path ${quotePath(p)} is rejected: ${problem}`, { path: p, reason: 'too_long' });
+}
+
 /** Base, index and working-tree state of `paths`, with why each is dirty, if it is. */
 export async function inspectPaths(
   session: Session,
@@ -118,6 +126,7 @@ export async function inspectPaths(
     const base = infos.get(p)!;
     const st: PathState = { path: p, base, conversion: conversions.get(p)! };
     if (worktree) {
+      checkCheckoutPath(session.repo.workdir!, p);
       st.index = found.get(p) ?? [];
       st.worktree = await inspectWorktreePath(session.repo.workdir!, p, knownDirs);
       if (st.worktree.kind === 'blocked') {

@@ -1,11 +1,12 @@
 // Bringing this checkout in line with a commit for a given set of paths, after the ref has moved:
 // the working tree files are replaced (or removed) and their index entries set to the new objects
 // with fresh stat data, so `git status` is clean for them without re-hashing. (Recovery can ask
-// for some paths to be left on disk as they are: see `leave`.) Other paths are neither read nor
+// for some paths to be left on disk as they are, and to go past those it cannot write: see
+// `leave` and `failed`.) Other paths are neither read nor
 // written; other staged changes stay staged.
 import type { IndexLock, IndexUpdate } from '../git/index-file.js';
 import type { TreeEdit } from '../git/tree-edit.js';
-import { inspectWorktreePath, removeWorktreeFile, writeWorktreeFile, writeWorktreeSymlink } from '../git/worktree.js';
+import { inspectWorktreePath, removeWorktreeFile, worktreeWriteRefusal, writeWorktreeFile, writeWorktreeSymlink, type WriteCheckCache } from '../git/worktree.js';
 import { inParallel } from '../in-parallel.js';
 import { crashPoint } from './crash.js';
 import type { Session } from './session.js';
@@ -26,6 +27,21 @@ const POOLED_WRITES_MIN = 64;
  */
 const WRITES_AT_ONCE = 8;
 
+/**
+ * Refuses (io_error) before the commit point when the working tree would not let `targets` be
+ * written or removed (an immutable file or directory, a read-only file system, a directory the
+ * user may not write): after it, the failure would leave the commit landed and the checkout
+ * half-synced. Run under the index lock, as close to the writes as the protocol allows.
+ */
+export async function checkCheckoutWritable(session: Session, targets: ReadonlyMap<string, TreeEdit>): Promise<void> {
+  const workdir = session.repo.workdir!;
+  const seen: WriteCheckCache = { dirs: new Set(), access: new Map() };
+  for (const [p, t] of targets) {
+    const refusal = await worktreeWriteRefusal(workdir, p, t === null, seen);
+    if (refusal) throw refusal;
+  }
+}
+
 /** The index entries `targets` will get, without stat data: for checking before anything is written. */
 export function indexUpdatesOf(targets: ReadonlyMap<string, TreeEdit>): Map<string, IndexUpdate> {
   return new Map([...targets].map(([p, t]) => [p, t && { oid: t.oid, mode: parseInt(t.mode, 8), stat: null }]));
@@ -39,6 +55,9 @@ export async function syncCheckout(
   leave: ReadonlySet<string> = new Set(),
   /** what checkout writes for a blob read here (line-ending and ident conversion); `contents` have it already */
   checkoutForm: (path: string, blob: Uint8Array) => Uint8Array = (_p, blob) => blob,
+  /** given (recovery): a path the file system refuses to write or remove is reported here and
+   * skipped, its index entry set as for `leave`, instead of failing the whole sync */
+  failed?: (path: string, removing: boolean, error: unknown) => void,
 ): Promise<void> {
   const workdir = session.repo.workdir!;
   const trustExec = session.config.getBool('core.filemode') ?? true;
@@ -59,8 +78,13 @@ export async function syncCheckout(
   const removals = [...targets].filter(([, t]) => t === null).map(([p]) => p);
   removals.sort((a, b) => b.split('/').length - a.split('/').length);
   for (const p of removals) {
-    const wt = await inspectWorktreePath(workdir, p);
-    if (wt.kind === 'file' || wt.kind === 'symlink') await removeWorktreeFile(workdir, p);
+    try {
+      const wt = await inspectWorktreePath(workdir, p);
+      if (wt.kind === 'file' || wt.kind === 'symlink') await removeWorktreeFile(workdir, p);
+    } catch (e) {
+      if (!failed) throw e;
+      failed(p, true, e);
+    }
     updates.set(p, null);
   }
   let written = 0;
@@ -69,10 +93,16 @@ export async function syncCheckout(
   const pooled = writes.length >= POOLED_WRITES_MIN;
   const write = async ([p, t]: [string, NonNullable<TreeEdit>]): Promise<void> => {
     const data = contents.get(p) ?? (t.mode === '120000' ? await session.store.readBlob(t.oid) : checkoutForm(p, await session.store.readBlob(t.oid)));
-    const stat =
-      t.mode === '120000'
-        ? await writeWorktreeSymlink(workdir, p, Buffer.from(data).toString())
-        : await writeWorktreeFile(workdir, p, data, t.mode === '100755', { trustExecutableBit: trustExec, knownDirs, pooled });
+    let stat: NonNullable<IndexUpdate>['stat'] = null;
+    try {
+      stat =
+        t.mode === '120000'
+          ? await writeWorktreeSymlink(workdir, p, Buffer.from(data).toString())
+          : await writeWorktreeFile(workdir, p, data, t.mode === '100755', { trustExecutableBit: trustExec, knownDirs, pooled });
+    } catch (e) {
+      if (!failed) throw e;
+      failed(p, false, e);
+    }
     updates.set(p, { oid: t.oid, mode: parseInt(t.mode, 8), stat });
     if (++written === 1) crashPoint('mid-worktree');
   };

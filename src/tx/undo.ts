@@ -43,6 +43,8 @@ export interface UndoResult {
   redid?: string;
   /** what recovery of an earlier interrupted run did first, if anything */
   recovered?: RecoveryReport;
+  /** what went wrong after the ref moved (the note, the redo history), if anything */
+  warnings?: string[];
 }
 
 const refused = (message: string, data: Record<string, unknown> = {}): PatchtxError => new PatchtxError('undo_refused', message, data);
@@ -96,9 +98,9 @@ async function isFirstParentAncestor(session: Session, tip: string, oid: string)
 }
 
 /** Moves the ref from its tip to `to`, restoring `deltas` in the checkout (state `to`). */
-async function moveTip(session: Session, target: Target, to: string, deltas: PathDelta[], side: 'before' | 'after', message: string, redo: Prepared['redo']): Promise<void> {
+async function moveTip(session: Session, target: Target, to: string, deltas: PathDelta[], side: 'before' | 'after', message: string, redo: Prepared['redo']): Promise<string[]> {
   const paths = deltas.map((d) => d.path);
-  await runTransaction(session, target, side === 'after' ? 'redo' : 'undo', identities(session), async (lock) => {
+  const outcome = await runTransaction(session, target, side === 'after' ? 'redo' : 'undo', identities(session), async (lock) => {
     await requireClean(session, target, lock, target.baseTree!, paths, message);
     return {
       newOid: to,
@@ -110,6 +112,7 @@ async function moveTip(session: Session, target: Target, to: string, deltas: Pat
       redo,
     };
   });
+  return outcome.warnings;
 }
 
 /**
@@ -131,7 +134,7 @@ async function reversePatch(session: Session, deltas: PathDelta[], undone: strin
   }
 }
 
-async function revertCommit(session: Session, target: Target, undone: string, commit: CommitObject, deltas: PathDelta[], redo: Prepared['redo'] | undefined): Promise<string> {
+async function revertCommit(session: Session, target: Target, undone: string, commit: CommitObject, deltas: PathDelta[], redo: Prepared['redo'] | undefined): Promise<{ commit: string; warnings: string[] }> {
   const { store } = session;
   const tipTree = target.baseTree!;
   const now = await lookupPaths(store, tipTree, deltas.map((d) => d.path));
@@ -146,7 +149,7 @@ async function revertCommit(session: Session, target: Target, undone: string, co
   const subject = commit.message.split('\n')[0];
   const committer = identities(session);
   let result = '';
-  await runTransaction(session, target, 'undo', committer, async (lock) => {
+  const outcome = await runTransaction(session, target, 'undo', committer, async (lock) => {
     await requireClean(session, target, lock, tipTree, deltas.map((d) => d.path), `revert ${undone.slice(0, 12)}`);
     const tree = await editTree(store, tipTree, new Map(deltas.map((d) => [d.path, editOf(d.before)])));
     const message = appendTrailers(`Revert "${subject}"\n\nThis reverts commit ${undone}.\n`, [
@@ -166,7 +169,7 @@ async function revertCommit(session: Session, target: Target, undone: string, co
       redo: redo ?? { push: result },
     };
   });
-  return result;
+  return { commit: result, warnings: outcome.warnings };
 }
 
 async function undoIn(session: Session, target: Target, commitRev: string | undefined, redo: Prepared['redo']): Promise<UndoResult> {
@@ -181,12 +184,12 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
   const parentTree = (await store.readCommit(parent)).tree;
   const deltas = await diffTrees(store, parentTree, commit.tree);
   if (oid === tip) {
-    await moveTip(session, target, parent, deltas, 'before', `undo ${oid.slice(0, 12)}`, redo ?? { push: oid });
-    return { ok: true, action: 'reset', ref: target.ref, commit: parent, target: oid, files: changesOf(deltas, true) };
+    const warnings = await moveTip(session, target, parent, deltas, 'before', `undo ${oid.slice(0, 12)}`, redo ?? { push: oid });
+    return withWarnings({ ok: true, action: 'reset', ref: target.ref, commit: parent, target: oid, files: changesOf(deltas, true) }, warnings);
   }
   if (!(await isFirstParentAncestor(session, tip, oid))) throw refused(`${oid.slice(0, 12)} is not on ${target.ref}`, { commit: oid });
   const revert = await revertCommit(session, target, oid, commit, deltas, redo);
-  return { ok: true, action: 'revert', ref: target.ref, commit: revert, target: oid, files: changesOf(deltas, true) };
+  return withWarnings({ ok: true, action: 'revert', ref: target.ref, commit: revert.commit, target: oid, files: changesOf(deltas, true) }, revert.warnings);
 }
 
 export async function undoTransaction(opts: UndoOptions): Promise<UndoResult> {
@@ -196,6 +199,7 @@ export async function undoTransaction(opts: UndoOptions): Promise<UndoResult> {
   });
 }
 
+const withWarnings = (r: UndoResult, warnings: string[]): UndoResult => (warnings.length > 0 ? { ...r, warnings } : r);
 const withRecovery = (session: Session, r: UndoResult): UndoResult => (session.recovered ? { ...r, recovered: session.recovered } : r);
 
 export async function redoTransaction(opts: Omit<UndoOptions, 'commit'>): Promise<UndoResult> {
@@ -211,8 +215,8 @@ async function redoIn(session: Session, opts: Omit<UndoOptions, 'commit'>): Prom
   const info = patchtxInfo(commit);
   if (commit.parents[0] === target.oldOid) {
     const deltas = await diffTrees(session.store, target.baseTree, commit.tree);
-    await moveTip(session, target, last, deltas, 'after', `redo ${last.slice(0, 12)}`, { pop: true });
-    return { ok: true, action: 'fast-forward', ref: target.ref, commit: last, target: last, files: changesOf(deltas) };
+    const warnings = await moveTip(session, target, last, deltas, 'after', `redo ${last.slice(0, 12)}`, { pop: true });
+    return withWarnings({ ok: true, action: 'fast-forward', ref: target.ref, commit: last, target: last, files: changesOf(deltas) }, warnings);
   }
   if (info?.undoOf) {
     // the last undo was a revert commit: redo is undoing that revert

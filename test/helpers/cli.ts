@@ -161,10 +161,11 @@ export function leftoverFiles(gitdir: string): string[] {
   return found.sort();
 }
 
-/** The redo stack patchtx keeps for `ref` (one commit id per line, most recent last). */
+/** The redo stack patchtx keeps for `ref` (one commit id per line, most recent last), in a file
+ * named by the ref with `%` and `/` escaped. */
 export function redoStack(commonDir: string, ref: string): string[] {
   try {
-    return readFileSync(path.join(commonDir, 'patchtx', 'redo', ref), 'utf8')
+    return readFileSync(path.join(commonDir, 'patchtx', 'redo', ref.replace(/%/g, '%25').replace(/\//g, '%2F')), 'utf8')
       .split('\n')
       .filter((l) => /^[0-9a-f]{40}$/.test(l));
   } catch {
