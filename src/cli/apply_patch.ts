@@ -8,6 +8,7 @@ import { PatchtxError } from '../errors.js';
 import { openRepository } from '../git/discover.js';
 import { applyTransaction } from '../tx/apply.js';
 import { applyToDirectory } from '../tx/plain-dir.js';
+import { isReadOnlyRefusal } from '../tx/read-only.js';
 import { codexSummary, processStreams, toError, type Streams } from './output.js';
 import { readStdin } from './read-patch.js';
 import { isTerminal } from './stdio.js';
@@ -15,10 +16,11 @@ import { isTerminal } from './stdio.js';
 const USAGE = `Usage: apply_patch [--preserve-crlf] 'PATCH'\n       echo 'PATCH' | apply_patch [--preserve-crlf]\n`;
 
 /**
- * Where `cwd` is in the repository that contains it: the repository-relative directory ('' at the
- * top, or in a bare repository), or null outside any repository.
+ * Where `cwd` is in the repository that contains it: the working tree (null in a bare repository)
+ * and the repository-relative directory ('' at the top, or in a bare repository), or null outside
+ * any repository.
  */
-async function placeInRepository(cwd: string): Promise<string | null> {
+async function placeInRepository(cwd: string): Promise<{ workdir: string | null; prefix: string } | null> {
   let repo;
   try {
     repo = await openRepository({ cwd });
@@ -26,10 +28,26 @@ async function placeInRepository(cwd: string): Promise<string | null> {
     if (e instanceof PatchtxError && e.kind === 'not_a_repository') return null;
     throw e;
   }
-  if (repo.workdir === null) return '';
+  if (repo.workdir === null) return { workdir: null, prefix: '' };
   const rel = path.relative(repo.workdir, realpathSync(cwd)).split(path.sep).join('/');
   // patch paths are relative to cwd, as in Codex; a cwd inside .git is refused by the path checks
-  return rel;
+  return { workdir: repo.workdir, prefix: rel };
+}
+
+/**
+ * The patch as a transaction; in a checkout whose git directory cannot be written (a sandbox that
+ * keeps .git read-only), the way taken outside a repository instead, saying on stderr that
+ * nothing was committed and why.
+ */
+async function applyInRepository(patchText: string, cwd: string, place: { workdir: string | null; prefix: string }, streams: Streams): Promise<string[]> {
+  try {
+    return (await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: place.prefix })).summary;
+  } catch (e) {
+    if (!isReadOnlyRefusal(e) || place.workdir === null) throw e;
+    const summary = await applyToDirectory(place.workdir, patchText, place.prefix);
+    streams.err(`apply_patch: nothing was committed: the git directory ${String(e.data.gitdir)} is not writable (${String(e.data.cause)}); the files were written without a commit\n`);
+    return summary;
+  }
 }
 
 /** The summary's paths as the patch spelled them (relative to cwd, not to the repository root). */
@@ -54,11 +72,8 @@ export async function main(argv: string[], streams: Streams = processStreams, cw
     }
   }
   try {
-    const prefix = await placeInRepository(cwd);
-    const summary =
-      prefix !== null
-        ? relativeSummary((await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: prefix })).summary, prefix)
-        : await applyToDirectory(cwd, patchText);
+    const place = await placeInRepository(cwd);
+    const summary = place !== null ? relativeSummary(await applyInRepository(patchText, cwd, place, streams), place.prefix) : await applyToDirectory(cwd, patchText);
     streams.out(codexSummary(summary));
     return 0;
   } catch (e) {

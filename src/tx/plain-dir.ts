@@ -31,10 +31,14 @@ function loadPath(root: string, p: string, overlay: Overlay): void {
   }
 }
 
-export async function applyToDirectory(root: string, patchText: string): Promise<string[]> {
+/**
+ * Applies `patchText` to the files below `root`, its paths relative to `base` (a directory below
+ * `root`, '' for root itself): a checkout whose git directory cannot be written takes this way too.
+ */
+export async function applyToDirectory(root: string, patchText: string, base = ''): Promise<string[]> {
   const invocation = parsePatchInvocation(patchText);
   // `cd DIR && apply_patch <<'EOF'`: the paths are relative to DIR (which must be below root)
-  const dir = patchDirectory(realpathSync(root), '', invocation.cwd);
+  const dir = patchDirectory(realpathSync(root), base, invocation.cwd);
   const patch = rerootPatch(invocation.patch, dir);
   const overlay = new Overlay();
   for (const p of touchedPaths(patch).keys()) loadPath(root, p, overlay);
