@@ -14,7 +14,8 @@ import { diffTrees, type PathDelta } from '../git/tree-diff.js';
 import { editTree, fileEntryOf, lookupPaths, type TreeEdit } from '../git/tree-edit.js';
 import { createPatchFromTexts } from '../patch/create.js';
 import { parsePatch } from '../patch/parse.js';
-import { changesOf, firstParents, patchtxInfo } from './history.js';
+import { DEEPEN_REMEDY, readShallow } from '../git/shallow.js';
+import { changesOf, firstParents, patchtxInfo, type HistoryStep } from './history.js';
 import { PATCH_ID_TRAILER, UNDO_TRAILER } from './message.js';
 import { patchId } from './patch-id.js';
 import { readRedoStack } from './redo-stack.js';
@@ -78,7 +79,9 @@ function identities(session: Session): Identity {
 async function findNewestPatchtxCommit(session: Session, tip: string): Promise<string> {
   const undone = new Set<string>();
   let skippedReverts = false;
-  for await (const { oid, commit } of firstParents(session.store, tip)) {
+  let shallowEnd: string | null = null;
+  for await (const { oid, commit, boundary } of firstParents(session.store, tip)) {
+    if (boundary && commit.parents.length > 0) shallowEnd = oid;
     const info = patchtxInfo(commit);
     if (!info) continue;
     if (undone.has(oid)) continue;
@@ -89,12 +92,18 @@ async function findNewestPatchtxCommit(session: Session, tip: string): Promise<s
     }
     return oid;
   }
-  throw refused(skippedReverts ? 'every patchtx commit on this ref has been undone already' : 'no patchtx commit found on this ref');
+  const why = skippedReverts ? 'every patchtx commit on this ref has been undone already' : 'no patchtx commit found on this ref';
+  throw refused(shallowEnd === null ? why : `${why} as far as this shallow clone's history goes (it ends at ${shallowEnd.slice(0, 12)}); ${DEEPEN_REMEDY}`);
 }
 
-async function isFirstParentAncestor(session: Session, tip: string, oid: string): Promise<boolean> {
-  for await (const c of firstParents(session.store, tip)) if (c.oid === oid) return true;
-  return false;
+/** Whether `oid` is on `tip`'s first-parent line; a shallow clone's end is named when the walk stopped there. */
+async function isFirstParentAncestor(session: Session, tip: string, oid: string): Promise<{ found: boolean; shallowEnd: string | null }> {
+  let last: HistoryStep | null = null;
+  for await (const c of firstParents(session.store, tip)) {
+    if (c.oid === oid) return { found: true, shallowEnd: null };
+    last = c;
+  }
+  return { found: false, shallowEnd: last?.boundary && last.commit.parents.length > 0 ? last.oid : null };
 }
 
 /** Moves the ref from its tip to `to`, restoring `deltas` in the checkout (state `to`). */
@@ -179,14 +188,23 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
   const commit = await store.readCommit(oid);
   if (!patchtxInfo(commit)) throw refused(`${oid.slice(0, 12)} was not made by patchtx (no Patch-Id trailer); use git revert`, { commit: oid });
   if (commit.parents.length !== 1) throw refused(`${oid.slice(0, 12)} has ${commit.parents.length} parents; patchtx undoes only single-parent commits`, { commit: oid });
-  const parent = commit.parents[0];
+  const parent = commit.parents[0]!;
+  if (oid !== tip) {
+    const onRef = await isFirstParentAncestor(session, tip, oid);
+    if (!onRef.found) {
+      const where = onRef.shallowEnd === null ? '' : ` as far as this shallow clone's history goes (it ends at ${onRef.shallowEnd.slice(0, 12)}); ${DEEPEN_REMEDY}`;
+      throw refused(`${oid.slice(0, 12)} is not on ${target.ref}${where}`, { commit: oid });
+    }
+  }
+  if ((await readShallow(repo)).has(oid)) {
+    throw new PatchtxError('missing_object', `cannot undo ${oid.slice(0, 12)}: its parent ${parent.slice(0, 12)} is not in this shallow clone; ${DEEPEN_REMEDY}`, { commit: oid, oid: parent });
+  }
   const parentTree = (await store.readCommit(parent)).tree;
   const deltas = await diffTrees(store, parentTree, commit.tree);
   if (oid === tip) {
     await moveTip(session, target, parent, deltas, 'before', `undo ${oid.slice(0, 12)}`, redo ?? { push: oid });
     return { ok: true, action: 'reset', ref: target.ref, commit: parent, target: oid, files: changesOf(deltas, true) };
   }
-  if (!(await isFirstParentAncestor(session, tip, oid))) throw refused(`${oid.slice(0, 12)} is not on ${target.ref}`, { commit: oid });
   const revert = await revertCommit(session, target, oid, commit, deltas, redo);
   return { ok: true, action: 'revert', ref: target.ref, commit: revert, target: oid, files: changesOf(deltas, true) };
 }

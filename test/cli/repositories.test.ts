@@ -6,9 +6,28 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, gitEnv, makeRepo } from '../helpers/repos.js';
-import { buildDist, cleanupScratch, distDir, expectFsckClean, g, patchFile, rev, snapshot, v4a, type RunResult } from './support.js';
+import {
+  buildDist,
+  cleanupScratch,
+  distDir,
+  expectFsckClean,
+  expectUntouched,
+  g,
+  isolateGitEnv,
+  patchFile,
+  patchtx,
+  patchtxJson,
+  rev,
+  snapshot,
+  tempDir,
+  v4a,
+  type RunResult,
+} from './support.js';
 
-beforeAll(() => buildDist());
+beforeAll(() => {
+  isolateGitEnv();
+  buildDist();
+});
 afterAll(() => {
   cleanupRepos();
   cleanupScratch();
@@ -91,5 +110,85 @@ describe.skipIf(!readOnlyWorks)('a read-only git directory (a sandbox that keeps
     expect(runWithReadOnly(path.join(dir, '.git'), 'patchtx', ['check', file], dir).code).toBe(0);
     expect(snapshot(dir)).toEqual(before);
     expectFsckClean(dir);
+  });
+});
+
+/** A repository with three patchtx commits on top of the fixture's two, and its clone at `depth`. */
+async function shallowClone(depth: number, gitCommitOnTop = false): Promise<{ source: string; clone: string; commits: string[] }> {
+  const source = makeRepo('basic');
+  const commits: string[] = [];
+  for (const p of [v4a('*** Add File: one.txt', '+1'), v4a('*** Add File: two.txt', '+2'), v4a('*** Add File: three.txt', '+3')]) {
+    const r = await patchtxJson('apply', '--repo', source, patchFile(p));
+    expect(r.code, r.out).toBe(0);
+    commits.push(r.json.commit);
+  }
+  if (gitCommitOnTop) g(source, 'commit', '-q', '--allow-empty', '-m', 'made with git');
+  const clone = path.join(tempDir(), 'clone');
+  g(tempDir(), 'clone', '-q', `--depth=${depth}`, `file://${source}`, clone);
+  g(clone, 'config', 'user.name', 'Clone User');
+  g(clone, 'config', 'user.email', 'clone@fixtures.invalid');
+  expect(readFileSync(path.join(clone, '.git/shallow'), 'utf8').trim().split('\n')).toHaveLength(1);
+  return { source, clone, commits };
+}
+
+describe('a shallow clone (git clone --depth N)', () => {
+  it('log lists the transactions the clone holds, the oldest one marked, and says where its history ends', async () => {
+    const { clone, commits } = await shallowClone(2);
+    const r = await patchtxJson('log', '--repo', clone);
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.json.map((e: { commit: string }) => e.commit)).toEqual([commits[2], commits[1]]);
+    expect(r.json[0]).toMatchObject({ files: [{ op: 'A', path: 'three.txt' }] });
+    expect(r.json[0].shallow).toBeUndefined();
+    expect(r.json[1]).toMatchObject({ files: [], shallow: true, subject: 'Apply patch: add two.txt' });
+    const boundary = readFileSync(path.join(clone, '.git/shallow'), 'utf8').trim();
+    expect(boundary).toBe(commits[1]);
+    expect(r.err).toBe(`note: this is a shallow clone and its history ends at ${boundary.slice(0, 12)}: older transactions are not listed; 'git fetch --deepen=N' (or --unshallow) fetches older history\n`);
+    const text = await patchtx('log', '--repo', clone);
+    expect(text.code).toBe(0);
+    expect(text.out).toContain('  (its files are not known: its parent is not in this shallow clone)\n');
+    expect(text.err).toBe(r.err);
+    // -n that stops before the end: nothing to say
+    expect((await patchtx('log', '--repo', clone, '-n', '1')).err).toBe('');
+  });
+
+  it('undo of the tip whose parent was not fetched: missing_object (exit 2) naming the parent and the remedy; nothing changes', async () => {
+    const { clone, commits } = await shallowClone(1);
+    const before = snapshot(clone);
+    const r = await patchtx('undo', '--repo', clone);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(
+      `error: cannot undo ${commits[2]!.slice(0, 12)}: its parent ${commits[1]!.slice(0, 12)} is not in this shallow clone; 'git fetch --deepen=N' (or --unshallow) fetches older history\n`,
+    );
+    expect((await patchtxJson('undo', '--repo', clone)).json.error).toMatchObject({ kind: 'missing_object', oid: commits[1] });
+    expectUntouched(clone, before);
+  });
+
+  it('undo walks back as far as the clone goes, then says where its history ends', async () => {
+    const { clone, commits } = await shallowClone(2);
+    const first = await patchtx('undo', '--repo', clone);
+    expect(first.code, first.err).toBe(0);
+    expect(rev(clone)).toBe(commits[1]);
+    const before = snapshot(clone);
+    const second = await patchtx('undo', '--repo', clone);
+    expect(second.code).toBe(2);
+    expect(second.err).toMatch(/^error: cannot undo [0-9a-f]{12}: its parent [0-9a-f]{12} is not in this shallow clone/);
+    expectUntouched(clone, before);
+  });
+
+  it('no transaction within the clone, or a commit beyond it: undo_refused naming the end of the history', async () => {
+    const { clone, commits } = await shallowClone(1, true);
+    const before = snapshot(clone);
+    const end = rev(clone).slice(0, 12);
+    const r = await patchtx('undo', '--repo', clone);
+    expect(r.code).toBe(7);
+    expect(r.err).toBe(`error: no patchtx commit found on this ref as far as this shallow clone's history goes (it ends at ${end}); 'git fetch --deepen=N' (or --unshallow) fetches older history\n`);
+    // the commit exists here (fetched as another ref's tip) but lies beyond the end of main's history
+    g(clone, 'fetch', '-q', '--depth=1', 'origin', `${commits[0]}:refs/tags/old`);
+    const snap = snapshot(clone);
+    const x = await patchtx('undo', '--repo', clone, commits[0]!);
+    expect(x.code).toBe(7);
+    expect(x.err).toBe(`error: ${commits[0]!.slice(0, 12)} is not on refs/heads/main as far as this shallow clone's history goes (it ends at ${end}); 'git fetch --deepen=N' (or --unshallow) fetches older history\n`);
+    expectUntouched(clone, snap);
+    expect(before.head).toBe(snap.head);
   });
 });
