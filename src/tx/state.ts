@@ -134,7 +134,7 @@ export async function inspectPaths(
 export async function checkAttributesInTree(session: Session, tree: string | null, paths: readonly string[]): Promise<void> {
   const readText = async (p: string): Promise<string | null> => {
     const found = (await lookupPaths(session.store, tree, [p])).get(p);
-    return found?.type === 'blob' ? Buffer.from(await session.store.readBlob(found.oid)).toString('utf8') : null;
+    return found?.type === 'blob' ? Buffer.from(await session.store.readBlob(found.oid, p)).toString('utf8') : null;
   };
   await checkAttributesForPaths(session.repo, paths, readText, { config: session.config, env: session.env });
 }
@@ -154,7 +154,7 @@ async function baseBlobContent(session: Session, st: PathState, oid: string): Pr
     const onDisk = await readWorktreeFile(session.repo.workdir!, st.path).catch(() => null);
     if (onDisk && hashBlob(onDisk) === oid) return onDisk;
   }
-  return session.store.readBlob(oid);
+  return session.store.readBlob(oid, st.path);
 }
 
 export async function loadTouched(session: Session, baseTree: string | null, touched: Map<string, TouchedPath>, opts: LoadOptions): Promise<LoadedState> {
@@ -182,7 +182,7 @@ export async function loadTouched(session: Session, baseTree: string | null, tou
     }
     const b = st.base;
     if (b.type === 'blob') overlay.putFile(st.path, await baseBlobContent(session, st, b.oid));
-    else if (b.type === 'symlink') overlay.putFile(st.path, await session.store.readBlob(b.oid));
+    else if (b.type === 'symlink') overlay.putFile(st.path, await session.store.readBlob(b.oid, st.path));
     else if (b.type === 'tree') overlay.markDirectory(st.path);
   }
   return { states, overlay };

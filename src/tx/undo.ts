@@ -106,9 +106,23 @@ async function isFirstParentAncestor(session: Session, tip: string, oid: string)
   return { found: false, shallowEnd: last?.boundary && last.commit.parents.length > 0 ? last.oid : null };
 }
 
+/**
+ * Refuses (missing_object, naming the path) before anything moves when a file the checkout is to
+ * be given is not in the repository: a partial clone fetched only the blobs it checked out.
+ */
+async function requireBlobs(session: Session, target: Target, deltas: PathDelta[], side: 'before' | 'after'): Promise<void> {
+  if (!target.worktree) return;
+  for (const d of deltas) {
+    const e = d[side];
+    // readBlob throws the error that names the object, the path and the remedy
+    if (e !== null && e.mode !== '160000' && !(await session.store.hasObject(e.oid))) await session.store.readBlob(e.oid, d.path);
+  }
+}
+
 /** Moves the ref from its tip to `to`, restoring `deltas` in the checkout (state `to`). */
 async function moveTip(session: Session, target: Target, to: string, deltas: PathDelta[], side: 'before' | 'after', message: string, redo: Prepared['redo']): Promise<void> {
   const paths = deltas.map((d) => d.path);
+  await requireBlobs(session, target, deltas, side);
   await runTransaction(session, target, side === 'after' ? 'redo' : 'undo', identities(session), async (lock) => {
     await requireClean(session, target, lock, target.baseTree!, paths, message);
     return {
@@ -131,13 +145,15 @@ async function moveTip(session: Session, target: Target, to: string, deltas: Pat
  */
 async function reversePatch(session: Session, deltas: PathDelta[], undone: string): Promise<{ text: string | null; id: string }> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  const text = async (e: PathDelta['before']): Promise<string | null> => (e === null ? null : decoder.decode(await session.store.readBlob(e.oid)));
+  const text = async (e: PathDelta['before'], p: string): Promise<string | null> => (e === null ? null : decoder.decode(await session.store.readBlob(e.oid, p)));
   try {
-    const files = await Promise.all(deltas.map(async (d) => ({ path: d.path, before: await text(d.after), after: await text(d.before) })));
+    const files = await Promise.all(deltas.map(async (d) => ({ path: d.path, before: await text(d.after, d.path), after: await text(d.before, d.path) })));
     if (files.some((f) => (f.before ?? '').includes('\0') || (f.after ?? '').includes('\0'))) throw new Error('binary');
     const reverseText = createPatchFromTexts(files);
     return { text: reverseText, id: patchId(parsePatch(reverseText)) };
-  } catch {
+  } catch (e) {
+    // a blob a partial clone did not fetch is the user's to fetch, not a change V4A cannot say
+    if (e instanceof PatchtxError && e.kind === 'missing_object') throw e;
     return { text: null, id: createHash('sha256').update(`revert ${undone}`).digest('hex').slice(0, 40) };
   }
 }

@@ -1,7 +1,7 @@
 // Repositories as CI systems and sandboxes make them: a git directory the sandbox keeps read-only,
 // shallow clones, partial (blobless) clones. Built with the git CLI, run as the built programs.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
   expectFsckClean,
   expectUntouched,
   g,
+  gTry,
   isolateGitEnv,
   patchFile,
   patchtx,
@@ -190,5 +191,85 @@ describe('a shallow clone (git clone --depth N)', () => {
     expect(x.err).toBe(`error: ${commits[0]!.slice(0, 12)} is not on refs/heads/main as far as this shallow clone's history goes (it ends at ${end}); 'git fetch --deepen=N' (or --unshallow) fetches older history\n`);
     expectUntouched(clone, snap);
     expect(before.head).toBe(snap.head);
+  });
+});
+
+/** `git clone --filter=blob:none` of `source` at `branch`: only the blobs of its checkout are fetched. */
+function blobless(source: string, branch = 'main', opts: string[] = []): string {
+  g(source, 'config', 'uploadpack.allowFilter', 'true');
+  const clone = path.join(tempDir(), 'partial');
+  g(tempDir(), 'clone', '-q', '--filter=blob:none', '-b', branch, ...opts, `file://${source}`, clone);
+  g(clone, 'config', 'user.name', 'Clone User');
+  g(clone, 'config', 'user.email', 'clone@fixtures.invalid');
+  expect(g(clone, 'config', 'remote.origin.promisor').trim()).toBe('true');
+  return clone;
+}
+
+/** The objects a partial clone refers to but does not hold. */
+const missingObjects = (dir: string): string[] =>
+  g(dir, 'rev-list', '--objects', '--missing=print', '--all')
+    .split('\n')
+    .filter((l) => l.startsWith('?'))
+    .map((l) => l.slice(1));
+
+describe('a partial clone (git clone --filter=blob:none)', () => {
+  const README = v4a('*** Update File: README.md', '@@', '-# Sample', '+# Sample A');
+
+  it('a clean touched file whose bytes hash to the missing blob is enough', async () => {
+    const source = makeRepo('basic');
+    const oldReadme = g(source, 'rev-parse', 'HEAD:README.md').trim();
+    // a clone without a checkout has none of the blobs; the files are then put in place by hand
+    const clone = blobless(source, 'main', ['--no-checkout']);
+    g(clone, 'reset', '-q');
+    writeFileSync(path.join(clone, 'README.md'), readFileSync(path.join(source, 'README.md')));
+    // the other files are not there: refresh reports them and exits 1, README.md is refreshed
+    gTry(clone, 'update-index', '-q', '--refresh');
+    expect(g(clone, 'diff', '--name-only', '--', 'README.md')).toBe('');
+    expect(missingObjects(clone)).toContain(oldReadme);
+    const r = await patchtx('apply', '--repo', clone, patchFile(README));
+    expect(r.code, r.err).toBe(0);
+    expect(g(clone, 'show', 'HEAD:README.md')).toBe('# Sample A\n\nA small repository for patchtx tests.\n');
+    expect(missingObjects(clone)).toContain(oldReadme);
+  });
+
+  it('a blob it did not fetch: missing_object (exit 2) naming the object, the path and the remedy; the remedy works', async () => {
+    const source = makeRepo('basic');
+    const oldReadme = g(source, 'rev-parse', 'HEAD:README.md').trim();
+    g(source, 'branch', 'old');
+    await patchtx('apply', '--repo', source, patchFile(README));
+    const clone = blobless(source);
+    expect(missingObjects(clone)).toContain(oldReadme);
+    const before = snapshot(clone);
+    const file = patchFile(v4a('*** Update File: README.md', '@@', '-# Sample', '+# Old sample'));
+    const r = await patchtx('apply', '--repo', clone, '--ref', 'old', '--base', 'origin/old', file);
+    expect(r.code).toBe(2);
+    const remedy = `fetch it with 'git fetch origin ${oldReadme}', then run the command again`;
+    expect(r.err).toBe(`error: object ${oldReadme} (README.md) is not in this partial clone: its promisor remote 'origin' has it; ${remedy}\n`);
+    const j = await patchtxJson('apply', '--repo', clone, '--ref', 'old', '--base', 'origin/old', file);
+    expect(j.json.error).toMatchObject({ kind: 'missing_object', oid: oldReadme, path: 'README.md', remote: 'origin' });
+    expectUntouched(clone, before);
+    g(clone, 'fetch', '-q', 'origin', oldReadme);
+    const again = await patchtx('apply', '--repo', clone, '--ref', 'old', '--base', 'origin/old', file);
+    expect(again.code, again.err).toBe(0);
+    expect(g(clone, 'show', 'old:README.md')).toContain('# Old sample');
+  });
+
+  it('undo that needs a blob it did not fetch (reset or revert): missing_object naming the path, before anything moves', async () => {
+    const source = makeRepo('basic');
+    const oldReadme = g(source, 'rev-parse', 'HEAD:README.md').trim();
+    await patchtx('apply', '--repo', source, patchFile(README));
+    g(source, 'branch', 'one');
+    await patchtx('apply', '--repo', source, patchFile(v4a('*** Add File: two.txt', '+2')));
+    for (const [branch, args] of [
+      ['one', []],
+      ['main', ['HEAD~1']],
+    ] as const) {
+      const clone = blobless(source, branch);
+      const before = snapshot(clone);
+      const r = await patchtxJson('undo', '--repo', clone, ...args);
+      expect(r.code, r.out).toBe(2);
+      expect(r.json.error).toMatchObject({ kind: 'missing_object', oid: oldReadme, path: 'README.md', remote: 'origin' });
+      expectUntouched(clone, before);
+    }
   });
 });
