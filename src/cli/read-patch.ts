@@ -20,10 +20,27 @@ export async function readStdin(): Promise<string> {
     }
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code !== 'EAGAIN') throw new PatchtxError('usage', `cannot read standard input: ${code ?? (e as Error).message}`);
+    if (code !== 'EAGAIN') throw new PatchtxError('usage', `cannot read standard input: ${unreadable(e)}`);
   }
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Why a file could not be read, in words (the code itself only for a cause not named here). */
+const UNREADABLE: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EISDIR: 'it is a directory',
+  ENOTDIR: 'a leading part of the path is not a directory',
+  EACCES: 'permission denied',
+  EPERM: 'the operation is not permitted',
+  ELOOP: 'too many levels of symbolic links',
+  ENAMETOOLONG: 'the file name is too long',
+  EIO: 'an input/output error',
+};
+
+function unreadable(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  return code !== undefined ? (UNREADABLE[code] ?? `the system refused (${code})`) : String((e as Error).message ?? e).split('\n')[0]!;
 }
 
 export async function readPatchSource(source: string | undefined): Promise<string> {
@@ -34,6 +51,6 @@ export async function readPatchSource(source: string | undefined): Promise<strin
   try {
     return readFileSync(source, 'utf8');
   } catch (e) {
-    throw new PatchtxError('usage', `cannot read patch file ${source}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { path: source });
+    throw new PatchtxError('usage', `cannot read patch file ${source}: ${unreadable(e)}`, { path: source });
   }
 }
