@@ -5,6 +5,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
+import type { PlanWarning } from '../engine/types.js';
 import { openRepository } from '../git/discover.js';
 import { applyTransaction } from '../tx/apply.js';
 import { applyToDirectory } from '../tx/plain-dir.js';
@@ -39,15 +40,26 @@ async function placeInRepository(cwd: string): Promise<{ workdir: string | null;
  * keeps .git read-only), the way taken outside a repository instead, saying on stderr that
  * nothing was committed and why.
  */
-async function applyInRepository(patchText: string, cwd: string, place: { workdir: string | null; prefix: string }, streams: Streams): Promise<string[]> {
+async function applyInRepository(patchText: string, cwd: string, place: { workdir: string | null; prefix: string }, streams: Streams): Promise<Applied> {
   try {
-    return (await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: place.prefix })).summary;
+    return await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: place.prefix });
   } catch (e) {
     if (!isReadOnlyRefusal(e) || place.workdir === null) throw e;
-    const summary = await applyToDirectory(place.workdir, patchText, place.prefix);
+    const applied = await applyToDirectory(place.workdir, patchText, place.prefix);
     streams.err(`apply_patch: nothing was committed: the git directory ${String(e.data.gitdir)} is not writable (${String(e.data.cause)}); the files were written without a commit\n`);
-    return summary;
+    return applied;
   }
+}
+
+type Applied = { summary: string[]; warnings: PlanWarning[] };
+
+/**
+ * What the patch itself gave warning of (an ambiguous match applied at the first place, an Add
+ * over an existing file), on stderr as patchtx apply prints them; not the dirty_included ones:
+ * taking uncommitted changes in is what apply_patch does by design.
+ */
+function printWarnings(streams: Streams, warnings: PlanWarning[]): void {
+  for (const w of warnings) if (w.kind !== 'dirty_included' && w.kind !== 'note') streams.err(`warning: ${w.message}\n`);
 }
 
 /** The summary's paths as the patch spelled them (relative to cwd, not to the repository root). */
@@ -73,8 +85,9 @@ export async function main(argv: string[], streams: Streams = processStreams, cw
   }
   try {
     const place = await placeInRepository(cwd);
-    const summary = place !== null ? relativeSummary(await applyInRepository(patchText, cwd, place, streams), place.prefix) : await applyToDirectory(cwd, patchText);
-    streams.out(codexSummary(summary));
+    const applied = place !== null ? await applyInRepository(patchText, cwd, place, streams) : await applyToDirectory(cwd, patchText);
+    printWarnings(streams, applied.warnings);
+    streams.out(codexSummary(place !== null ? relativeSummary(applied.summary, place.prefix) : applied.summary));
     return 0;
   } catch (e) {
     const err = toError(e);

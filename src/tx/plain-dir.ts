@@ -5,6 +5,7 @@ import { lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, u
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { planPatch } from '../engine/plan.js';
+import type { PlanWarning } from '../engine/types.js';
 import { parsePatchInvocation } from '../patch/parse.js';
 import { Overlay } from './overlay.js';
 import { patchDirectory, rerootPatch, touchedPaths } from './touched.js';
@@ -35,7 +36,7 @@ function loadPath(root: string, p: string, overlay: Overlay): void {
  * Applies `patchText` to the files below `root`, its paths relative to `base` (a directory below
  * `root`, '' for root itself): a checkout whose git directory cannot be written takes this way too.
  */
-export async function applyToDirectory(root: string, patchText: string, base = ''): Promise<string[]> {
+export async function applyToDirectory(root: string, patchText: string, base = ''): Promise<{ summary: string[]; warnings: PlanWarning[] }> {
   const invocation = parsePatchInvocation(patchText);
   // `cd DIR && apply_patch <<'EOF'`: the paths are relative to DIR (which must be below root)
   const dir = patchDirectory(realpathSync(root), base, invocation.cwd);
@@ -59,5 +60,5 @@ export async function applyToDirectory(root: string, patchText: string, base = '
       throw new PatchtxError('internal', `Failed to write file ${p}: ${(e as Error).message}`, { path: p });
     }
   }
-  return plan.summary;
+  return { summary: plan.summary, warnings: plan.warnings };
 }
