@@ -68,6 +68,11 @@ export interface TxResult {
   summary: string[];
   warnings: PlanWarning[];
   patchId: string;
+  /** the commit's message (null for a noop) and tree (the base's for a noop) */
+  message: string | null;
+  tree: string;
+  author: Identity;
+  committer: Identity;
   contents?: FileContents[];
   /** what recovery of an earlier interrupted run did, if anything */
   recovered?: RecoveryReport;
@@ -128,6 +133,8 @@ interface Built {
   /** the touched paths as the patch found them (base, or working tree with --dirty=include) */
   overlay: Overlay;
   commit: string | null;
+  tree: string;
+  message: string | null;
 }
 
 /**
@@ -191,7 +198,7 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
     syncWithoutCommit: [...states.values()].some((s) => s.dirty !== undefined),
     found: target.worktree ? foundInCheckout(targets, states, overlay) : undefined,
   };
-  if (unchanged) return { prepared, plan, touched, states, overlay, commit: null };
+  if (unchanged) return { prepared, plan, touched, states, overlay, commit: null, tree, message: null };
 
   const message = appendTrailers(opts.message ?? generatedMessage(plan.changes), [
     ...trailers,
@@ -202,7 +209,7 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
   prepared.reflogMessage = `patchtx: ${message.split('\n')[0]}`;
   prepared.note = { ref: NOTES_REF, text: noteText };
   prepared.redo = { clear: true };
-  return { prepared, plan, touched, states, overlay, commit };
+  return { prepared, plan, touched, states, overlay, commit, tree, message };
 }
 
 function contentsOf(built: Built): FileContents[] {
@@ -282,6 +289,10 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       summary: built.plan.summary,
       warnings: [...dirtyIncluded(built, opts.check === true), ...built.plan.warnings, ...warnings.map((message) => ({ kind: 'note', message, path: '' }))],
       patchId: pid,
+      message: built.message,
+      tree: built.tree,
+      author,
+      committer,
     };
     if (session.recovered) result.recovered = session.recovered;
     if (opts.withContents) result.contents = contentsOf(built);
