@@ -9,18 +9,21 @@ import type { PlanWarning } from '../engine/types.js';
 import { openRepository } from '../git/discover.js';
 import { applyTransaction } from '../tx/apply.js';
 import { applyToDirectory } from '../tx/plain-dir.js';
+import { isReadOnlyRefusal } from '../tx/read-only.js';
 import { alreadyAppliedText, codexSummary, processStreams, toError, type Streams } from './output.js';
 import { limitsFrom, withLimitRemedy } from './limits.js';
 import { checkedArgument, readStdin } from './read-patch.js';
+import type { Limits } from '../patch/limits.js';
 import { isTerminal } from './stdio.js';
 
 const USAGE = `Usage: apply_patch [--preserve-crlf] 'PATCH'\n       echo 'PATCH' | apply_patch [--preserve-crlf]\n`;
 
 /**
- * Where `cwd` is in the repository that contains it: the repository-relative directory ('' at the
- * top, or in a bare repository), or null outside any repository.
+ * Where `cwd` is in the repository that contains it: the working tree (null in a bare repository)
+ * and the repository-relative directory ('' at the top, or in a bare repository), or null outside
+ * any repository.
  */
-async function placeInRepository(cwd: string): Promise<string | null> {
+async function placeInRepository(cwd: string): Promise<{ workdir: string | null; prefix: string } | null> {
   let repo;
   try {
     repo = await openRepository({ cwd });
@@ -28,10 +31,39 @@ async function placeInRepository(cwd: string): Promise<string | null> {
     if (e instanceof PatchtxError && e.kind === 'not_a_repository') return null;
     throw e;
   }
-  if (repo.workdir === null) return '';
+  if (repo.workdir === null) return { workdir: null, prefix: '' };
   const rel = path.relative(repo.workdir, realpathSync(cwd)).split(path.sep).join('/');
   // patch paths are relative to cwd, as in Codex; a cwd inside .git is refused by the path checks
-  return rel;
+  return { workdir: repo.workdir, prefix: rel };
+}
+
+/**
+ * The patch as a transaction; in a checkout whose git directory cannot be written (a sandbox that
+ * keeps .git read-only), the way taken outside a repository instead, saying on stderr that
+ * nothing was committed and why.
+ */
+async function applyInRepository(patchText: string, cwd: string, place: { workdir: string | null; prefix: string }, streams: Streams, limits: Partial<Limits>): Promise<Applied> {
+  try {
+    const result = await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: place.prefix, limits });
+    if (result.alreadyApplied !== undefined) streams.err(`note: ${alreadyAppliedText(result)}\n`);
+    return result;
+  } catch (e) {
+    if (!isReadOnlyRefusal(e) || place.workdir === null) throw e;
+    const applied = await applyToDirectory(place.workdir, patchText, place.prefix, limits);
+    streams.err(`apply_patch: nothing was committed: the git directory ${String(e.data.gitdir)} is not writable (${String(e.data.cause)}); the files were written without a commit\n`);
+    return applied;
+  }
+}
+
+type Applied = { summary: string[]; warnings: PlanWarning[] };
+
+/**
+ * What the patch itself gave warning of (an ambiguous match applied at the first place, an Add
+ * over an existing file), on stderr as patchtx apply prints them; not the dirty_included ones:
+ * taking uncommitted changes in is what apply_patch does by design.
+ */
+function printWarnings(streams: Streams, warnings: PlanWarning[]): void {
+  for (const w of warnings) if (w.kind !== 'dirty_included' && w.kind !== 'note') streams.err(`warning: ${w.message}\n`);
 }
 
 /** The summary's paths as the patch spelled them (relative to cwd, not to the repository root). */
@@ -59,21 +91,10 @@ export async function main(argv: string[], streams: Streams = processStreams, cw
     } else {
       patchText = checkedArgument(patchText);
     }
-    const prefix = await placeInRepository(cwd);
-    let summary: string[];
-    let warnings: PlanWarning[];
-    if (prefix !== null) {
-      const result = await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: prefix, limits });
-      summary = relativeSummary(result.summary, prefix);
-      if (result.alreadyApplied !== undefined) streams.err(`note: ${alreadyAppliedText(result)}\n`);
-      // an agent in a loop takes its own edits in on purpose: those are not worth a warning
-      warnings = result.warnings.filter((w) => w.kind !== 'dirty_included' && w.kind !== 'note');
-    } else {
-      ({ summary, warnings } = await applyToDirectory(cwd, patchText, limits));
-    }
-    // stdout stays Codex's; what the patch needed forgiven (or overwrote) goes to stderr
-    for (const w of warnings) streams.err(`warning: ${w.message}\n`);
-    streams.out(codexSummary(summary));
+    const place = await placeInRepository(cwd);
+    const applied = place !== null ? await applyInRepository(patchText, cwd, place, streams, limits) : await applyToDirectory(cwd, patchText, '', limits);
+    printWarnings(streams, applied.warnings);
+    streams.out(codexSummary(place !== null ? relativeSummary(applied.summary, place.prefix) : applied.summary));
     return 0;
   } catch (e) {
     const err = toError(withLimitRemedy(e, 'apply_patch'));

@@ -3,6 +3,7 @@
 import { exitCodeFor, isPatchtxError, PatchtxError } from '../errors.js';
 import { unifiedDiff } from '../engine/diff.js';
 import { fsError, ioCauseOf } from '../git/io-error.js';
+import { formatTimezone, type Identity } from '../git/model/identity.js';
 import type { FileContents, TxResult } from '../tx/apply.js';
 import type { RecoveryReport } from '../tx/recover.js';
 import { isTerminal, writeToFd } from './stdio.js';
@@ -23,18 +24,28 @@ export function codexSummary(summary: string[]): string {
   return `Success. Updated the following files:\n${ordered.map((l) => l + '\n').join('')}`;
 }
 
-export function jsonResult(result: TxResult): Record<string, unknown> {
+/** An identity in JSON: git's time zone spelling, so it reads as `git log --date=format:%z` prints it. */
+const jsonIdentity = (id: Identity): Record<string, unknown> => ({ name: id.name, email: id.email, timestamp: id.timestamp, timezone: formatTimezone(id.timezoneOffset) });
+
+export function jsonResult(result: TxResult, diff?: string): Record<string, unknown> {
   return {
     ok: true,
-    commit: result.commit,
+    // a check commits nothing: the id it would have is not the id of a commit that exists
+    commit: result.checked ? null : result.commit,
+    ...(result.checked ? { wouldCommit: result.commit } : {}),
     parent: result.parent,
     ref: result.ref,
     noop: result.noop,
     checked: result.checked,
     patchId: result.patchId,
+    message: result.message,
+    tree: result.tree,
+    author: jsonIdentity(result.author),
+    committer: jsonIdentity(result.committer),
     files: result.files.map((f) => ({ path: f.path, op: f.op, from: f.from ?? null })),
     warnings: result.warnings,
     ...(result.alreadyApplied !== undefined ? { alreadyApplied: result.alreadyApplied } : {}),
+    ...(diff !== undefined ? { diff } : {}),
     ...(result.recovered ? { recovered: result.recovered } : {}),
   };
 }
@@ -124,7 +135,8 @@ export async function renderDiffs(contents: FileContents[]): Promise<string> {
 
 export async function printApplied(streams: Streams, result: TxResult, opts: { json: boolean; diff: boolean }): Promise<void> {
   if (opts.json) {
-    streams.out(JSON.stringify(jsonResult(result)) + '\n');
+    const diff = opts.diff && result.contents ? result.contents.map((c) => unifiedDiff(c.path, c.before, c.after, c.from)).join('') : undefined;
+    streams.out(JSON.stringify(jsonResult(result, diff)) + '\n');
     return;
   }
   if (result.recovered) printRecoveryNote(streams, result.recovered);

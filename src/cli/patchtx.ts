@@ -95,12 +95,13 @@ function withIdentityOption(e: unknown): unknown {
   return new PatchtxError('missing_identity', `${e.message}; or pass ${option} "Name <email>"`, e.data);
 }
 
-export function buildProgram(streams: Streams, setExit: (code: number) => void): Command {
+/** `parserQuiet`: commander's own messages are not printed (with --json, the result object says it). */
+export function buildProgram(streams: Streams, setExit: (code: number) => void, parserQuiet = false): Command {
   const program = new Command('patchtx')
     .description('Apply V4A patches as one git commit each, or not at all')
     .version('0.1.0')
     .exitOverride()
-    .configureOutput({ writeOut: streams.out, writeErr: streams.err });
+    .configureOutput({ writeOut: streams.out, writeErr: parserQuiet ? () => undefined : streams.err });
 
   const run = (json: boolean | undefined, fn: () => Promise<void>) =>
     fn().catch(async (e) => setExit(await printError(streams, toError(withLimitRemedy(e, 'patchtx')), json === true)));
@@ -216,17 +217,18 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
 
 export async function main(argv: string[], streams: Streams = processStreams): Promise<number> {
   let code = 0;
-  const program = buildProgram(streams, (c) => (code = c));
+  const json = argv.includes('--json');
+  const program = buildProgram(streams, (c) => (code = c), json);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.exitCode === 0) return 0;
       // commander has already explained on stderr; --json callers also get the one result object
-      if (argv.includes('--json')) streams.out(JSON.stringify(jsonError(new PatchtxError('usage', e.message.replace(/^error: /, '')))) + '\n');
+      if (json) streams.out(JSON.stringify(jsonError(new PatchtxError('usage', e.message.replace(/^error: /, '')))) + '\n');
       return 2;
     }
-    return await printError(streams, toError(e), argv.includes('--json'));
+    return await printError(streams, toError(e), json);
   }
   return code;
 }

@@ -1,5 +1,6 @@
 // Human and JSON output of undo, redo and log.
-import type { LogEntry } from '../tx/log.js';
+import { DEEPEN_REMEDY } from '../git/shallow.js';
+import type { LogListing } from '../tx/log.js';
 import type { UndoResult } from '../tx/undo.js';
 import { changeLine } from '../tx/message.js';
 import { printRecoveryNote, type Streams } from './output.js';
@@ -31,13 +32,19 @@ function undoHeadline(r: UndoResult): string {
   return `Redid ${target} on ${branch}`;
 }
 
-export function printLog(streams: Streams, entries: LogEntry[], json: boolean): void {
+export function printLog(streams: Streams, listing: LogListing, json: boolean): void {
+  const { entries, shallowEnd } = listing;
+  // in both modes, so the JSON array stays what it was
+  if (shallowEnd !== null) {
+    streams.err(`note: this is a shallow clone and its history ends at ${shallowEnd.slice(0, 12)}: older transactions are not listed; ${DEEPEN_REMEDY}\n`);
+  }
   if (json) {
     streams.out(JSON.stringify(entries) + '\n');
     return;
   }
   for (const e of entries) {
-    streams.out(`${e.commit.slice(0, 12)} ${e.time} ${e.subject}\n  Patch-Id: ${e.patchId}\n${e.files.map((f) => `  ${changeLine(f)}\n`).join('')}`);
+    const files = e.shallow ? '  (its files are not known: its parent is not in this shallow clone)\n' : e.files.map((f) => `  ${changeLine(f)}\n`).join('');
+    streams.out(`${e.commit.slice(0, 12)} ${e.time} ${e.subject}\n  Patch-Id: ${e.patchId}\n${files}`);
   }
   if (entries.length === 0) streams.out('No patchtx transactions on this ref.\n');
 }

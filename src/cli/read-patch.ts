@@ -89,11 +89,28 @@ export async function readStdin(limits: ReadLimits = DEFAULT_LIMITS): Promise<st
   } catch (e) {
     if (e instanceof PatchtxError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    throw new PatchtxError('usage', `cannot read standard input: ${code ?? (e as Error).message}`);
+    throw new PatchtxError('usage', `cannot read standard input: ${unreadable(e)}`);
   }
   // leaving the loop early (a limit) destroys the stream: nothing more is read
   if (!done) for await (const chunk of process.stdin) input.add(chunk as Buffer);
   return decodePatchBytes(input.bytes());
+}
+
+/** Why a file could not be read, in words (the code itself only for a cause not named here). */
+const UNREADABLE: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EISDIR: 'it is a directory',
+  ENOTDIR: 'a leading part of the path is not a directory',
+  EACCES: 'permission denied',
+  EPERM: 'the operation is not permitted',
+  ELOOP: 'too many levels of symbolic links',
+  ENAMETOOLONG: 'the file name is too long',
+  EIO: 'an input/output error',
+};
+
+function unreadable(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  return code !== undefined ? (UNREADABLE[code] ?? `the system refused (${code})`) : String((e as Error).message ?? e).split('\n')[0]!;
 }
 
 export async function readPatchSource(source: string | undefined, limits: ReadLimits = DEFAULT_LIMITS): Promise<string> {
@@ -108,7 +125,7 @@ export async function readPatchSource(source: string | undefined, limits: ReadLi
     readDescriptor(fd, input);
   } catch (e) {
     if (e instanceof PatchtxError) throw e;
-    throw new PatchtxError('usage', `cannot read patch file ${source}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { path: source });
+    throw new PatchtxError('usage', `cannot read patch file ${source}: ${unreadable(e)}`, { path: source });
   } finally {
     if (fd !== undefined) closeSync(fd);
   }

@@ -43,6 +43,24 @@ export interface ObjectStoreOptions {
   reader?: 'patchtx' | 'isomorphic-git';
   /** zlib level of new objects, loose or packed (see looseCompression) */
   compression?: number;
+  /** in a partial clone, the remote that has the objects it left out (see promisorRemote) */
+  promisor?: string | null;
+}
+
+/**
+ * The promisor remote of a partial clone (`git clone --filter=blob:none`): the one configured
+ * with remote.NAME.promisor, else extensions.partialClone; null in a complete repository.
+ */
+export function promisorRemote(config: GitConfig): string | null {
+  for (const e of config.entries) {
+    if (e.section !== 'remote' || e.subsection === null || e.name !== 'promisor') continue;
+    try {
+      if (config.getBool(`remote.${e.subsection}.promisor`) === true) return e.subsection;
+    } catch {
+      // a value that is not a boolean names no promisor
+    }
+  }
+  return config.get('extensions.partialClone') ?? null;
 }
 
 /**
@@ -86,6 +104,7 @@ export class ObjectStore {
   readonly objectsDir: string;
   private readonly reader: 'patchtx' | 'isomorphic-git';
   private readonly compression: number;
+  private readonly promisor: string | null;
   private readonly packs: PackIndexSet;
   private readonly deltaBases = new DeltaBaseCache();
   /** trees are immutable and the ones along touched paths are read more than once per transaction */
@@ -105,6 +124,25 @@ export class ObjectStore {
     this.packs = new PackIndexSet(this.objectsDir);
     this.reader = options.reader ?? (process.env.PATCHTX_OBJECT_READER === 'isomorphic-git' ? 'isomorphic-git' : 'patchtx');
     this.compression = options.compression ?? 1;
+    this.promisor = options.promisor ?? null;
+  }
+
+  /**
+   * An object that is not here: in a partial clone, left out by its filter (the promisor remote
+   * has it); otherwise pruned, or a shallow clone's history. `path`: what the object is, if known.
+   */
+  private missing(oid: string, path?: string): PatchtxError {
+    const what = path === undefined ? `object ${oid}` : `object ${oid} (${path})`;
+    if (this.promisor === null) {
+      if (path === undefined) return missingObject(oid);
+      const e = missingObject(oid);
+      return new PatchtxError('missing_object', e.message.replace(`object ${oid}`, what), { oid, path });
+    }
+    return new PatchtxError(
+      'missing_object',
+      `${what} is not in this partial clone: its promisor remote '${this.promisor}' has it; fetch it with 'git fetch ${this.promisor} ${oid}', then run the command again`,
+      { oid, remote: this.promisor, ...(path === undefined ? {} : { path }) },
+    );
   }
 
   /** Closes the pack files this store opened; it opens them again if used afterwards. */
@@ -180,7 +218,7 @@ export class ObjectStore {
       // a concurrent gc may have moved the object into a new pack: look again once
       this.packs.refresh();
     }
-    throw missingObject(oid);
+    throw this.missing(oid);
   }
 
   private async readWithIsomorphicGit(oid: string): Promise<RawObject> {
@@ -194,7 +232,7 @@ export class ObjectStore {
     } catch (e) {
       const code = (e as { code?: string }).code;
       if (code === 'NotFoundError') {
-        throw missingObject(oid);
+        throw this.missing(oid);
       }
       throw new PatchtxError('internal', `cannot read object ${oid}: ${(e as Error).message}`, { oid });
     }
@@ -209,8 +247,14 @@ export class ObjectStore {
     return raw.content;
   }
 
-  readBlob(oid: string): Promise<Uint8Array> {
-    return this.readTyped(oid, 'blob');
+  /** A blob; `path` (where the caller found it) goes into the error should it be missing. */
+  async readBlob(oid: string, path?: string): Promise<Uint8Array> {
+    try {
+      return await this.readTyped(oid, 'blob');
+    } catch (e) {
+      if (path !== undefined && e instanceof PatchtxError && e.kind === 'missing_object' && e.data.oid === oid) throw this.missing(oid, path);
+      throw e;
+    }
   }
 
   /** A tree as read, parsed once per store and cached: not to be changed (see treeIndex). */

@@ -79,6 +79,11 @@ export interface TxResult {
   summary: string[];
   warnings: PlanWarning[];
   patchId: string;
+  /** the commit's message (null for a noop) and tree (the base's for a noop) */
+  message: string | null;
+  tree: string;
+  author: Identity;
+  committer: Identity;
   contents?: FileContents[];
   /** the tip, when it was made from this very patch (same Patch-Id): nothing was written */
   alreadyApplied?: string;
@@ -157,6 +162,8 @@ interface Built {
   /** the touched paths as the patch found them (base, or working tree with --dirty=include) */
   overlay: Overlay;
   commit: string | null;
+  tree: string;
+  message: string | null;
 }
 
 /**
@@ -225,7 +232,7 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
     syncWithoutCommit: [...states.values()].some((s) => s.dirty !== undefined),
     found: target.worktree ? foundInCheckout(targets, states, overlay) : undefined,
   };
-  if (unchanged) return { prepared, plan, touched, states, overlay, commit: null };
+  if (unchanged) return { prepared, plan, touched, states, overlay, commit: null, tree, message: null };
 
   const message = appendTrailers(opts.message ?? generatedMessage(plan.changes), [
     ...trailers,
@@ -236,7 +243,7 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
   prepared.reflogMessage = `patchtx: ${message.split('\n')[0]}`;
   prepared.note = { ref: NOTES_REF, text: noteText };
   prepared.redo = { clear: true };
-  return { prepared, plan, touched, states, overlay, commit };
+  return { prepared, plan, touched, states, overlay, commit, tree, message };
 }
 
 function contentsOf(built: Built): FileContents[] {
@@ -280,7 +287,7 @@ async function tipPatchId(session: Session, target: Target): Promise<string | nu
  * The result for a patch the tip was made from: a success that writes nothing. Its summary is the
  * patch's, as the tip applied it.
  */
-function alreadyApplied(session: Session, target: Target, patch: Patch, pid: string, opts: ApplyOptions): TxResult {
+function alreadyApplied(session: Session, target: Target, patch: Patch, pid: string, opts: ApplyOptions, who: { author: Identity; committer: Identity }): TxResult {
   const summary = patch.hunks.map((h) => (h.kind === 'add' ? `A ${h.path}` : h.kind === 'delete' ? `D ${h.path}` : `M ${h.moveTo ?? h.path}`));
   const result: TxResult = {
     ok: true,
@@ -294,6 +301,9 @@ function alreadyApplied(session: Session, target: Target, patch: Patch, pid: str
     warnings: [],
     patchId: pid,
     alreadyApplied: target.base!,
+    message: null,
+    tree: target.baseTree!,
+    ...who,
   };
   if (session.recovered) result.recovered = session.recovered;
   if (opts.withContents) result.contents = [];
@@ -314,11 +324,11 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     // subdirectory is stored re-rooted at the repository, so `patchtx show X | patchtx apply` replays it
     const noteText = opts.pathPrefix || dir !== '' ? normalisePatch(patch) : opts.patchText;
     const target = await resolveTarget(session, { ...opts, commits: true });
-    if (!opts.allowReapply && (await tipPatchId(session, target)) === pid) {
-      return alreadyApplied(session, target, patch, pid, opts);
-    }
     const author = resolveIdentity(session.config, 'author', session.env, opts.author);
     const committer = resolveCommitter(session, opts);
+    if (!opts.allowReapply && (await tipPatchId(session, target)) === pid) {
+      return alreadyApplied(session, target, patch, pid, opts, { author, committer });
+    }
 
     let built: Built;
     let warnings: string[] = [];
@@ -350,6 +360,10 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       summary: built.plan.summary,
       warnings: [...dirtyIncluded(built, opts.check === true), ...built.plan.warnings, ...warnings.map((message) => ({ kind: 'note', message, path: '' }))],
       patchId: pid,
+      message: built.message,
+      tree: built.tree,
+      author,
+      committer,
     };
     if (session.recovered) result.recovered = session.recovered;
     if (opts.withContents) result.contents = contentsOf(built);

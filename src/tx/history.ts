@@ -1,9 +1,11 @@
-// Recognising patchtx commits and walking a ref's first-parent history for them.
+// Recognising patchtx commits and walking a ref's first-parent history for them (in a shallow
+// clone, as far as the clone holds it).
 import type { FileChange } from '../engine/types.js';
 import type { CommitObject } from '../git/model/commit.js';
 import type { PathDelta } from '../git/tree-diff.js';
 import { readTrailers } from '../git/model/trailers.js';
 import type { ObjectStore } from '../git/objects.js';
+import { readShallow } from '../git/shallow.js';
 import { PATCH_ID_TRAILER, UNDO_TRAILER } from './message.js';
 
 /** A tree diff as A/M/D changes; `reverse` reads it from the new side back to the old. */
@@ -30,11 +32,21 @@ export function patchtxInfo(commit: CommitObject): PatchtxCommitInfo | null {
   return { patchId: id.value, undoOf: trailers.find((t) => t.key === UNDO_TRAILER)?.value ?? null };
 }
 
-export async function* firstParents(store: ObjectStore, tip: string | null): AsyncGenerator<{ oid: string; commit: CommitObject }> {
+export interface HistoryStep {
+  oid: string;
+  commit: CommitObject;
+  /** the last commit of a shallow clone's history: its parents are not in the repository */
+  boundary: boolean;
+}
+
+/** `tip` and its first parents, newest first; in a shallow clone, down to its boundary only. */
+export async function* firstParents(store: ObjectStore, tip: string | null): AsyncGenerator<HistoryStep> {
+  const shallow = await readShallow(store.repo);
   let oid = tip;
   for (let i = 0; oid !== null && i < HISTORY_LIMIT; i++) {
     const commit = await store.readCommit(oid);
-    yield { oid, commit };
-    oid = commit.parents[0] ?? null;
+    const boundary = shallow.has(oid);
+    yield { oid, commit, boundary };
+    oid = boundary ? null : (commit.parents[0] ?? null);
   }
 }

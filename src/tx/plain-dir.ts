@@ -33,10 +33,14 @@ function loadPath(root: string, p: string, overlay: Overlay): void {
   }
 }
 
-export async function applyToDirectory(root: string, patchText: string, limits?: Partial<Limits>): Promise<{ summary: string[]; warnings: PlanWarning[] }> {
+/**
+ * Applies `patchText` to the files below `root`, its paths relative to `base` (a directory below
+ * `root`, '' for root itself): a checkout whose git directory cannot be written takes this way too.
+ */
+export async function applyToDirectory(root: string, patchText: string, base = '', limits?: Partial<Limits>): Promise<{ summary: string[]; warnings: PlanWarning[] }> {
   const invocation = parsePatchInvocation(patchText, limits);
   // `cd DIR && apply_patch <<'EOF'`: the paths are relative to DIR (which must be below root)
-  const dir = patchDirectory(realpathSync(root), '', invocation.cwd);
+  const dir = patchDirectory(realpathSync(root), base, invocation.cwd);
   const patch = rerootPatch(invocation.patch, dir);
   const overlay = new Overlay();
   for (const p of touchedPaths(patch).keys()) loadPath(root, p, overlay);

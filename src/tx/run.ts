@@ -19,6 +19,7 @@ import type { TreeEdit } from '../git/tree-edit.js';
 import { crashPoint } from './crash.js';
 import { createJournal, lockWitness, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
 import { markOfThisProcess, markText } from './liveness.js';
+import { asReadOnly, checkGitDirWritable } from './read-only.js';
 import { updateRedoStack } from './redo-stack.js';
 import type { Session } from './session.js';
 import { checkoutForms } from './conversions.js';
@@ -71,7 +72,13 @@ export async function runTransaction(
     paths: [],
     locks: target.worktree ? [`${indexPathOf(repo)}.lock`] : [],
   };
-  createJournal(repo, journal);
+  // a read-only git directory is refused before anything is written (apply_patch falls back on it)
+  checkGitDirWritable(repo);
+  try {
+    createJournal(repo, journal);
+  } catch (e) {
+    throw asReadOnly(e, repo.gitdir);
+  }
   crashPoint('after-journal');
   let lock: IndexLock | null = null;
   let prepared: Prepared;

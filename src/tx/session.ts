@@ -7,7 +7,7 @@ import { openRepository } from '../git/discover.js';
 import { loadConfig, type GitConfig } from '../git/config.js';
 import { checkRepositorySupported } from '../git/features.js';
 import { configureFsync } from '../git/fsync-policy.js';
-import { looseCompression, ObjectStore } from '../git/objects.js';
+import { looseCompression, ObjectStore, promisorRemote } from '../git/objects.js';
 import type { Repository } from '../git/repository.js';
 import { recoverInterrupted, type RecoveryReport } from './recover.js';
 
@@ -34,7 +34,7 @@ export async function openSession(opts: SessionOptions = {}): Promise<Session> {
   const config = await loadConfig(repo, env);
   await checkRepositorySupported(repo, config);
   configureFsync(config);
-  const store = new ObjectStore(repo, { compression: looseCompression(config) });
+  const store = new ObjectStore(repo, { compression: looseCompression(config), promisor: promisorRemote(config) });
   const session: Session = { repo, config, store, env, recovered: null };
   try {
     if (!opts.noRecover) session.recovered = await recoverInterrupted(session);

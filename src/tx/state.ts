@@ -163,7 +163,7 @@ async function baseBlobContent(session: Session, st: PathState, oid: string): Pr
     const onDisk = await readWorktreeFile(session.repo.workdir!, st.path).catch(() => null);
     if (onDisk && hashBlob(converts(st.conversion) ? (await storedForm(session.store, st.conversion, onDisk, oid)).data : onDisk) === oid) return onDisk;
   }
-  const blob = await session.store.readBlob(oid);
+  const blob = await session.store.readBlob(oid, st.path);
   return converts(st.conversion) ? toWorktree(blob, st.conversion) : blob;
 }
 
@@ -192,7 +192,7 @@ export async function loadTouched(session: Session, baseTree: string | null, tou
     }
     const b = st.base;
     if (b.type === 'blob') overlay.putFile(st.path, await baseBlobContent(session, st, b.oid));
-    else if (b.type === 'symlink') overlay.putFile(st.path, await session.store.readBlob(b.oid));
+    else if (b.type === 'symlink') overlay.putFile(st.path, await session.store.readBlob(b.oid, st.path));
     else if (b.type === 'tree') overlay.markDirectory(st.path);
   }
   return { states, overlay };

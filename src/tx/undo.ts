@@ -14,7 +14,8 @@ import { diffTrees, type PathDelta } from '../git/tree-diff.js';
 import { editTree, fileEntryOf, lookupPaths, type TreeEdit } from '../git/tree-edit.js';
 import { createPatchFromTexts } from '../patch/create.js';
 import { parsePatch } from '../patch/parse.js';
-import { changesOf, firstParents, patchtxInfo } from './history.js';
+import { DEEPEN_REMEDY, readShallow } from '../git/shallow.js';
+import { changesOf, firstParents, patchtxInfo, type HistoryStep } from './history.js';
 import { PATCH_ID_TRAILER, UNDO_TRAILER } from './message.js';
 import { patchId } from './patch-id.js';
 import { readRedoStack } from './redo-stack.js';
@@ -78,7 +79,9 @@ function identities(session: Session): Identity {
 async function findNewestPatchtxCommit(session: Session, tip: string): Promise<string> {
   const undone = new Set<string>();
   let skippedReverts = false;
-  for await (const { oid, commit } of firstParents(session.store, tip)) {
+  let shallowEnd: string | null = null;
+  for await (const { oid, commit, boundary } of firstParents(session.store, tip)) {
+    if (boundary && commit.parents.length > 0) shallowEnd = oid;
     const info = patchtxInfo(commit);
     if (!info) continue;
     if (undone.has(oid)) continue;
@@ -89,17 +92,37 @@ async function findNewestPatchtxCommit(session: Session, tip: string): Promise<s
     }
     return oid;
   }
-  throw refused(skippedReverts ? 'every patchtx commit on this ref has been undone already' : 'no patchtx commit found on this ref');
+  const why = skippedReverts ? 'every patchtx commit on this ref has been undone already' : 'no patchtx commit found on this ref';
+  throw refused(shallowEnd === null ? why : `${why} as far as this shallow clone's history goes (it ends at ${shallowEnd.slice(0, 12)}); ${DEEPEN_REMEDY}`);
 }
 
-async function isFirstParentAncestor(session: Session, tip: string, oid: string): Promise<boolean> {
-  for await (const c of firstParents(session.store, tip)) if (c.oid === oid) return true;
-  return false;
+/** Whether `oid` is on `tip`'s first-parent line; a shallow clone's end is named when the walk stopped there. */
+async function isFirstParentAncestor(session: Session, tip: string, oid: string): Promise<{ found: boolean; shallowEnd: string | null }> {
+  let last: HistoryStep | null = null;
+  for await (const c of firstParents(session.store, tip)) {
+    if (c.oid === oid) return { found: true, shallowEnd: null };
+    last = c;
+  }
+  return { found: false, shallowEnd: last?.boundary && last.commit.parents.length > 0 ? last.oid : null };
+}
+
+/**
+ * Refuses (missing_object, naming the path) before anything moves when a file the checkout is to
+ * be given is not in the repository: a partial clone fetched only the blobs it checked out.
+ */
+async function requireBlobs(session: Session, target: Target, deltas: PathDelta[], side: 'before' | 'after'): Promise<void> {
+  if (!target.worktree) return;
+  for (const d of deltas) {
+    const e = d[side];
+    // readBlob throws the error that names the object, the path and the remedy
+    if (e !== null && e.mode !== '160000' && !(await session.store.hasObject(e.oid))) await session.store.readBlob(e.oid, d.path);
+  }
 }
 
 /** Moves the ref from its tip to `to`, restoring `deltas` in the checkout (state `to`). */
 async function moveTip(session: Session, target: Target, to: string, deltas: PathDelta[], side: 'before' | 'after', message: string, redo: Prepared['redo']): Promise<string[]> {
   const paths = deltas.map((d) => d.path);
+  await requireBlobs(session, target, deltas, side);
   const outcome = await runTransaction(session, target, side === 'after' ? 'redo' : 'undo', identities(session), async (lock) => {
     await requireClean(session, target, lock, target.baseTree!, paths, message);
     return {
@@ -123,13 +146,15 @@ async function moveTip(session: Session, target: Target, to: string, deltas: Pat
  */
 async function reversePatch(session: Session, deltas: PathDelta[], undone: string): Promise<{ text: string | null; id: string }> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  const text = async (e: PathDelta['before']): Promise<string | null> => (e === null ? null : decoder.decode(await session.store.readBlob(e.oid)));
+  const text = async (e: PathDelta['before'], p: string): Promise<string | null> => (e === null ? null : decoder.decode(await session.store.readBlob(e.oid, p)));
   try {
-    const files = await Promise.all(deltas.map(async (d) => ({ path: d.path, before: await text(d.after), after: await text(d.before) })));
+    const files = await Promise.all(deltas.map(async (d) => ({ path: d.path, before: await text(d.after, d.path), after: await text(d.before, d.path) })));
     if (files.some((f) => (f.before ?? '').includes('\0') || (f.after ?? '').includes('\0'))) throw new Error('binary');
     const reverseText = createPatchFromTexts(files);
     return { text: reverseText, id: patchId(parsePatch(reverseText)) };
-  } catch {
+  } catch (e) {
+    // a blob a partial clone did not fetch is the user's to fetch, not a change V4A cannot say
+    if (e instanceof PatchtxError && e.kind === 'missing_object') throw e;
     return { text: null, id: createHash('sha256').update(`revert ${undone}`).digest('hex').slice(0, 40) };
   }
 }
@@ -180,14 +205,23 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
   const commit = await store.readCommit(oid);
   if (!patchtxInfo(commit)) throw refused(`${oid.slice(0, 12)} was not made by patchtx (no Patch-Id trailer); use git revert`, { commit: oid });
   if (commit.parents.length !== 1) throw refused(`${oid.slice(0, 12)} has ${commit.parents.length} parents; patchtx undoes only single-parent commits`, { commit: oid });
-  const parent = commit.parents[0];
+  const parent = commit.parents[0]!;
+  if (oid !== tip) {
+    const onRef = await isFirstParentAncestor(session, tip, oid);
+    if (!onRef.found) {
+      const where = onRef.shallowEnd === null ? '' : ` as far as this shallow clone's history goes (it ends at ${onRef.shallowEnd.slice(0, 12)}); ${DEEPEN_REMEDY}`;
+      throw refused(`${oid.slice(0, 12)} is not on ${target.ref}${where}`, { commit: oid });
+    }
+  }
+  if ((await readShallow(repo)).has(oid)) {
+    throw new PatchtxError('missing_object', `cannot undo ${oid.slice(0, 12)}: its parent ${parent.slice(0, 12)} is not in this shallow clone; ${DEEPEN_REMEDY}`, { commit: oid, oid: parent });
+  }
   const parentTree = (await store.readCommit(parent)).tree;
   const deltas = await diffTrees(store, parentTree, commit.tree);
   if (oid === tip) {
     const warnings = await moveTip(session, target, parent, deltas, 'before', `undo ${oid.slice(0, 12)}`, redo ?? { push: oid });
     return withWarnings({ ok: true, action: 'reset', ref: target.ref, commit: parent, target: oid, files: changesOf(deltas, true) }, warnings);
   }
-  if (!(await isFirstParentAncestor(session, tip, oid))) throw refused(`${oid.slice(0, 12)} is not on ${target.ref}`, { commit: oid });
   const revert = await revertCommit(session, target, oid, commit, deltas, redo);
   return withWarnings({ ok: true, action: 'revert', ref: target.ref, commit: revert.commit, target: oid, files: changesOf(deltas, true) }, revert.warnings);
 }

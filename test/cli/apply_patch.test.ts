@@ -212,3 +212,23 @@ describe('outside a git repository', () => {
     expect(await applyPatch(dir, 'a', 'b')).toEqual({ code: 2, out: '', err: 'Error: apply_patch accepts exactly one PATCH argument.\n' });
   });
 });
+
+describe('warnings', () => {
+  it('an ambiguous match is applied at the first place, with the warning on stderr (in a repository and outside one)', async () => {
+    const dir = makeRepo('basic');
+    writeFileSync(path.join(dir, 'dup.txt'), 'a\nx\nb\nx\nc\n');
+    g(dir, 'add', 'dup.txt');
+    g(dir, 'commit', '-q', '-m', 'dup');
+    const patch = v4a('*** Update File: dup.txt', '@@', '-x', '+y');
+    const r = await applyPatch(dir, patch);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('Success. Updated the following files:\nM dup.txt\n');
+    expect(r.err).toBe('warning: dup.txt: chunk 1 (patch line 3) is ambiguous: its lines match at line 2 and also at line 4; the first match was used\n');
+    expect(g(dir, 'show', 'HEAD:dup.txt')).toBe('a\ny\nb\nx\nc\n');
+    const plain = tempDir();
+    writeFileSync(path.join(plain, 'dup.txt'), 'a\nx\nb\nx\nc\n');
+    const p = await applyPatch(plain, patch);
+    expect(p.code).toBe(0);
+    expect(p.err).toBe(r.err);
+  });
+});

@@ -29,7 +29,7 @@ afterAll(() => {
   cleanupScratch();
 });
 
-const SUCCESS_KEYS = ['checked', 'commit', 'files', 'noop', 'ok', 'parent', 'patchId', 'ref', 'warnings'];
+const SUCCESS_KEYS = ['author', 'checked', 'commit', 'committer', 'files', 'message', 'noop', 'ok', 'parent', 'patchId', 'ref', 'tree', 'warnings'];
 const ERROR_KEYS = ['candidates', 'chunk', 'kind', 'line', 'message', 'path'];
 
 describe('--json result object', () => {
@@ -48,6 +48,10 @@ describe('--json result object', () => {
       noop: false,
       checked: false,
       patchId: expect.stringMatching(/^[0-9a-f]{40}$/),
+      message: expect.stringMatching(/^Apply patch: /),
+      tree: rev(dir, 'HEAD^{tree}'),
+      author: { name: 'Fixture User', email: 'user@fixtures.invalid', timestamp: expect.any(Number), timezone: expect.stringMatching(/^[+-]\d{4}$/) },
+      committer: { name: 'Fixture User', email: 'user@fixtures.invalid', timestamp: expect.any(Number), timezone: expect.stringMatching(/^[+-]\d{4}$/) },
       files: [
         { path: 'src/math.js', op: 'M', from: null },
         { path: 'src/new.js', op: 'A', from: null },
@@ -542,9 +546,10 @@ describe('check', () => {
     const r = await patchtxJson('check', '--repo', dir, patchFile(BASIC_PATCH));
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ ok: true, checked: true, noop: false, parent: before.head, ref: 'refs/heads/main' });
-    expect(r.json.commit).toMatch(/^[0-9a-f]{40}$/);
+    expect(r.json.commit).toBeNull();
+    expect(r.json.wouldCommit).toMatch(/^[0-9a-f]{40}$/);
     // the commit it names does not exist
-    expect(gTry(dir, 'cat-file', '-e', r.json.commit).status).not.toBe(0);
+    expect(gTry(dir, 'cat-file', '-e', r.json.wouldCommit).status).not.toBe(0);
     const t = await patchtx('check', '--repo', dir, patchFile(BASIC_PATCH));
     expect(t.code).toBe(0);
     expect(t.out).toMatch(/^Success\. Updated the following files:\nA src\/new\.js\nM src\/math\.js\nM bin\/run\.sh\nCheck passed: the patch would commit as [0-9a-f]{7} on main \(nothing of it was written\)\.\n$/);
@@ -556,8 +561,8 @@ describe('check', () => {
     await withEnv({ GIT_AUTHOR_DATE: '2030-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2030-01-01T00:00:00Z' }, async () => {
       const c = await patchtxJson('check', '--repo', dir, patchFile(BASIC_PATCH));
       const a = await patchtxJson('apply', '--repo', dir, patchFile(BASIC_PATCH));
-      expect(a.json.commit).toBe(c.json.commit);
-      expect(rev(dir)).toBe(c.json.commit);
+      expect(a.json.commit).toBe(c.json.wouldCommit);
+      expect(rev(dir)).toBe(c.json.wouldCommit);
     });
   });
 

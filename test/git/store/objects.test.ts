@@ -110,7 +110,7 @@ describe('ObjectStore details', () => {
     expect(git(dir, 'cat-file', '-t', EMPTY_TREE_OID).trim()).toBe('tree');
   });
 
-  it('reports missing objects (missing_object) and type mismatches (internal) naming the oid', async () => {
+  it('reports a missing object as missing_object and a type mismatch as internal, naming the oid', async () => {
     const dir = makeRepo('basic');
     const store = new ObjectStore(await openRepository({ cwd: dir, env: {} }));
     const missing = 'deadbeefdeadbeefdeadbeefdeadbeefdeadbeef';
