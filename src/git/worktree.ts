@@ -4,7 +4,7 @@
 // target itself is replaced, never followed. (Between the check and the write another process
 // could still swap a directory for a symlink; Node has no openat() to close that window.)
 import { randomBytes } from 'node:crypto';
-import { accessSync, closeSync, constants, fstatSync, open as openWithCallback, promises as pooledFs, write as writeWithCallback, type BigIntStats, type Stats } from 'node:fs';
+import { accessSync, closeSync, constants, fstatSync, statfsSync, open as openWithCallback, promises as pooledFs, write as writeWithCallback, type BigIntStats, type Stats } from 'node:fs';
 import { promisify } from 'node:util';
 import { chmod, lstat, mkdir, open, readlink, rename, rmdir, symlink, unlink } from './fsx.js';
 import path from 'node:path';
@@ -466,4 +466,29 @@ function accessError(file: string, mode: number): NodeJS.ErrnoException | null {
     const err = e as NodeJS.ErrnoException;
     return err.code === 'ENOENT' ? null : err; // gone meanwhile: the write will tell
   }
+}
+
+/**
+ * Refuses (io_error, ENOSPC) when the file system of `workdir` has less room than the files about
+ * to be written need (each rounded up to whole blocks) plus `extra` bytes (the new index): found
+ * before the commit point, a full disk leaves the repository as it was instead of a landed commit
+ * with a half-written checkout. Where the file system cannot tell (statfs fails), nothing is said.
+ */
+export function worktreeSpaceRefusal(workdir: string, sizes: Iterable<number>, extra: number): PatchtxError | null {
+  let fsStat;
+  try {
+    fsStat = statfsSync(workdir);
+  } catch {
+    return null;
+  }
+  const block = Math.max(1, fsStat.bsize);
+  let need = extra;
+  for (const size of sizes) need += Math.ceil(size / block) * block + block;
+  const free = fsStat.bavail * fsStat.bsize;
+  if (free >= need) return null;
+  return new PatchtxError(
+    'io_error',
+    `cannot write the working tree in ${workdir}: no space left on the device (ENOSPC): ${need} bytes are needed, ${free} are free; nothing was committed`,
+    { path: workdir, errno: 'ENOSPC', needed: need, free },
+  );
 }

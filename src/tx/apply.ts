@@ -338,7 +338,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       // the same index clash check apply makes before it moves the ref
       if (index && built.commit !== null) {
         validateIndexUpdates(index, indexUpdatesOf(built.prepared.targets));
-        await checkCheckoutWritable(session, built.prepared.targets);
+        await checkCheckoutWritable(session, built.prepared.targets, built.prepared.contents);
       }
     } else {
       let captured: Built | undefined;

@@ -96,7 +96,7 @@ export async function runTransaction(
       lock.check(indexUpdatesOf(prepared.targets));
     }
     // and so must a file or directory the file system will not let us write
-    if (lock && (prepared.newOid !== null || prepared.syncWithoutCommit)) await checkCheckoutWritable(session, prepared.targets);
+    if (lock && (prepared.newOid !== null || prepared.syncWithoutCommit)) await checkCheckoutWritable(session, prepared.targets, prepared.contents);
     let noteWritten: NonNullable<Journal['note']>['written'];
     let noteBlob: string | undefined;
     if (prepared.newOid !== null && prepared.note) {

@@ -4,9 +4,10 @@
 // for some paths to be left on disk as they are, and to go past those it cannot write: see
 // `leave` and `failed`.) Other paths are neither read nor
 // written; other staged changes stay staged.
-import type { IndexLock, IndexUpdate } from '../git/index-file.js';
+import { statSync } from 'node:fs';
+import { indexPathOf, type IndexLock, type IndexUpdate } from '../git/index-file.js';
 import type { TreeEdit } from '../git/tree-edit.js';
-import { inspectWorktreePath, removeWorktreeFile, worktreeWriteRefusal, writeWorktreeFile, writeWorktreeSymlink, type WriteCheckCache } from '../git/worktree.js';
+import { inspectWorktreePath, removeWorktreeFile, worktreeSpaceRefusal, worktreeWriteRefusal, writeWorktreeFile, writeWorktreeSymlink, type WriteCheckCache } from '../git/worktree.js';
 import { inParallel } from '../in-parallel.js';
 import { crashPoint } from './crash.js';
 import type { Session } from './session.js';
@@ -33,12 +34,25 @@ const WRITES_AT_ONCE = 8;
  * user may not write): after it, the failure would leave the commit landed and the checkout
  * half-synced. Run under the index lock, as close to the writes as the protocol allows.
  */
-export async function checkCheckoutWritable(session: Session, targets: ReadonlyMap<string, TreeEdit>): Promise<void> {
+export async function checkCheckoutWritable(session: Session, targets: ReadonlyMap<string, TreeEdit>, contents: ReadonlyMap<string, Uint8Array> = new Map()): Promise<void> {
   const workdir = session.repo.workdir!;
   const seen: WriteCheckCache = { dirs: new Set(), access: new Map() };
   for (const [p, t] of targets) {
     const refusal = await worktreeWriteRefusal(workdir, p, t === null, seen);
     if (refusal) throw refusal;
+  }
+  // room for the new files (their old versions are removed only as each is replaced) and the index
+  const sizes = [...targets].filter(([p, t]) => t !== null && contents.has(p)).map(([p]) => contents.get(p)!.length);
+  const indexSize = statSize(indexPathOf(session.repo));
+  const full = worktreeSpaceRefusal(workdir, sizes, indexSize + 64 * 1024);
+  if (full) throw full;
+}
+
+function statSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
   }
 }
 
