@@ -166,7 +166,7 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
   });
   // attribute files are read from the base commit, the state the patch applies to
   await checkAttributesInTree(session, target.baseTree, [...touched.keys()]);
-  const plan = planPatch(patch, overlay, { strict: opts.strict });
+  const plan = planPatch(patch, overlay, { strict: opts.strict, matchWork: opts.limits?.matchWork });
   checkBlockedAdds(plan, states);
 
   const edits = new Map<string, TreeEdit>();

@@ -226,3 +226,26 @@ describe('bounded input', () => {
     expect(commitCount(dir)).toBe(3);
   });
 });
+
+describe('bounded matching', () => {
+  it('a search beyond match-work is limit_exceeded naming the file and how to raise it; nothing written', async () => {
+    const dir = makeRepo('basic');
+    writeFileSync(path.join(dir, 'big.txt'), 'x\n'.repeat(20_000));
+    g(dir, 'add', 'big.txt');
+    g(dir, 'commit', '-q', '-m', 'big');
+    const before = snapshot(dir);
+    const patch = ['*** Begin Patch', '*** Update File: big.txt', '@@', ...Array.from({ length: 500 }, () => ' x'), '-y', '+z', '*** End Patch', ''].join('\n');
+    const file = writeBytes(Buffer.from(patch));
+    const r = await patchtxJson('apply', '--repo', dir, '--limits', 'match-work=5000', file);
+    expect(r.code).toBe(2);
+    expect(r.json.error).toMatchObject({ kind: 'limit_exceeded', limit: 'match-work', max: 5000, path: 'big.txt' });
+    expect(r.json.error.message).toContain('--limits match-work=N');
+    expectUntouched(dir, before);
+    // within the default bound the same search is simply done: the chunk is not there
+    const d = await patchtxJson('apply', '--repo', dir, file);
+    expect(d.code).toBe(1);
+    expect(d.json.error.kind).toBe('context_not_found');
+    expectUntouched(dir, before);
+    expectFsckClean(dir);
+  });
+});
