@@ -1,7 +1,8 @@
 // A file prepared for repeated chunk searches. The exact pass works on the raw text and line
 // offsets, without a string per line. Everything else is built lazily, once per file and pass,
 // and only when a search needs it: the normalised form of every line for a fuzzy pass, and a
-// line index of a pass whose fruitless scans have already cost a full scan of the file.
+// line index of a pass whose fruitless scans have already cost a full scan of the file, or one of
+// whose scans compares more lines than it passes (a file of repeated lines, see seek.ts).
 //
 // The index groups lines by a key made of the line's length and a few of its characters, so
 // it is a counting sort in typed arrays (a few milliseconds for 100,000 lines). A Map from
