@@ -6,6 +6,7 @@ import { type ContentLookup, FileContent } from '../engine/content.js';
 import { planContents } from '../engine/plan.js';
 import { unifiedDiff } from '../engine/diff.js';
 import type { FileChange, PlanWarning } from '../engine/types.js';
+import { DEFAULT_LIMITS, type Limits } from '../patch/limits.js';
 import { parsePatchInvocation } from '../patch/parse.js';
 import { patchDirectory, rerootPatch } from '../tx/touched.js';
 import { describeValue, requirePatchText, usageError } from './args.js';
@@ -19,6 +20,8 @@ export type FileMap = Record<string, FileInput> | Map<string, FileInput>;
 export interface ApplyPatchOptions {
   /** refuse ambiguous matches and overwrites instead of warning (see PlanOptions) */
   strict?: boolean;
+  /** bounds on the patch and on matching work, each a positive whole number (defaults: DEFAULT_LIMITS) */
+  limits?: Partial<Limits>;
 }
 
 export interface ApplyPatchResult {
@@ -40,14 +43,14 @@ export interface ApplyPatchResult {
 export function applyPatch(patchText: string, files: FileMap, options: ApplyPatchOptions = {}): ApplyPatchResult {
   requirePatchText('applyPatch', patchText);
   const base = readFileMap(files);
-  const strict = readOptions(options);
+  const { strict, limits } = readOptions(options);
 
   // `cd DIR && apply_patch <<'EOF'`: the paths are relative to DIR, which must lie among the
   // given paths (relative, no `..` out of them; an absolute one names no place in a file map).
-  const { patch, cwd } = parsePatchInvocation(patchText);
+  const { patch, cwd } = parsePatchInvocation(patchText, limits);
   const rooted = rerootPatch(patch, patchDirectory(null, '', cwd));
   // Strings stay strings all the way through (no encoding and decoding of whole files).
-  const plan = planContents(rooted, lookupOf(base), { strict });
+  const plan = planContents(rooted, lookupOf(base), { strict, matchWork: limits.matchWork });
 
   const out: Record<string, string | Uint8Array | null> = {};
   for (const [path, content] of plan.files) {
@@ -99,8 +102,8 @@ function badFiles(files: unknown): never {
   );
 }
 
-function readOptions(options: unknown): boolean {
-  if (options === undefined) return false;
+function readOptions(options: unknown): { strict: boolean; limits: Partial<Limits> } {
+  if (options === undefined) return { strict: false, limits: {} };
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw usageError(`applyPatch: options must be an object, got ${describeValue(options)}`);
   }
@@ -108,7 +111,25 @@ function readOptions(options: unknown): boolean {
   if (strict !== undefined && typeof strict !== 'boolean') {
     throw usageError(`applyPatch: options.strict must be a boolean, got ${describeValue(strict)}`);
   }
-  return strict === true;
+  return { strict: strict === true, limits: readLimits((options as { limits?: unknown }).limits) };
+}
+
+function readLimits(limits: unknown): Partial<Limits> {
+  if (limits === undefined) return {};
+  if (limits === null || typeof limits !== 'object' || Array.isArray(limits)) {
+    throw usageError(`applyPatch: options.limits must be an object, got ${describeValue(limits)}`);
+  }
+  const out: Partial<Limits> = {};
+  for (const [key, value] of Object.entries(limits)) {
+    if (!(key in DEFAULT_LIMITS)) {
+      throw usageError(`applyPatch: options.limits.${key} is not a limit (${Object.keys(DEFAULT_LIMITS).join(', ')})`);
+    }
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+      throw usageError(`applyPatch: options.limits.${key} must be a positive whole number, got ${describeValue(value)}`);
+    }
+    out[key as keyof Limits] = value;
+  }
+  return out;
 }
 
 /** The given files as a lookup; every proper prefix of a path is a directory. */

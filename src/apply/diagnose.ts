@@ -131,6 +131,11 @@ export function closestRegion(search: SearchableLines, pattern: readonly string[
   const maxStart = Math.max(0, n - m);
   const votes = new Int32Array(maxStart + 1);
   const trimmed = normalizedLines(search, 'trim');
+  // A line the file has everywhere says little about where the chunk was meant to go, and its
+  // votes would cost its occurrences times its repeats in the chunk (a run of 3,000 `}` against a
+  // file of them): like a blank line, it does not vote when that is more than a line of the file
+  // each. When no other line votes, the window at the cursor is as close as any.
+  const dropped = dropCommonLines(slots, trimmed);
   for (let i = 0; i < n; i++) {
     const js = slots.get(trimmed[i]!);
     if (js === undefined) continue;
@@ -145,10 +150,34 @@ export function closestRegion(search: SearchableLines, pattern: readonly string[
     if (votes[w]! === 0) continue;
     if (best === -1 || votes[w]! > votes[best]! || (votes[w] === votes[best] && rank(w) < rank(best))) best = w;
   }
+  if (best === -1 && dropped) {
+    const start = Math.min(cursor, maxStart);
+    return { start, score: scoreAt(trimmed, wanted, start) };
+  }
   if (best === -1) return similarRegion(trimmed, wanted, maxStart, cursor);
+  return { start: best, score: scoreAt(trimmed, wanted, best) };
+}
+
+function scoreAt(trimmed: readonly string[], wanted: readonly string[], start: number): number {
   let score = 0;
-  for (let j = 0; j < m && best + j < n; j++) if (trimmed[best + j] === wanted[j]) score++;
-  return { start: best, score };
+  for (let j = 0; j < wanted.length && start + j < trimmed.length; j++) if (trimmed[start + j] === wanted[j]) score++;
+  return score;
+}
+
+/** Removes from `slots` the lines whose votes would cost more than the file has lines; true if any. */
+function dropCommonLines(slots: Map<string, number[]>, trimmed: readonly string[]): boolean {
+  const occurrences = new Map<string, number>();
+  for (const line of trimmed) {
+    if (slots.has(line)) occurrences.set(line, (occurrences.get(line) ?? 0) + 1);
+  }
+  let dropped = false;
+  for (const [line, js] of slots) {
+    if ((occurrences.get(line) ?? 0) * js.length > trimmed.length) {
+      slots.delete(line);
+      dropped = true;
+    }
+  }
+  return dropped;
 }
 
 /** Bigrams of a line, for a cheap similarity between lines that are not equal. */

@@ -9,6 +9,8 @@
 // a pure rename or a delete never decodes the file, so binary files survive them byte for byte.
 import type { Hunk, Patch } from '../patch/types.js';
 import { PatchtxError } from '../errors.js';
+import { type MatchBudget, matchBudget } from '../match/budget.js';
+import { DEFAULT_LIMITS } from '../patch/limits.js';
 import { type ContentLookup, FileContent } from './content.js';
 import { netChanges } from './changes.js';
 import { Overlay } from './overlay.js';
@@ -45,6 +47,8 @@ export function planContents(patch: Patch, lookup: ContentLookup, options: PlanO
     throw new PatchtxError('no_changes', 'No files were modified.');
   }
   const tree = new Overlay(lookup);
+  // one budget for every file of the patch
+  const budget = matchBudget(options.matchWork ?? DEFAULT_LIMITS.matchWork);
   const summary: string[] = [];
   const warnings: PlanWarning[] = [];
   for (const hunk of patch.hunks) {
@@ -58,7 +62,7 @@ export function planContents(patch: Patch, lookup: ContentLookup, options: PlanO
         summary.push(`D ${hunk.path}`);
         break;
       case 'update':
-        updateFile(tree, hunk, options, warnings);
+        updateFile(tree, hunk, options, warnings, budget);
         summary.push(`M ${hunk.moveTo ?? hunk.path}`);
         break;
     }
@@ -96,7 +100,7 @@ function deleteFile(tree: Overlay, hunk: DeleteHunk): void {
   tree.remove(path);
 }
 
-function updateFile(tree: Overlay, hunk: UpdateHunk, options: PlanOptions, warnings: PlanWarning[]): void {
+function updateFile(tree: Overlay, hunk: UpdateHunk, options: PlanOptions, warnings: PlanWarning[], budget: MatchBudget): void {
   const { path, line } = hunk;
   const before = tree.read(path);
   if (before === undefined) {
@@ -112,7 +116,7 @@ function updateFile(tree: Overlay, hunk: UpdateHunk, options: PlanOptions, warni
   let after = before; // no chunks (a pure rename): the bytes move as they are, never decoded
   if (hunk.chunks.length > 0) {
     try {
-      const updated = applyChunks(before, hunk.chunks, path, options);
+      const updated = applyChunks(before, hunk.chunks, path, options, budget);
       after = updated.content;
       warnings.push(...updated.warnings);
     } catch (e) {

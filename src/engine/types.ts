@@ -15,6 +15,11 @@ export interface PlanOptions {
    * existing file and Move onto an existing file (`already_exists`).
    */
   strict?: boolean;
+  /**
+   * The line comparisons locating the chunks of the whole patch may cost (see src/match/budget.ts);
+   * beyond it, `limit_exceeded`. Default: DEFAULT_LIMITS.matchWork.
+   */
+  matchWork?: number;
 }
 
 /** Net effect on one path relative to the base, in order of first touch. */

@@ -3,7 +3,9 @@ import type { Chunk } from '../patch/types.js';
 import { recycleFileLines, splitFileLines } from '../apply/lines.js';
 import { notTextError, rebuildBytes, rebuildText } from '../apply/text.js';
 import { locateChunks } from '../match/locate.js';
-import { searchableLines } from '../match/searchable.js';
+import { type MatchBudget, matchBudget } from '../match/budget.js';
+import { type SearchableLines, searchableLines } from '../match/searchable.js';
+import { PatchtxError } from '../errors.js';
 import { FileContent } from './content.js';
 import type { PlanOptions, PlanWarning } from './types.js';
 
@@ -17,13 +19,14 @@ export function applyChunks(
   chunks: readonly Chunk[],
   path: string,
   options: PlanOptions,
+  budget: MatchBudget = matchBudget(options.matchWork),
 ): UpdatedContent {
   const text = before.text();
   // Rewriting a binary or non-UTF-8 file as text would corrupt it.
   if (text === undefined) throw notTextError(path, before.whyNotText());
   const file = splitFileLines(text);
   try {
-    const { edits, warnings } = locateChunks(searchableLines(file), chunks, path, options);
+    const { edits, warnings } = locateWithin(searchableLines(file, budget), chunks, path, options);
     // The result keeps the form of the input: bytes are rebuilt by copying the untouched
     // stretches of the original bytes, text by joining slices of the original text.
     const content =
@@ -35,6 +38,16 @@ export function applyChunks(
     // Nothing made here keeps `file`: edits and warnings hold numbers and the chunks' lines,
     // and an error's message is written before it is thrown.
     recycleFileLines(file);
+  }
+}
+
+/** locateChunks, with a spent match budget reported for the file whose search spent it. */
+function locateWithin(search: SearchableLines, chunks: readonly Chunk[], path: string, options: PlanOptions): ReturnType<typeof locateChunks> {
+  try {
+    return locateChunks(search, chunks, path, options);
+  } catch (e) {
+    if (!(e instanceof PatchtxError) || e.kind !== 'limit_exceeded' || e.data.path !== undefined) throw e;
+    throw new PatchtxError(e.kind, `${path}: ${e.message}`, { ...e.data, path });
   }
 }
 

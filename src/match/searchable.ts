@@ -1,7 +1,8 @@
 // A file prepared for repeated chunk searches. The exact pass works on the raw text and line
 // offsets, without a string per line. Everything else is built lazily, once per file and pass,
 // and only when a search needs it: the normalised form of every line for a fuzzy pass, and a
-// line index of a pass whose fruitless scans have already cost a full scan of the file.
+// line index of a pass whose fruitless scans have already cost a full scan of the file, or one of
+// whose scans compares more lines than it passes (a file of repeated lines, see seek.ts).
 //
 // The index groups lines by a key made of the line's length and a few of its characters, so
 // it is a counting sort in typed arrays (a few milliseconds for 100,000 lines). A Map from
@@ -9,6 +10,7 @@
 // than the scans it saves; lines that share a key are told apart by the comparison that
 // follows anyway.
 import { type FileLines, fileLinesOf, keepShapesAlive, lineText } from '../apply/lines.js';
+import { type MatchBudget, matchBudget, spend } from './budget.js';
 import { type MatchPass, normalizeLine } from './normalize.js';
 
 export type FuzzyPass = Exclude<MatchPass, 'exact'>;
@@ -20,6 +22,8 @@ export type FuzzyPass = Exclude<MatchPass, 'exact'>;
 export interface LineIndex {
   /** keys are `lineKey(...) & mask` */
   readonly mask: number;
+  /** every line's key, in file order (for searches that step through the file by key) */
+  readonly keys: Int32Array;
   readonly groupStart: Int32Array;
   readonly order: Int32Array;
 }
@@ -55,10 +59,12 @@ export interface SearchableLines {
   /** line index per pass, built once its fruitless scans add up to a file's worth */
   readonly indexes: Map<MatchPass, LineIndex>;
   readonly fruitlessWork: Map<MatchPass, number>;
+  /** the matching work of the patch this file belongs to */
+  readonly budget: MatchBudget;
 }
 
-export function searchableLines(file: FileLines): SearchableLines {
-  return { file, count: file.count, normalized: new Map(), indexes: new Map(), fruitlessWork: new Map() };
+export function searchableLines(file: FileLines, budget: MatchBudget = matchBudget()): SearchableLines {
+  return { file, count: file.count, normalized: new Map(), indexes: new Map(), fruitlessWork: new Map(), budget };
 }
 
 /** For tests and small inputs: lines given as strings (no `\r`/`\n` inside them). */
@@ -136,8 +142,9 @@ export function buildLineIndex(search: SearchableLines, pass: MatchPass): LineIn
     const fill = groupStart.slice(0, groups);
     const order = new Int32Array(count);
     for (let i = 0; i < count; i++) order[fill[keys[i]!]!++] = i;
-    index = { mask, groupStart, order };
+    index = { mask, keys, groupStart, order };
     search.indexes.set(pass, index);
+    spend(search.budget, count);
   }
   return index;
 }

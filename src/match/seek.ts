@@ -5,9 +5,11 @@
 // fuzzy one early); the first position that matches wins; `*** End of File` tries only the last
 // window, and only when it lies at or after the cursor; an empty pattern matches at the cursor.
 import { MATCH_PASSES, type MatchPass, normalizeLine } from './normalize.js';
+import { spend } from './budget.js';
 import {
   type LineIndex,
   type SearchableLines,
+  buildLineIndex,
   lineEquals,
   lineIndex,
   lineKey,
@@ -90,14 +92,28 @@ function normalizePattern(pattern: readonly string[], pass: MatchPass): readonly
 }
 
 function matchesAt(search: SearchableLines, pass: MatchPass, wanted: readonly string[], pos: number): boolean {
+  return equalPrefix(search, pass, wanted, pos) === wanted.length;
+}
+
+/** How many of `wanted`'s lines equal the file's from `pos` on, up to the first that does not. */
+function equalPrefix(search: SearchableLines, pass: MatchPass, wanted: readonly string[], pos: number): number {
   for (let j = 0; j < wanted.length; j++) {
-    if (!lineEquals(search, pass, pos + j, wanted[j]!)) return false;
+    if (!lineEquals(search, pass, pos + j, wanted[j]!)) return j;
   }
-  return true;
+  return wanted.length;
 }
 
 /**
- * Matches of `wanted` (already in `pass` form) starting in `from..=to`, at most `max`.
+ * Matches of `wanted` (already in `pass` form) starting in `from..=to`, at most `max`, in
+ * ascending order. Three strategies, each handing over to the next where it would stop paying,
+ * so that a search costs work in proportion to the stretch searched whatever the file holds:
+ * - a scan of the lines where the pattern's longest line would be, while the pass has no index
+ *   and the comparisons it makes stay below a line each;
+ * - with the pass's line index: only the starts where the pattern's rarest line is, while their
+ *   comparisons stay below two a line;
+ * - a Knuth-Morris-Pratt walk over the lines' index keys, which never steps back, for patterns of
+ *   lines the file repeats everywhere (a run of `}` in a file of braces); a window whose keys all
+ *   agree is then compared line by line.
  * `isSearch`: this is a search for a chunk's location, whose misses feed the decision to index
  * the pass (scans for further matches cover disjoint stretches and must not trigger that).
  */
@@ -112,12 +128,37 @@ function collectMatches(
 ): number[] {
   const found: number[] = [];
   if (to < from) return found;
-  const index = lineIndex(search, pass);
-  if (index !== undefined) return collectIndexed(search, pass, wanted, index, from, to, max, found);
+  let index = lineIndex(search, pass);
+  let next = from;
+  if (index === undefined) {
+    next = scanLines(search, pass, wanted, from, to, max, found);
+    if (next > to || found.length >= max) {
+      if (found.length === 0 && isSearch) noteFruitlessScan(search, pass, to - from + 1);
+      return found;
+    }
+    // the scan compared too much: what is left is searched through the index
+    index = buildLineIndex(search, pass);
+  }
+  next = walkRarest(search, pass, wanted, index, next, to, max, found);
+  if (next <= to && found.length < max) walkKeys(search, pass, wanted, index, next, to, max, found);
+  return found;
+}
 
-  // Walk the lines where the pattern's longest line would have to be. A length test and one
-  // character from the middle rule out almost every line before a string comparison (which
-  // costs far more than a character read); the exact pass reads both from the text itself.
+/**
+ * The scan without an index. A length test and one character from the middle rule out almost
+ * every line before a string comparison (which costs far more than a character read); the exact
+ * pass reads both from the text itself. Returns the first start not examined (`to + 1` when done):
+ * the scan stops early once its comparisons outnumber the lines it has passed.
+ */
+function scanLines(
+  search: SearchableLines,
+  pass: MatchPass,
+  wanted: readonly string[],
+  from: number,
+  to: number,
+  max: number,
+  found: number[],
+): number {
   let anchor = 0;
   for (let j = 1; j < wanted.length; j++) if (wanted[j]!.length > wanted[anchor]!.length) anchor = j;
   const needle = wanted[anchor]!;
@@ -125,33 +166,43 @@ function collectMatches(
   const probe = size >> 1;
   const probeChar = needle.charCodeAt(probe);
   const last = to + anchor;
+  const allowance = to - from + 1 + wanted.length;
+  let compared = 0;
+  let line = from + anchor;
   if (pass === 'exact') {
     const { text, starts, ends } = search.file;
-    for (let line = from + anchor; line <= last; line++) {
+    for (; line <= last; line++) {
       const start = starts[line]!;
       if (ends[line]! - start !== size || (size !== 0 && text.charCodeAt(start + probe) !== probeChar)) continue;
-      if (matchesAt(search, pass, wanted, line - anchor)) {
+      const equal = equalPrefix(search, pass, wanted, line - anchor);
+      compared += equal + 1;
+      if (equal === wanted.length) {
         found.push(line - anchor);
-        if (found.length >= max) return found;
-      }
+        if (found.length >= max) break;
+      } else if (compared > allowance) break;
     }
   } else {
     const lines = normalizedLines(search, pass);
-    for (let line = from + anchor; line <= last; line++) {
+    for (; line <= last; line++) {
       const l = lines[line]!;
       if (l.length !== size || (size !== 0 && l.charCodeAt(probe) !== probeChar)) continue;
-      if (matchesAt(search, pass, wanted, line - anchor)) {
+      const equal = equalPrefix(search, pass, wanted, line - anchor);
+      compared += equal + 1;
+      if (equal === wanted.length) {
         found.push(line - anchor);
-        if (found.length >= max) return found;
-      }
+        if (found.length >= max) break;
+      } else if (compared > allowance) break;
     }
   }
-  if (found.length === 0 && isSearch) noteFruitlessScan(search, pass, to - from + 1);
-  return found;
+  spend(search.budget, line - (from + anchor) + compared);
+  return line > last ? to + 1 : line - anchor + 1;
 }
 
-/** With a line index: walk only the lines that share a key with the pattern's rarest line. */
-function collectIndexed(
+/**
+ * With a line index: the starts where the pattern's rarest line (by key) is. Returns the first
+ * start not examined (`to + 1` when done): it stops once its comparisons pass twice the stretch.
+ */
+function walkRarest(
   search: SearchableLines,
   pass: MatchPass,
   wanted: readonly string[],
@@ -160,7 +211,7 @@ function collectIndexed(
   to: number,
   max: number,
   found: number[],
-): number[] {
+): number {
   const { mask, groupStart, order } = index;
   let anchor = -1;
   let first = 0;
@@ -174,15 +225,79 @@ function collectIndexed(
       end = groupStart[key + 1]!;
     }
   }
+  const allowance = 2 * (to - from + 1 + wanted.length);
+  let work = wanted.length;
+  let next = to + 1;
   for (let k = lowerBound(order, first, end, from + anchor); k < end; k++) {
     const pos = order[k]! - anchor;
     if (pos > to) break;
-    if (matchesAt(search, pass, wanted, pos)) {
+    if (work > allowance) {
+      next = pos;
+      break;
+    }
+    const equal = equalPrefix(search, pass, wanted, pos);
+    work += equal + 1;
+    if (equal === wanted.length) {
       found.push(pos);
       if (found.length >= max) break;
     }
   }
-  return found;
+  spend(search.budget, work);
+  return next;
+}
+
+/**
+ * Knuth-Morris-Pratt over the lines' keys: the file is stepped through once from `from`, and each
+ * window whose keys are the pattern's is compared line by line (keys can collide).
+ */
+function walkKeys(
+  search: SearchableLines,
+  pass: MatchPass,
+  wanted: readonly string[],
+  index: LineIndex,
+  from: number,
+  to: number,
+  max: number,
+  found: number[],
+): void {
+  const m = wanted.length;
+  const { mask, keys } = index;
+  const pk = new Int32Array(m);
+  for (let j = 0; j < m; j++) pk[j] = lineKey(wanted[j]!, 0, wanted[j]!.length) & mask;
+  // border[j]: length of the longest proper prefix of pk[0..j] that is also its suffix
+  const border = new Int32Array(m);
+  for (let j = 1, k = 0; j < m; j++) {
+    while (k > 0 && pk[j] !== pk[k]) k = border[k - 1]!;
+    if (pk[j] === pk[k]) k++;
+    border[j] = k;
+  }
+  let work = 2 * m;
+  const last = to + m - 1;
+  let q = 0;
+  for (let i = from; i <= last; i++) {
+    const key = keys[i]!;
+    work++;
+    while (q > 0 && key !== pk[q]) {
+      q = border[q - 1]!;
+      work++;
+    }
+    if (key === pk[q]) q++;
+    if (q === m) {
+      const pos = i - m + 1;
+      work += m;
+      if (matchesAt(search, pass, wanted, pos)) {
+        found.push(pos);
+        if (found.length >= max) break;
+      }
+      q = border[m - 1]!;
+      // colliding keys could make every window a comparison: the budget has the last word
+      if (work > 1_000_000) {
+        spend(search.budget, work);
+        work = 0;
+      }
+    }
+  }
+  spend(search.budget, work);
 }
 
 /** First k in lo..hi with sorted[k] >= value (hi when there is none). */

@@ -3,7 +3,7 @@
 // module turns them into objects, one commit, and (through run.ts) a published ref.
 import { PatchtxError } from '../errors.js';
 import { planPatch } from '../engine/plan.js';
-import type { FileChange, Plan, PlanWarning } from '../engine/types.js';
+import type { FileChange, Plan, PlanOptions, PlanWarning } from '../engine/types.js';
 import { converts } from '../git/convert.js';
 import { hashBlob } from '../git/hash.js';
 import { resolveIdentity } from '../git/identity.js';
@@ -16,8 +16,10 @@ import type { Limits } from '../patch/limits.js';
 import { parsePatchInvocation } from '../patch/parse.js';
 import type { Patch } from '../patch/types.js';
 import type { Overlay } from './overlay.js';
+import { crashPoint } from './crash.js';
 import { DryRunObjectStore } from './dry-store.js';
 import { patchtxInfo } from './history.js';
+import { planAhead, planMadeAhead, type PlannedAhead } from './plan-ahead.js';
 import { checkMessageOption, generatedMessage, parseTrailerOption, PATCH_ID_TRAILER } from './message.js';
 import { normalisePatch, patchId } from './patch-id.js';
 import type { RecoveryReport } from './recover.js';
@@ -189,7 +191,7 @@ function dirtyIncluded(built: Built, check: boolean): PlanWarning[] {
   return warnings;
 }
 
-async function build(session: Session, target: Target, patch: Patch, opts: ApplyOptions, index: GitIndex | null, author: Identity, committer: Identity, pid: string, noteText: string, trailers: Trailer[]): Promise<Built> {
+async function build(session: Session, target: Target, patch: Patch, opts: ApplyOptions, index: GitIndex | null, author: Identity, committer: Identity, pid: string, noteText: string, trailers: Trailer[], ahead?: PlannedAhead): Promise<Built> {
   const store = opts.check ? new DryRunObjectStore(session.repo) : session.store;
   const touched = touchedPaths(patch);
   const { states, overlay } = await loadTouched(session, target.baseTree, touched, {
@@ -197,7 +199,7 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
     index,
     dirty: opts.dirty ?? 'refuse',
   });
-  const plan = planPatch(patch, overlay, { strict: opts.strict });
+  const plan = (ahead && planMadeAhead(ahead, overlay)) ?? planPatch(patch, overlay, planOptions(opts));
   checkBlockedAdds(plan, states);
   // the result is stored and checked out with the attributes it has itself (the patch may change them)
   const conversions = await conversionsOfResult(session, target.baseTree, plan.files, states);
@@ -244,6 +246,25 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
   prepared.note = { ref: NOTES_REF, text: noteText };
   prepared.redo = { clear: true };
   return { prepared, plan, touched, states, overlay, commit, tree, message };
+}
+
+function planOptions(opts: ApplyOptions): PlanOptions {
+  return { strict: opts.strict, matchWork: opts.limits?.matchWork };
+}
+
+/**
+ * The plan made from the touched paths as they are before the lock is taken (see plan-ahead.ts);
+ * undefined when they cannot be read that way (a dirty path, say): the run under the lock then
+ * finds that again and reports it.
+ */
+async function planBeforeLock(session: Session, target: Target, patch: Patch, opts: ApplyOptions): Promise<PlannedAhead | undefined> {
+  try {
+    const index = target.worktree ? await readIndex(session.repo) : null;
+    const { overlay } = await loadTouched(session, target.baseTree, touchedPaths(patch), { worktree: target.worktree, index, dirty: opts.dirty ?? 'refuse' });
+    return planAhead(patch, overlay, planOptions(opts));
+  } catch {
+    return undefined;
+  }
 }
 
 function contentsOf(built: Built): FileContents[] {
@@ -342,8 +363,10 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       }
     } else {
       let captured: Built | undefined;
+      const ahead = await planBeforeLock(session, target, patch, opts);
+      crashPoint('planned-ahead');
       const outcome = await runTransaction(session, target, 'apply', committer, async (lock) => {
-        captured = await build(session, target, patch, opts, lock?.index ?? null, author, committer, pid, noteText, trailers);
+        captured = await build(session, target, patch, opts, lock?.index ?? null, author, committer, pid, noteText, trailers, ahead);
         return captured.prepared;
       });
       built = captured!;

@@ -44,7 +44,7 @@ export async function applyToDirectory(root: string, patchText: string, base = '
   const patch = rerootPatch(invocation.patch, dir);
   const overlay = new Overlay();
   for (const p of touchedPaths(patch).keys()) loadPath(root, p, overlay);
-  const plan = planPatch(patch, overlay);
+  const plan = planPatch(patch, overlay, { matchWork: limits?.matchWork });
   for (const [p, data] of plan.files) {
     const file = path.join(root, p);
     if (data === null) {

@@ -1,8 +1,8 @@
 // Bad and oversized input: a patch that is not UTF-8 text is refused with where it stops being
 // text (never decoded with replacement characters), and every input is read and parsed within
 // bounds that fail cleanly (limit_exceeded) and can be raised.
-import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, gitEnv, makeRepo } from '../helpers/repos.js';
@@ -224,5 +224,75 @@ describe('bounded input', () => {
     expect(ok.err).toBe('');
     expect(ok.code).toBe(0);
     expect(commitCount(dir)).toBe(3);
+  });
+});
+
+describe('bounded matching', () => {
+  it('a search beyond match-work is limit_exceeded naming the file and how to raise it; nothing written', async () => {
+    const dir = makeRepo('basic');
+    writeFileSync(path.join(dir, 'big.txt'), 'x\n'.repeat(20_000));
+    g(dir, 'add', 'big.txt');
+    g(dir, 'commit', '-q', '-m', 'big');
+    const before = snapshot(dir);
+    const patch = ['*** Begin Patch', '*** Update File: big.txt', '@@', ...Array.from({ length: 500 }, () => ' x'), '-y', '+z', '*** End Patch', ''].join('\n');
+    const file = writeBytes(Buffer.from(patch));
+    const r = await patchtxJson('apply', '--repo', dir, '--limits', 'match-work=5000', file);
+    expect(r.code).toBe(2);
+    expect(r.json.error).toMatchObject({ kind: 'limit_exceeded', limit: 'match-work', max: 5000, path: 'big.txt' });
+    expect(r.json.error.message).toContain('--limits match-work=N');
+    expectUntouched(dir, before);
+    // within the default bound the same search is simply done: the chunk is not there
+    const d = await patchtxJson('apply', '--repo', dir, file);
+    expect(d.code).toBe(1);
+    expect(d.json.error.kind).toBe('context_not_found');
+    expectUntouched(dir, before);
+    expectFsckClean(dir);
+  });
+});
+
+describe('the plan is made before the lock', () => {
+  const patch = ['*** Begin Patch', '*** Update File: src/math.js', '@@', ' export function add(a, b) {', '-  return a + b;', '+  return a + b; // sum', '*** End Patch', ''].join('\n');
+
+  /** `patchtx apply` started in the background with a fault point set; resolves when it ends. */
+  function applyInBackground(dir: string, env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }> {
+    const child = spawn(process.execPath, [path.join(distDir, 'patchtx.cjs'), 'apply', '--repo', dir, ...args, writeBytes(Buffer.from(patch))], {
+      env: { ...gitEnv, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, err })));
+  }
+
+  it('a run stopped once its plan is made has taken neither the journal nor index.lock', async () => {
+    const dir = makeRepo('basic');
+    const before = snapshot(dir);
+    const r = await applyInBackground(dir, { PATCHTX_TEST_CRASH_AT: 'planned-ahead' });
+    expect(r.signal).toBe('SIGKILL');
+    expect(existsSync(path.join(dir, '.git', 'patchtx', 'journal.json'))).toBe(false);
+    expect(existsSync(path.join(dir, '.git', 'index.lock'))).toBe(false);
+    expectUntouched(dir, before);
+  });
+
+  it('a touched file changed between the plan and the lock: planned again from what the lock holds', async () => {
+    const dir = makeRepo('basic');
+    const release = path.join(tempDir(), 'go');
+    const journal = path.join(dir, '.git', 'patchtx', 'journal.json');
+    const run = applyInBackground(dir, { PATCHTX_TEST_PAUSE_AT: 'after-journal', PATCHTX_TEST_PAUSE_UNTIL: release }, '--dirty=include');
+    for (let i = 0; i < 3000 && !existsSync(journal); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(existsSync(journal)).toBe(true);
+    // the plan was made from the committed file; now the file holds one more line
+    const file = path.join(dir, 'src/math.js');
+    const edited = readFileSync(file, 'utf8') + '// edited meanwhile\n';
+    writeFileSync(file, edited);
+    writeFileSync(release, '');
+    const r = await run;
+    expect(r.err).toMatch(/^(warning: .*\n)*$/);
+    expect(r.code).toBe(0);
+    const committed = g(dir, 'show', 'HEAD:src/math.js');
+    expect(committed).toBe(edited.replace('  return a + b;', '  return a + b; // sum'));
+    expect(committed).toContain('// edited meanwhile\n');
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expectFsckClean(dir);
   });
 });
