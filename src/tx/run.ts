@@ -21,7 +21,7 @@ import { createJournal, removeJournal, transactionId, updateJournal, type Journa
 import { markOfThisProcess, markText } from './liveness.js';
 import { updateRedoStack } from './redo-stack.js';
 import type { Session } from './session.js';
-import { checkCheckoutWritable, indexUpdatesOf, syncCheckout } from './sync.js';
+import { checkCheckoutWritable, inTheWay, indexUpdatesOf, syncCheckout } from './sync.js';
 import type { Target } from './target.js';
 
 export const NOTES_REF = 'refs/notes/patchtx';
@@ -86,8 +86,12 @@ export async function runTransaction(
     if (lock && prepared.newOid !== null) {
       lock.check(indexUpdatesOf(prepared.targets));
     }
-    // and so must a file or directory the file system will not let us write
-    if (lock && (prepared.newOid !== null || prepared.syncWithoutCommit)) await checkCheckoutWritable(session, prepared.targets);
+    // and so must a file or directory the file system will not let us write, or files of the
+    // user's that writing would need removed
+    if (lock && (prepared.newOid !== null || prepared.syncWithoutCommit)) {
+      await checkCheckoutWritable(session, prepared.targets);
+      await refuseInTheWay(session, op, prepared.targets);
+    }
     let noteWritten: NonNullable<Journal['note']>['written'];
     if (prepared.newOid !== null && prepared.note) {
       // the note's objects join the batch; attaching it after the commit point then only moves
@@ -149,6 +153,16 @@ export async function runTransaction(
       { commit: prepared.newOid, ref: target.ref },
     );
   }
+}
+
+/** Refuses when turning a directory into a file would remove files the transaction does not own
+ * (see inTheWay): `dirty` for apply, `undo_refused` for undo and redo, as their other such refusals. */
+async function refuseInTheWay(session: Session, op: Journal['op'], targets: ReadonlyMap<string, TreeEdit>): Promise<void> {
+  const paths = await inTheWay(session, targets);
+  if (paths.length === 0) return;
+  const list = paths.map((p) => `  ${p}\n`).join('');
+  const what = op === 'apply' ? 'the patch cannot be applied' : `cannot ${op}`;
+  throw new PatchtxError(op === 'apply' ? 'dirty' : 'undo_refused', `${what}: untracked working tree files would be removed:\n${list}move or remove them first`, { paths });
 }
 
 /**

@@ -4,6 +4,8 @@
 // for some paths to be left on disk as they are, and to go past those it cannot write: see
 // `leave` and `failed`.) Other paths are neither read nor
 // written; other staged changes stay staged.
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import type { IndexLock, IndexUpdate } from '../git/index-file.js';
 import type { TreeEdit } from '../git/tree-edit.js';
 import { inspectWorktreePath, removeWorktreeFile, worktreeWriteRefusal, writeWorktreeFile, writeWorktreeSymlink, type WriteCheckCache } from '../git/worktree.js';
@@ -40,6 +42,45 @@ export async function checkCheckoutWritable(session: Session, targets: ReadonlyM
     const refusal = await worktreeWriteRefusal(workdir, p, t === null, seen);
     if (refusal) throw refusal;
   }
+}
+
+/** How many of the files in the way are named; one is enough to refuse, and a directory such as a
+ * dependency cache may hold thousands. */
+const IN_THE_WAY_LISTED = 10;
+
+/**
+ * What stands where `targets` turn a directory into a file (undo of `Delete a` + `Add a/b`, say):
+ * whatever is under that directory and not removed by the transaction itself (untracked or
+ * ignored files, symlinks, empty directories, listed with a trailing '/'). Writing the file would
+ * need them removed, which patchtx never does; git checkout refuses the same ("untracked working
+ * tree files would be removed"). At most IN_THE_WAY_LISTED, sorted.
+ */
+export async function inTheWay(session: Session, targets: ReadonlyMap<string, TreeEdit>): Promise<string[]> {
+  const workdir = session.repo.workdir!;
+  const found: string[] = [];
+  const walk = (rel: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(path.join(workdir, ...rel.split('/')), { withFileTypes: true });
+    } catch {
+      entries = null; // cannot be listed: cannot be told empty either
+    }
+    if (entries === null || entries.length === 0) {
+      found.push(`${rel}/`);
+      return;
+    }
+    for (const e of entries) {
+      if (found.length >= IN_THE_WAY_LISTED) return;
+      const child = `${rel}/${e.name}`;
+      if (e.isDirectory()) walk(child);
+      else if (targets.get(child) !== null) found.push(child);
+    }
+  };
+  for (const [p, t] of targets) {
+    if (t === null || found.length >= IN_THE_WAY_LISTED) continue;
+    if ((await inspectWorktreePath(workdir, p)).kind === 'dir') walk(p);
+  }
+  return found.sort();
 }
 
 /** The index entries `targets` will get, without stat data: for checking before anything is written. */
