@@ -76,9 +76,10 @@ export async function inTheWay(session: Session, targets: ReadonlyMap<string, Tr
       else if (targets.get(child) !== null) found.push(child);
     }
   };
+  const knownDirs = new Set<string>();
   for (const [p, t] of targets) {
     if (t === null || found.length >= IN_THE_WAY_LISTED) continue;
-    if ((await inspectWorktreePath(workdir, p)).kind === 'dir') walk(p);
+    if ((await inspectWorktreePath(workdir, p, knownDirs)).kind === 'dir') walk(p);
   }
   return found.sort();
 }
