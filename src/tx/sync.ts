@@ -2,8 +2,9 @@
 // the working tree files are replaced (or removed) and their index entries set to the new objects
 // with fresh stat data, so `git status` is clean for them without re-hashing. (Recovery can ask
 // for some paths to be left on disk as they are, and to go past those it cannot write: see
-// `leave` and `failed`.) Other paths are neither read nor
-// written; other staged changes stay staged.
+// `leave` and `failed`.) Other paths are neither read nor written; other staged changes stay
+// staged. Before the commit point, what would make the writes fail is looked for: paths the file
+// system will not let us write, and files of the user's that writing would need removed.
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { IndexLock, IndexUpdate } from '../git/index-file.js';
