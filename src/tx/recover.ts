@@ -88,7 +88,12 @@ function removeWorktreeTemps(session: Session, journal: Journal): void {
     for (const name of names) {
       const m = name.startsWith(prefix) ? /^(\d+)-[0-9a-f]{8}$/.exec(name.slice(prefix.length)) : null;
       // the run's own (it is dead, whoever has its pid now), or those of a recovery that died
-      if (m && (Number(m[1]) === journal.pid || !processAlive(Number(m[1])))) rmSync(path.join(dir, name), { force: true });
+      if (!m || (Number(m[1]) !== journal.pid && processAlive(Number(m[1])))) continue;
+      try {
+        rmSync(path.join(dir, name), { force: true });
+      } catch {
+        // a directory the file system will not let us change: the sync gives up on it with a warning
+      }
     }
   }
 }

@@ -63,24 +63,23 @@ function lastTransaction(repo: Repository, ref: string): string | null {
 const tempFile = (file: string, pid: number): string => `${file}~${pid}.tmp`;
 
 /** Removes the temporary files of `ref`'s stack that processes which are gone left behind (killed
- * between writing one and renaming it into place: a transaction, or a recovery finishing one). */
+ * between writing one and renaming it into place: a transaction, or a recovery finishing one).
+ * Never throws: leftovers are not worth failing a recovery for. */
 export function removeDeadRedoTemps(repo: Repository, ref: string): void {
   const file = stackFile(repo, ref);
-  let names: string[];
   try {
-    names = readdirSync(path.dirname(file));
+    const prefix = `${path.basename(file)}~`;
+    for (const name of readdirSync(path.dirname(file))) {
+      const m = name.startsWith(prefix) ? /^(\d+)\.tmp$/.exec(name.slice(prefix.length)) : null;
+      if (m && !processAlive(Number(m[1]))) rmSync(path.join(path.dirname(file), name), { force: true });
+    }
   } catch {
-    names = [];
-  }
-  const prefix = `${path.basename(file)}~`;
-  for (const name of names) {
-    const m = name.startsWith(prefix) ? /^(\d+)\.tmp$/.exec(name.slice(prefix.length)) : null;
-    if (m && !processAlive(Number(m[1]))) rmSync(path.join(path.dirname(file), name), { force: true });
+    // no redo history yet, or one the file system will not let us tidy
   }
   try {
     removeDeadTempsOf(legacyFile(repo, ref));
   } catch {
-    // the older layout's leftovers are not worth failing a recovery for
+    // the same for the older layout's
   }
 }
 

@@ -23,7 +23,7 @@ import { asReadOnly, checkGitDirWritable } from './read-only.js';
 import { updateRedoStack } from './redo-stack.js';
 import type { Session } from './session.js';
 import { checkoutForms } from './conversions.js';
-import { checkCheckoutWritable, indexUpdatesOf, syncCheckout } from './sync.js';
+import { checkCheckoutWritable, inTheWay, indexUpdatesOf, syncCheckout } from './sync.js';
 import type { Target } from './target.js';
 
 export const NOTES_REF = 'refs/notes/patchtx';
@@ -95,8 +95,12 @@ export async function runTransaction(
     if (lock && prepared.newOid !== null) {
       lock.check(indexUpdatesOf(prepared.targets));
     }
-    // and so must a file or directory the file system will not let us write
-    if (lock && (prepared.newOid !== null || prepared.syncWithoutCommit)) await checkCheckoutWritable(session, prepared.targets, prepared.contents);
+    // and so must a file or directory the file system will not let us write, or files of the
+    // user's that writing would need removed
+    if (lock && (prepared.newOid !== null || prepared.syncWithoutCommit)) {
+      await checkCheckoutWritable(session, prepared.targets, prepared.contents);
+      await refuseInTheWay(session, op, prepared.targets);
+    }
     let noteWritten: NonNullable<Journal['note']>['written'];
     let noteBlob: string | undefined;
     if (prepared.newOid !== null && prepared.note) {
@@ -162,6 +166,16 @@ export async function runTransaction(
       { commit: prepared.newOid, ref: target.ref },
     );
   }
+}
+
+/** Refuses when turning a directory into a file would remove files the transaction does not own
+ * (see inTheWay): `dirty` for apply, `undo_refused` for undo and redo, as their other such refusals. */
+async function refuseInTheWay(session: Session, op: Journal['op'], targets: ReadonlyMap<string, TreeEdit>): Promise<void> {
+  const paths = await inTheWay(session, targets);
+  if (paths.length === 0) return;
+  const list = paths.map((p) => `  ${p}\n`).join('');
+  const what = op === 'apply' ? 'the patch cannot be applied' : `cannot ${op}`;
+  throw new PatchtxError(op === 'apply' ? 'dirty' : 'undo_refused', `${what}: untracked working tree files would be removed:\n${list}move or remove them first`, { paths });
 }
 
 /**

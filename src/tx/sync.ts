@@ -2,9 +2,12 @@
 // the working tree files are replaced (or removed) and their index entries set to the new objects
 // with fresh stat data, so `git status` is clean for them without re-hashing. (Recovery can ask
 // for some paths to be left on disk as they are, and to go past those it cannot write: see
-// `leave` and `failed`.) Other paths are neither read nor
-// written; other staged changes stay staged.
-import { statSync } from 'node:fs';
+// `leave` and `failed`.) Other paths are neither read nor written; other staged changes stay
+// staged. Before the commit point, what would make the writes fail is looked for: paths the file
+// system will not let us write, room for the new files, and files of the user's that writing would
+// need removed.
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { indexPathOf, type IndexLock, type IndexUpdate } from '../git/index-file.js';
 import type { TreeEdit } from '../git/tree-edit.js';
 import { inspectWorktreePath, removeWorktreeFile, worktreeSpaceRefusal, worktreeWriteRefusal, writeWorktreeFile, writeWorktreeSymlink, type WriteCheckCache } from '../git/worktree.js';
@@ -54,6 +57,46 @@ function statSize(file: string): number {
   } catch {
     return 0;
   }
+}
+
+/** How many of the files in the way are named; one is enough to refuse, and a directory such as a
+ * dependency cache may hold thousands. */
+const IN_THE_WAY_LISTED = 10;
+
+/**
+ * What stands where `targets` turn a directory into a file (undo of `Delete a` + `Add a/b`, say):
+ * whatever is under that directory and not removed by the transaction itself (untracked or
+ * ignored files, symlinks, empty directories, listed with a trailing '/'). Writing the file would
+ * need them removed, which patchtx never does; git checkout refuses the same ("untracked working
+ * tree files would be removed"). At most IN_THE_WAY_LISTED, sorted.
+ */
+export async function inTheWay(session: Session, targets: ReadonlyMap<string, TreeEdit>): Promise<string[]> {
+  const workdir = session.repo.workdir!;
+  const found: string[] = [];
+  const walk = (rel: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(path.join(workdir, ...rel.split('/')), { withFileTypes: true });
+    } catch {
+      entries = null; // cannot be listed: cannot be told empty either
+    }
+    if (entries === null || entries.length === 0) {
+      found.push(`${rel}/`);
+      return;
+    }
+    for (const e of entries) {
+      if (found.length >= IN_THE_WAY_LISTED) return;
+      const child = `${rel}/${e.name}`;
+      if (e.isDirectory()) walk(child);
+      else if (targets.get(child) !== null) found.push(child);
+    }
+  };
+  const knownDirs = new Set<string>();
+  for (const [p, t] of targets) {
+    if (t === null || found.length >= IN_THE_WAY_LISTED) continue;
+    if ((await inspectWorktreePath(workdir, p, knownDirs)).kind === 'dir') walk(p);
+  }
+  return found.sort();
 }
 
 /** The index entries `targets` will get, without stat data: for checking before anything is written. */

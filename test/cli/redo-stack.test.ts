@@ -92,6 +92,17 @@ describe('the redo history of deleted branches', () => {
   });
 });
 
+describe('a long branch name', () => {
+  it('its stack still has a name the file system takes, and works', async () => {
+    const dir = makeRepo('basic');
+    const branch = `topic/${'x'.repeat(240)}`;
+    g(dir, 'checkout', '-q', '-b', branch);
+    await applyUndoRedo(dir, PA);
+    expectNoLeftovers(dir);
+    expectFsckClean(dir);
+  });
+});
+
 describe('an older layout', () => {
   it('a stack kept under the ref name as a path (redo/refs/heads/main) is read, and moved on the next change', async () => {
     const dir = makeRepo('basic');
