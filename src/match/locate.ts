@@ -16,7 +16,7 @@ import { contextNotFoundError, linesNotFoundError } from '../apply/diagnose.js';
 import { MATCH_PASSES, type MatchPass, normalizeLine } from './normalize.js';
 import { type SearchableLines, lineAt } from './searchable.js';
 import { indentUnit, reindentChunk } from './reindent.js';
-import { DEFAULT_MAX_OTHERS, findMatchesOfPass, seekSequence } from './seek.js';
+import { DEFAULT_MAX_OTHERS, type SeekMatch, findMatchesOfPass, seekSequence } from './seek.js';
 
 /** One chunk placed in the file. */
 export interface LineEdit {
@@ -55,57 +55,14 @@ export function locateChunks(
   let cursor = 0;
   /** lines earlier chunks consumed as `@@` headers, in file order: the scopes still open */
   const headerLines: number[] = [];
+  /** warnings of lenient matches and non-standard forms, in patch order */
   const lenientWarnings: PlanWarning[] = [];
-  const formWarnings: PlanWarning[] = [];
 
   chunks.forEach((chunk, i) => {
     const chunkNumber = i + 1;
-    let consumedFrom: number | undefined;
-    let lastContext: Placement['found'];
-    // While the chunk's headers restate scopes an earlier chunk opened, they may lie behind the cursor.
-    let reopened: number | undefined = -1;
-    const opened: number[] = [];
-    for (const written of chunk.contexts) {
-      let context = written;
-      let m = seekSequence(search, [context], cursor, false, 0);
-      const bare = m === undefined ? withoutClosingMarker(context) : undefined;
-      if (bare !== undefined) {
-        // `@@ def f(): @@` (a form some appliers accept): the text without the closing `@@`.
-        const found = seekSequence(search, [bare], cursor, false, 0);
-        if (found !== undefined) {
-          m = found;
-          context = bare;
-          formWarnings.push({
-            kind: 'nonstandard_form',
-            message:
-              `${path}: chunk ${chunkNumber} (patch line ${chunk.line}): the header '@@ ${written}' is not in the file; ` +
-              `it was read as '@@ ${bare}' (V4A closes no @@ line with '@@')`,
-            path,
-            chunk: chunkNumber,
-            line: chunk.line,
-          });
-        }
-      }
-      if (m === undefined) {
-        const again: number | undefined = reopened === undefined ? undefined : reopenedHeader(search, headerLines, context, reopened);
-        if (again === undefined) throw contextNotFoundError({ search, path, context, chunk, chunkNumber, cursor });
-        // The scope holds the cursor already: it stays where it is.
-        reopened = again;
-        opened.push(again);
-        continue;
-      }
-      reopened = undefined;
-      if (m.pass === 'fold') {
-        // Indentation and trailing spaces of a header are ignored by design; folded punctuation is
-        // a guess, told like one of the lines.
-        lenientWarnings.push(lenientMatch(search, { path, chunk, chunkNumber, lines: [], index: m.index, size: 1, pass: m.pass, header: context }, options).warning);
-      }
-      consumedFrom ??= m.index;
-      lastContext = { pattern: [context], index: m.index, pass: m.pass };
-      cursor = m.index + 1;
-      opened.push(m.index);
-    }
-    headerLines.push(...opened);
+    const headers = placeHeaders(search, { path, chunk, chunkNumber, cursor, headerLines, options, warnings: lenientWarnings });
+    cursor = headers.cursor;
+    const { consumedFrom, lastContext } = headers;
 
     if (chunk.oldLines.length === 0) {
       if (chunk.contexts.length === 0) {
@@ -151,7 +108,7 @@ export function locateChunks(
     cursor = m.index + pattern.length;
   });
 
-  const warnings = [...formWarnings, ...lenientWarnings, ...ambiguityWarnings(search, placements, path, options)];
+  const warnings = [...lenientWarnings, ...ambiguityWarnings(search, placements, path, options)];
   // Stable sort: chunks placed at the same line (several appends at the end) keep patch order.
   edits.sort((a, b) => a.start - b.start);
   return { edits, warnings };
@@ -209,6 +166,84 @@ function ambiguityWarnings(
     if (p.consumedFrom !== undefined) bound = p.consumedFrom;
   }
   return warnings;
+}
+
+interface HeaderSearch {
+  path: string;
+  chunk: Chunk;
+  chunkNumber: number;
+  /** where the chunk's search starts */
+  cursor: number;
+  /** lines earlier chunks consumed as `@@` headers (this chunk's are added) */
+  headerLines: number[];
+  options: PlanOptions;
+  warnings: PlanWarning[];
+}
+
+interface PlacedHeaders {
+  cursor: number;
+  /** first line a header consumed at/after the cursor, if any */
+  consumedFrom: number | undefined;
+  /** the last header found at/after the cursor, for the ambiguity check */
+  lastContext: Placement['found'];
+}
+
+/**
+ * Each `@@` header of the chunk, in turn, at/after the cursor, which moves past it. While the
+ * chunk's headers restate scopes an earlier chunk opened, they may lie behind the cursor, which
+ * then stays where it is.
+ */
+function placeHeaders(search: SearchableLines, h: HeaderSearch): PlacedHeaders {
+  const { path, chunk, chunkNumber } = h;
+  let { cursor } = h;
+  let consumedFrom: number | undefined;
+  let lastContext: Placement['found'];
+  let reopened: number | undefined = -1;
+  const opened: number[] = [];
+  for (const written of chunk.contexts) {
+    const { m, context } = findHeader(search, written, cursor, h);
+    if (m === undefined) {
+      const again: number | undefined = reopened === undefined ? undefined : reopenedHeader(search, h.headerLines, context, reopened);
+      if (again === undefined) throw contextNotFoundError({ search, path, context, chunk, chunkNumber, cursor });
+      reopened = again;
+      opened.push(again);
+      continue;
+    }
+    reopened = undefined;
+    if (m.pass === 'fold') {
+      // Indentation and trailing spaces of a header are ignored by design; folded punctuation is
+      // a guess, told like one of the lines.
+      h.warnings.push(lenientMatch(search, { path, chunk, chunkNumber, lines: [], index: m.index, size: 1, pass: m.pass, header: context }, h.options).warning);
+    }
+    consumedFrom ??= m.index;
+    lastContext = { pattern: [context], index: m.index, pass: m.pass };
+    cursor = m.index + 1;
+    opened.push(m.index);
+  }
+  h.headerLines.push(...opened);
+  return { cursor, consumedFrom, lastContext };
+}
+
+/**
+ * One header at/after the cursor. `@@ def f(): @@` (a form some appliers accept) whose text is not
+ * in the file is looked for without its closing `@@`, with a warning naming the form.
+ */
+function findHeader(search: SearchableLines, written: string, cursor: number, h: HeaderSearch): { m: SeekMatch | undefined; context: string } {
+  const m = seekSequence(search, [written], cursor, false, 0);
+  const bare = m === undefined ? withoutClosingMarker(written) : undefined;
+  if (bare === undefined) return { m, context: written };
+  const found = seekSequence(search, [bare], cursor, false, 0);
+  if (found === undefined) return { m, context: written };
+  h.warnings.push({
+    kind: 'nonstandard_form',
+    message:
+      `${h.path}: chunk ${h.chunkNumber} (patch line ${h.chunk.line}): the header '@@ ${written}' is not in the file; ` +
+      `it was read as '@@ ${bare}' (V4A closes no @@ line with '@@')`,
+    path: h.path,
+    chunk: h.chunkNumber,
+    line: h.chunk.line,
+  });
+  return { m: found, context: bare };
 }
 
 /** `def f(): @@` without its closing ` @@`; undefined when it has none (or nothing is left). */
