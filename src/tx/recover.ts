@@ -255,11 +255,11 @@ async function changedSinceRun(session: Session, journal: Journal, targets: Read
     // what the run wrote, and what a recovery killed before this one wrote (the ref as it is now)
     const writes = [fileEntryOf(written.get(p)!), targets.get(p) ?? null];
     if (oid === before || writes.some((w) => w?.oid === oid)) continue;
-    // a write cut short: the start of a regular file's new content (each blob read once: when
-    // the ref has not moved on, both entries are the same)
-    // (what the run writes is what checkout writes for the blob: converted, where git converts)
-    let cutShort = false;
     if (wt.kind === 'file' && before !== null && (await holdsCheckoutOf(before, p, bytes))) continue;
+    // a write cut short: the start of a regular file's new content (each blob read once: when
+    // the ref has not moved on, both entries are the same), which is what checkout writes for
+    // the blob (converted, where git converts line endings)
+    let cutShort = false;
     if (wt.kind === 'file') {
       for (const oid of new Set(writes.flatMap((w) => (w && w.mode !== '120000' ? [w.oid] : [])))) {
         form ??= await checkoutForms(session, journal.newOid, journal.paths);
