@@ -135,6 +135,14 @@ describe('line-ending conversion in transactions, cross-checked with git', () =>
             if (c.after !== null) expect(readFileSync(path.join(dir, c.path), 'latin1'), `${c.path} in the working tree`).toBe(readFileSync(path.join(twin, c.path), 'latin1'));
           }
           expect(eolListing(dir)).toBe(eolListing(twin));
+          if (base === 'normalised') {
+            // no blob holds CRLF that git's text=auto rule keeps: git hash-object of each
+            // working-tree file (converted by its path's attributes) gives the committed blob
+            const written = contents.filter((c) => c.after !== null).map((c) => c.path);
+            const hashed = git(dir, 'hash-object', '--', ...written).trim().split('\n');
+            expect(hashed).toHaveLength(written.length);
+            written.forEach((p, i) => expect(hashed[i], p).toBe(git(dir, 'rev-parse', `HEAD:${p}`).trim()));
+          }
 
           // with no working tree: the files as checkout would write them here, the same commit
           const bareResult = await applyTransaction({ repoDir: bare, env: gitEnv, patchText: PATCH, ref: `refs/heads/${branch}` });
