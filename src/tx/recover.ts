@@ -10,6 +10,7 @@ import type { Identity } from '../git/model/identity.js';
 import { readHead, readRef } from '../git/refs.js';
 import { fileEntryOf, lookupPaths, type TreeEdit } from '../git/tree-edit.js';
 import { hashBlob } from '../git/hash.js';
+import { checkoutForms } from './conversions.js';
 import { inspectWorktreePath, readWorktreeFile } from '../git/worktree.js';
 import {
   claimRecovery,
@@ -190,6 +191,15 @@ async function changedSinceRun(session: Session, journal: Journal, targets: Read
   const { store } = session;
   const written = await lookupPaths(store, (await store.readCommit(journal.newOid)).tree, journal.paths);
   const ours = new Set(journal.paths);
+  let form: ((path: string, blob: Uint8Array) => Uint8Array) | undefined;
+  // undo and redo record the blob a path held (apply, the hash of the bytes on disk): a converted
+  // file holds what checkout wrote for that blob
+  const holdsCheckoutOf = async (oid: string, p: string, bytes: Uint8Array): Promise<boolean> => {
+    const blob = await store.readBlob(oid).catch(() => null);
+    if (blob === null) return false;
+    form ??= await checkoutForms(session, journal.newOid!, journal.paths);
+    return Buffer.from(form(p, blob)).equals(bytes);
+  };
   for (const [i, p] of journal.paths.entries()) {
     const before = found[i];
     if (before === false || before === undefined) continue;
@@ -217,12 +227,15 @@ async function changedSinceRun(session: Session, journal: Journal, targets: Read
     // what the run wrote, and what a recovery killed before this one wrote (the ref as it is now)
     const writes = [fileEntryOf(written.get(p)!), targets.get(p) ?? null];
     if (oid === before || writes.some((w) => w?.oid === oid)) continue;
+    if (wt.kind === 'file' && before !== null && (await holdsCheckoutOf(before, p, bytes))) continue;
     // a write cut short: the start of a regular file's new content (each blob read once: when
-    // the ref has not moved on, both entries are the same)
+    // the ref has not moved on, both entries are the same), which is what checkout writes for
+    // the blob (converted, where git converts line endings)
     let cutShort = false;
     if (wt.kind === 'file') {
       for (const oid of new Set(writes.flatMap((w) => (w && w.mode !== '120000' ? [w.oid] : [])))) {
-        if ((cutShort = await startsBlob(store, oid, bytes))) break;
+        form ??= await checkoutForms(session, journal.newOid, journal.paths);
+        if ((cutShort = startsWith(form(p, await store.readBlob(oid)), bytes))) break;
       }
     }
     if (!cutShort) changed.add(p);
@@ -244,10 +257,9 @@ async function changedSinceRun(session: Session, journal: Journal, targets: Read
   return changed;
 }
 
-/** Whether `bytes` are the first bytes of blob `oid`, and fewer than all of them. */
-async function startsBlob(store: Session['store'], oid: string, bytes: Uint8Array): Promise<boolean> {
-  const full = await store.readBlob(oid);
-  return bytes.length < full.length && Buffer.from(full.buffer, full.byteOffset, bytes.length).equals(bytes);
+/** Whether `bytes` are the first bytes of `full` (or all of them). */
+function startsWith(full: Uint8Array, bytes: Uint8Array): boolean {
+  return bytes.length <= full.length && Buffer.from(full.buffer, full.byteOffset, bytes.length).equals(bytes);
 }
 
 async function recoverClaimed(session: Session, journal: Journal): Promise<RecoveryReport> {

@@ -85,7 +85,9 @@ async function dirtyReason(
   if (staged) {
     if (wt.kind === 'missing') return 'deleted in the working tree';
     if (wt.kind !== 'file' && wt.kind !== 'symlink') return `replaced by a ${wt.kind === 'dir' ? 'directory' : 'special file'} in the working tree`;
-    const options = converts(st.conversion) && wt.kind === 'file' ? { ...statOptions(), storedForm: (bytes: Buffer) => stored(st.conversion, bytes, staged.oid) } : statOptions();
+    // a converted file is compared as git compares it: what git add would store from it
+    const converted = converts(st.conversion) && wt.kind === 'file' && staged.mode !== 0o120000;
+    const options = converted ? { ...statOptions(), storedForm: (bytes: Buffer) => stored(st.conversion, bytes, staged.oid) } : statOptions();
     const modified = await isWorktreeFileModified(workdir, staged, wt.stat as BigIntStats, options);
     return modified ? 'modified in the working tree' : undefined;
   }

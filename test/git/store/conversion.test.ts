@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main as applyPatchMain } from '../../../src/cli/apply_patch.js';
 import { main } from '../../../src/cli/patchtx.js';
 import { applyTransaction, type FileContents } from '../../../src/tx/apply.js';
-import { builtCliPath, cleanupBuiltCli, requireBuiltCli } from '../../helpers/cli.js';
+import { builtCliPath, cleanupBuiltCli, cliOk, requireBuiltCli, runCli } from '../../helpers/cli.js';
 import { cleanupRepos, git, gitEnv, gitTry, makeRepo } from '../../helpers/repos.js';
 
 afterAll(cleanupRepos);
@@ -135,6 +135,14 @@ describe('line-ending conversion in transactions, cross-checked with git', () =>
             if (c.after !== null) expect(readFileSync(path.join(dir, c.path), 'latin1'), `${c.path} in the working tree`).toBe(readFileSync(path.join(twin, c.path), 'latin1'));
           }
           expect(eolListing(dir)).toBe(eolListing(twin));
+          if (base === 'normalised') {
+            // no blob holds CRLF that git's text=auto rule keeps: git hash-object of each
+            // working-tree file (converted by its path's attributes) gives the committed blob
+            const written = contents.filter((c) => c.after !== null).map((c) => c.path);
+            const hashed = git(dir, 'hash-object', '--', ...written).trim().split('\n');
+            expect(hashed).toHaveLength(written.length);
+            written.forEach((p, i) => expect(hashed[i], p).toBe(git(dir, 'rev-parse', `HEAD:${p}`).trim()));
+          }
 
           // with no working tree: the files as checkout would write them here, the same commit
           const bareResult = await applyTransaction({ repoDir: bare, env: gitEnv, patchText: PATCH, ref: `refs/heads/${branch}` });
@@ -335,5 +343,69 @@ describe('settings and attributes around line endings', () => {
     rmSync(path.join(twin, 'b.c'));
     git(twin, 'checkout', '--', '.');
     for (const f of ['a.c', 'b.c']) expect(readFileSync(path.join(dir, f), 'utf8')).toBe(readFileSync(path.join(twin, f), 'utf8'));
+  });
+});
+
+describe('recovery of an interrupted run in a repository with line-ending conversion', () => {
+  const PATCH_FILES = '*** Begin Patch\n*** Update File: README.md\n@@\n # Sample\n+more\n*** Add File: notes.txt\n+new\n*** End Patch\n';
+
+  for (const point of ['after-ref', 'mid-worktree', 'after-worktree']) {
+    it(`finishes a run killed at ${point}: what it found and what it wrote are its own, not later edits`, async () => {
+      requireBuiltCli();
+      const dir = makeRepo('basic');
+      git(dir, 'config', 'core.autocrlf', 'true');
+      rmSync(path.join(dir, 'README.md'));
+      git(dir, 'checkout', '--', 'README.md');
+      expect(readFileSync(path.join(dir, 'README.md'), 'latin1')).toContain('\r\n');
+      const patch = path.join(dir, '..', 'r.patch');
+      writeFileSync(patch, PATCH_FILES);
+      const killed = await runCli(['apply', '--repo', dir, patch], { env: { PATCHTX_TEST_CRASH_AT: point } });
+      expect(killed.signal).toBe('SIGKILL');
+      const report = JSON.parse(cliOk(['recover', '--repo', dir, '--json'])).recovered;
+      expect(report).toMatchObject({ outcome: 'finished', warnings: [] });
+      expect(readFileSync(path.join(dir, 'notes.txt'), 'latin1')).toBe('new\r\n');
+      expect(readFileSync(path.join(dir, 'README.md'), 'latin1')).toContain('# Sample\r\nmore\r\n');
+      expect(git(dir, 'status', '--porcelain')).toBe('');
+      cleanupBuiltCli();
+    });
+  }
+});
+
+describe('undo and redo in a repository with line-ending conversion', () => {
+  it('restores the files as checkout writes them, and finds the converted files clean', async () => {
+    const dir = makeRepo('basic');
+    writeFileSync(path.join(dir, '.gitattributes'), '*.md text eol=crlf\n');
+    git(dir, 'add', '.gitattributes');
+    git(dir, 'commit', '-qm', 'attributes');
+    rmSync(path.join(dir, 'README.md'));
+    git(dir, 'checkout', '--', 'README.md');
+    const original = readFileSync(path.join(dir, 'README.md'), 'latin1');
+    expect(original).toContain('\r\n');
+    await applyTransaction({ repoDir: dir, env: gitEnv, patchText: '*** Begin Patch\n*** Update File: README.md\n@@\n # Sample\n+more\n*** End Patch\n' });
+    const applied = readFileSync(path.join(dir, 'README.md'), 'latin1');
+    const run = async (...args: string[]): Promise<number> => main([...args, '--repo', dir], { out: () => {}, err: () => {} });
+    expect(await run('undo')).toBe(0);
+    expect(readFileSync(path.join(dir, 'README.md'), 'latin1')).toBe(original);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(await run('redo')).toBe(0);
+    expect(readFileSync(path.join(dir, 'README.md'), 'latin1')).toBe(applied);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+  });
+
+  it('recovery finishes an undo killed before it wrote the files, which still hold their checkout form', async () => {
+    requireBuiltCli();
+    const dir = makeRepo('basic');
+    git(dir, 'config', 'core.autocrlf', 'true');
+    rmSync(path.join(dir, 'README.md'));
+    git(dir, 'checkout', '--', 'README.md');
+    const original = readFileSync(path.join(dir, 'README.md'), 'latin1');
+    await applyTransaction({ repoDir: dir, env: gitEnv, patchText: '*** Begin Patch\n*** Update File: README.md\n@@\n # Sample\n+more\n*** End Patch\n' });
+    const killed = await runCli(['undo', '--repo', dir], { env: { PATCHTX_TEST_CRASH_AT: 'after-ref' } });
+    expect(killed.signal).toBe('SIGKILL');
+    const report = JSON.parse(cliOk(['recover', '--repo', dir, '--json'])).recovered;
+    expect(report).toMatchObject({ outcome: 'finished', warnings: [] });
+    expect(readFileSync(path.join(dir, 'README.md'), 'latin1')).toBe(original);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    cleanupBuiltCli();
   });
 });
