@@ -7,6 +7,7 @@ import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { openRepository } from '../git/discover.js';
 import { applyTransaction } from '../tx/apply.js';
+import { exitStatusFor, receivedSignal } from '../tx/interrupt.js';
 import { applyToDirectory } from '../tx/plain-dir.js';
 import { codexSummary, processStreams, toError, type Streams } from './output.js';
 import { readStdin } from './read-patch.js';
@@ -38,6 +39,12 @@ function relativeSummary(summary: string[], prefix: string): string[] {
   return summary.map((l) => (l.slice(2).startsWith(prefix + '/') ? l.slice(0, 2) + l.slice(2 + prefix.length + 1) : l));
 }
 
+/** `code`, or 128 + the signal's number when a signal waited for the transaction (interrupt.ts). */
+async function exitStatusAfter(code: number): Promise<number> {
+  const signal = await receivedSignal();
+  return signal === null ? code : exitStatusFor(signal);
+}
+
 export async function main(argv: string[], streams: Streams = processStreams, cwd = process.cwd()): Promise<number> {
   // line endings are always preserved; the flag is accepted for compatibility
   const args = argv[0] === '--preserve-crlf' ? argv.slice(1) : argv;
@@ -60,10 +67,10 @@ export async function main(argv: string[], streams: Streams = processStreams, cw
         ? relativeSummary((await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: prefix })).summary, prefix)
         : await applyToDirectory(cwd, patchText);
     streams.out(codexSummary(summary));
-    return 0;
+    return await exitStatusAfter(0);
   } catch (e) {
     const err = toError(e);
     streams.err(err.message + '\n');
-    return err.kind === 'internal' ? 70 : err.kind === 'io_error' ? 74 : 1;
+    return await exitStatusAfter(err.kind === 'internal' ? 70 : err.kind === 'io_error' ? 74 : 1);
   }
 }
