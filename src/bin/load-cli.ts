@@ -14,7 +14,7 @@ import path from 'node:path';
 import { Script } from 'node:vm';
 
 type Program = (argv: string[]) => Promise<number>;
-type Programs = Record<'patchtx' | 'apply_patch', Program>;
+type Programs = Record<'patchtx' | 'apply_patch', Program> & { handleSignals: () => void };
 
 function loadPrograms(): Programs {
   // this code runs bundled into dist/patchtx.cjs or dist/apply_patch.cjs, beside dist/cli.cjs
@@ -38,9 +38,11 @@ function loadPrograms(): Programs {
 }
 
 /** Runs the program and sets the exit code it returns. */
-export function runProgram(name: keyof Programs, argv: string[]): void {
-  void loadPrograms()
-    [name](argv)
+export function runProgram(name: 'patchtx' | 'apply_patch', argv: string[]): void {
+  const programs = loadPrograms();
+  // signals end a transaction cleanly (src/tx/interrupt.ts); only the programs install them
+  programs.handleSignals();
+  void programs[name](argv)
     .then((code) => {
       process.exitCode = code;
     });

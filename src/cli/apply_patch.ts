@@ -8,6 +8,7 @@ import { PatchtxError } from '../errors.js';
 import type { PlanWarning } from '../engine/types.js';
 import { openRepository } from '../git/discover.js';
 import { applyTransaction } from '../tx/apply.js';
+import { exitStatusFor, receivedSignal } from '../tx/interrupt.js';
 import { applyToDirectory } from '../tx/plain-dir.js';
 import { isReadOnlyRefusal } from '../tx/read-only.js';
 import { alreadyAppliedText, codexSummary, processStreams, toError, type Streams } from './output.js';
@@ -72,6 +73,12 @@ function relativeSummary(summary: string[], prefix: string): string[] {
   return summary.map((l) => (l.slice(2).startsWith(prefix + '/') ? l.slice(0, 2) + l.slice(2 + prefix.length + 1) : l));
 }
 
+/** `code`, or 128 + the signal's number when a signal waited for the transaction (interrupt.ts). */
+async function exitStatusAfter(code: number): Promise<number> {
+  const signal = await receivedSignal();
+  return signal === null ? code : exitStatusFor(signal);
+}
+
 export async function main(argv: string[], streams: Streams = processStreams, cwd = process.cwd()): Promise<number> {
   // line endings are always preserved; the flag is accepted for compatibility
   const args = argv[0] === '--preserve-crlf' ? argv.slice(1) : argv;
@@ -95,12 +102,12 @@ export async function main(argv: string[], streams: Streams = processStreams, cw
     const applied = place !== null ? await applyInRepository(patchText, cwd, place, streams, limits) : await applyToDirectory(cwd, patchText, '', limits);
     printWarnings(streams, applied.warnings);
     streams.out(codexSummary(place !== null ? relativeSummary(applied.summary, place.prefix) : applied.summary));
-    return 0;
+    return await exitStatusAfter(0);
   } catch (e) {
     const err = toError(withLimitRemedy(e, 'apply_patch'));
     streams.err(err.message + '\n');
     // as Codex: 2 when the invocation is wrong (here also a bad PATCHTX_LIMITS), 1 when the patch
     // is; beyond Codex, 74 when the file system refused and 70 for a bug
-    return err.kind === 'internal' ? 70 : err.kind === 'io_error' ? 74 : err.kind === 'usage' ? 2 : 1;
+    return await exitStatusAfter(err.kind === 'internal' ? 70 : err.kind === 'io_error' ? 74 : err.kind === 'usage' ? 2 : 1);
   }
 }

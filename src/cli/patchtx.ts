@@ -5,6 +5,7 @@ import { PatchtxError } from '../errors.js';
 import type { Limits } from '../patch/limits.js';
 import { applyTransaction, type ApplyOptions } from '../tx/apply.js';
 import { listTransactions } from '../tx/log.js';
+import { exitStatusFor, receivedSignal, throwIfInterrupted } from '../tx/interrupt.js';
 import { recoverCommand } from '../tx/recover-command.js';
 import { showPatch } from '../tx/show.js';
 import { redoTransaction, undoTransaction } from '../tx/undo.js';
@@ -127,9 +128,13 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
         for (const source of list) texts.push(await readPatchSource(source, limits));
         let chained = flags;
         for (const [i, patchText] of texts.entries()) {
-          const result = await applyTransaction(applyOptions(chained, patchText, false, limits)).catch((e: unknown) => {
-            throw list.length > 1 ? inSeries(withIdentityOption(e), list, i) : e;
-          });
+          const result = await Promise.resolve()
+            // a signal during the previous patch's commit: that one finished, no more are started
+            .then(() => throwIfInterrupted())
+            .then(() => applyTransaction(applyOptions(chained, patchText, false, limits)))
+            .catch((e: unknown) => {
+              throw list.length > 1 ? inSeries(withIdentityOption(e), list, i) : e;
+            });
           await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
           // the next patch applies on top of this one: --base and --expect-head were about the first
           if (result.commit !== null) chained = { ...chained, base: result.commit, expectHead: undefined };
@@ -216,6 +221,13 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
 }
 
 export async function main(argv: string[], streams: Streams = processStreams): Promise<number> {
+  const code = await runMain(argv, streams);
+  // a signal that waited for a transaction to finish (or rolled it back): the status says so
+  const signal = await receivedSignal();
+  return signal === null ? code : exitStatusFor(signal);
+}
+
+async function runMain(argv: string[], streams: Streams): Promise<number> {
   let code = 0;
   const json = argv.includes('--json');
   const program = buildProgram(streams, (c) => (code = c), json);

@@ -24,6 +24,7 @@ import { inflateSync } from 'node:zlib';
 import { deflateObjectSync } from './deflate.js';
 import { PatchtxError } from '../errors.js';
 import { fsError } from './io-error.js';
+import { crashPoint } from '../test-points.js';
 import { frameObject, hashObject, type ObjectType } from './hash.js';
 import { parseCommit, serializeCommit, type CommitObject } from './model/commit.js';
 import { EMPTY_PARSED_TREE, EMPTY_TREE_OID, editTreeBytes, entryKey, parseTreeObject, serializeTree, type ParsedTree, type TreeEntry } from './model/tree.js';
@@ -81,6 +82,8 @@ export function looseCompression(config: GitConfig): number {
 const OID = /^[0-9a-f]{40}$/;
 /** a batch of at least this many new objects is written as a pack (see the top of this file) */
 export const PACK_THRESHOLD = 16;
+/** how often a write is tried when its directory or temporary file vanished under it (see writeLoose) */
+const WRITE_ATTEMPTS = 5;
 const OBJECT_TYPES: ReadonlySet<string> = new Set(['blob', 'tree', 'commit', 'tag']);
 
 /** An object the repository does not hold (pruned, or beyond a shallow or partial clone's boundary). */
@@ -371,55 +374,77 @@ export class ObjectStore {
       { temp: path.join(dir, `tmp_pack_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.pack`), data: pack, sync: shouldFsyncTransactionPack('pack') },
       { temp: path.join(dir, `tmp_idx_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.idx`), data: [index], sync: shouldFsyncTransactionPack('pack-metadata') },
     ];
-    try {
-      for (const f of files) {
-        const handle = await open(f.temp, 'wx', 0o444);
-        try {
-          // in pieces of about a megabyte: few system calls, no second copy of the whole pack
-          for (let i = 0; i < f.data.length; ) {
-            const group: Buffer[] = [];
-            let size = 0;
-            while (i < f.data.length && (group.length === 0 || size + f.data[i]!.length <= 1 << 20)) {
-              size += f.data[i]!.length;
-              group.push(f.data[i++]!);
-            }
-            await handle.writeFile(group.length === 1 ? group[0]! : Buffer.concat(group, size));
-          }
-          // not by git's default: these are the objects `git commit` would write loose (see
-          // shouldFsyncTransactionPack), as their compression level is (looseCompression)
-          if (f.sync) await handle.sync();
-        } finally {
-          await handle.close();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.writePackFiles(files);
+        break;
+      } catch (e) {
+        for (const f of files) await rm(f.temp, { force: true });
+        // a temporary file removed by git prune (tmp_ files go at once with --prune=now): again
+        if (isMissingFile(e) && attempt < WRITE_ATTEMPTS) {
+          await mkdir(dir, { recursive: true });
+          continue;
         }
+        throw fsError(e, 'write pack', path.join(dir, `pack-${checksum}.pack`), { pack: checksum });
       }
-      // the pack first: the index is what makes a pack visible to readers
-      for (const f of files) await rename(f.temp, f.final);
-    } catch (e) {
-      for (const f of files) await rm(f.temp, { force: true });
-      throw fsError(e, 'write pack', path.join(dir, `pack-${checksum}.pack`), { pack: checksum });
     }
     this.packs.refresh();
     for (const oid of objects.keys()) this.known.add(oid);
   }
 
-  private async writeLoose(oid: string, type: ObjectType, content: Uint8Array): Promise<void> {
-    const target = this.loosePath(oid);
-    const dir = path.dirname(target);
-    await mkdir(dir, { recursive: true });
-    // "tmp_" is the prefix git's prune cleans up, should a crash leave the file behind
-    const temp = path.join(dir, `tmp_obj_patchtx_${process.pid}_${randomBytes(6).toString('hex')}`);
-    try {
-      const handle = await open(temp, 'wx', 0o444);
+  /** Writes a pack's files to their temporary names, then renames them into place. */
+  private async writePackFiles(files: ReadonlyArray<{ temp: string; final: string; data: Buffer[]; sync: boolean }>): Promise<void> {
+    for (const f of files) {
+      const handle = await open(f.temp, 'wx', 0o444);
       try {
-        await handle.writeFile(deflateObjectSync(frameObject(type, content), this.compression));
-        if (shouldFsync('loose-object')) await handle.sync();
+        // in pieces of about a megabyte: few system calls, no second copy of the whole pack
+        for (let i = 0; i < f.data.length; ) {
+          const group: Buffer[] = [];
+          let size = 0;
+          while (i < f.data.length && (group.length === 0 || size + f.data[i]!.length <= 1 << 20)) {
+            size += f.data[i]!.length;
+            group.push(f.data[i++]!);
+          }
+          await handle.writeFile(group.length === 1 ? group[0]! : Buffer.concat(group, size));
+        }
+        // not by git's default: these are the objects `git commit` would write loose (see
+        // shouldFsyncTransactionPack), as their compression level is (looseCompression)
+        if (f.sync) await handle.sync();
       } finally {
         await handle.close();
       }
-      await rename(temp, target);
-    } catch (e) {
-      await rm(temp, { force: true });
-      throw fsError(e, `write object ${oid} to`, target, { oid });
+    }
+    // the pack first: the index is what makes a pack visible to readers
+    for (const f of files) await rename(f.temp, f.final);
+  }
+
+  private async writeLoose(oid: string, type: ObjectType, content: Uint8Array): Promise<void> {
+    const target = this.loosePath(oid);
+    const dir = path.dirname(target);
+    const data = deflateObjectSync(frameObject(type, content), this.compression);
+    for (let attempt = 1; ; attempt++) {
+      await mkdir(dir, { recursive: true });
+      crashPoint('loose-object-dir');
+      // "tmp_" is the prefix git's prune cleans up, should a crash leave the file behind
+      const temp = path.join(dir, `tmp_obj_patchtx_${process.pid}_${randomBytes(6).toString('hex')}`);
+      try {
+        const handle = await open(temp, 'wx', 0o444);
+        try {
+          await handle.writeFile(data);
+          if (shouldFsync('loose-object')) await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await rename(temp, target);
+        break;
+      } catch (e) {
+        await rm(temp, { force: true });
+        // git prune-packed removes a fan-out directory once it is empty, and git prune removes
+        // temporary files (at once, with --prune=now): as git does, make the directory again
+        // and write the object anew, a few times
+        if (isMissingFile(e) && attempt < WRITE_ATTEMPTS) continue;
+        throw fsError(e, `write object ${oid} to`, target, { oid });
+      }
     }
     this.known.add(oid);
   }

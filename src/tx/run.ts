@@ -17,6 +17,7 @@ import { addNote, writeNoteCommit } from '../git/notes.js';
 import { readHead, readRef, refLockFile, updateRef } from '../git/refs.js';
 import type { TreeEdit } from '../git/tree-edit.js';
 import { crashPoint } from './crash.js';
+import { checkInterrupted, enterTransaction, leaveTransaction, passCommitPoint } from './interrupt.js';
 import { createJournal, lockWitness, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
 import { markOfThisProcess, markText } from './liveness.js';
 import { asReadOnly, checkGitDirWritable } from './read-only.js';
@@ -56,6 +57,22 @@ export async function runTransaction(
   identity: Identity,
   prepare: (lock: IndexLock | null) => Promise<Prepared>,
 ): Promise<RunOutcome> {
+  // a signal before the commit point rolls the run back, after it waits for the run (interrupt.ts)
+  enterTransaction();
+  try {
+    return await runSteps(session, target, op, identity, prepare);
+  } finally {
+    leaveTransaction();
+  }
+}
+
+async function runSteps(
+  session: Session,
+  target: Target,
+  op: Journal['op'],
+  identity: Identity,
+  prepare: (lock: IndexLock | null) => Promise<Prepared>,
+): Promise<RunOutcome> {
   const { repo } = session;
   const journal: Journal = {
     version: 1,
@@ -83,13 +100,16 @@ export async function runTransaction(
   let lock: IndexLock | null = null;
   let prepared: Prepared;
   try {
+    await checkInterrupted();
     if (target.worktree) {
       lock = await lockIndex(repo, lockWitness(repo, journal, journal.locks[0]!));
       crashPoint('after-index-lock');
+      await checkInterrupted();
       await checkHeadUnchanged(session, target);
     }
     session.store.beginBatch();
     prepared = await prepare(lock);
+    await checkInterrupted();
     // an index clash (a new file where the index keeps a directory, or the reverse) must stop the
     // run now, not after the ref has moved
     if (lock && prepared.newOid !== null) {
@@ -137,6 +157,7 @@ export async function runTransaction(
     if (prepared.note) journal.locks.push(refLockFile(repo, prepared.note.ref));
     updateJournal(repo, journal);
     crashPoint('after-publish-journal');
+    await checkInterrupted();
     await updateRef(repo, {
       ref: target.ref,
       expectedOld: target.oldOid,
@@ -146,6 +167,7 @@ export async function runTransaction(
       logAllRefUpdates: session.config.get('core.logAllRefUpdates'),
       witness: lockWitness(repo, journal, refLockFile(repo, target.ref)),
     });
+    passCommitPoint();
   } catch (e) {
     session.store.discardBatch();
     await lock?.release().catch(() => undefined);

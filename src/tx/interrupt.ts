@@ -1,0 +1,69 @@
+// Ctrl-C (SIGINT), a CI timeout (SIGTERM) or a closed terminal (SIGHUP) in the middle of a
+// transaction. By default Node dies at once, leaving index.lock and the journal until the next
+// patchtx command recovers them, and git is locked out meanwhile. With the handlers installed (by
+// the command-line programs only), a signal:
+//   - outside a transaction: ends the process at once (nothing is held);
+//   - before the commit point: makes the run stop at its next check, which throws; the run then
+//     rolls back as for any failure (its index lock and journal removed);
+//   - after the commit point: is noted, and the run finishes.
+// The program then exits with the conventional status, 128 + the signal's number.
+//
+// Signals reach JavaScript only between turns of the event loop, so the checks let one turn
+// pass (setImmediate) before looking.
+import { constants } from 'node:os';
+import { PatchtxError } from '../errors.js';
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+let phase: 'idle' | 'before-commit' | 'after-commit' = 'idle';
+let received: NodeJS.Signals | null = null;
+
+/** The exit status for a process ended by `signal`: 128 + its number. */
+export function exitStatusFor(signal: NodeJS.Signals): number {
+  return 128 + (constants.signals[signal] ?? 0);
+}
+
+/** Installs the handlers (once, by a program about to run a command). */
+export function handleSignals(): void {
+  for (const signal of SIGNALS) {
+    process.on(signal, () => {
+      received ??= signal;
+      if (phase === 'idle') process.exit(exitStatusFor(signal));
+    });
+  }
+}
+
+/** The first signal received, if any, once a signal still pending has been delivered. */
+export async function receivedSignal(): Promise<NodeJS.Signals | null> {
+  if (received === null) await new Promise<void>((resolve) => setImmediate(resolve));
+  return received;
+}
+
+/** A transaction starts: from now until passCommitPoint, a signal rolls it back. */
+export function enterTransaction(): void {
+  phase = 'before-commit';
+}
+
+/** The ref has moved: a signal now waits for the run to finish. */
+export function passCommitPoint(): void {
+  phase = 'after-commit';
+}
+
+export function leaveTransaction(): void {
+  phase = 'idle';
+}
+
+/** Throws (stale, retry) when a signal arrived before the commit point. */
+export async function checkInterrupted(): Promise<void> {
+  if (received === null) await new Promise<void>((resolve) => setImmediate(resolve));
+  throwIfInterrupted();
+}
+
+/** Throws (stale, retry) when a signal has arrived: nothing more is to be started. */
+export function throwIfInterrupted(): void {
+  if (received !== null && phase !== 'after-commit') {
+    throw new PatchtxError('stale', `interrupted by ${received} before the commit point: nothing was committed, and the run's locks and journal are removed`, {
+      signal: received,
+    });
+  }
+}

@@ -1,0 +1,95 @@
+// Ctrl-C (SIGINT), a CI timeout (SIGTERM) and a closed terminal (SIGHUP) during a transaction.
+// Before the commit point the run rolls back: no index.lock, no journal, the repository at the old
+// state, git free to run at once. After it the run finishes. Either way the process exits with
+// 128 + the signal's number. A real apply is held at a named point, signalled, and let go.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCliPath, cleanupBuiltCli, leftoverFiles, requireBuiltCli } from '../helpers/cli.js';
+import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';
+
+beforeAll(requireBuiltCli);
+afterAll(() => {
+  cleanupRepos();
+  cleanupBuiltCli();
+});
+
+const waitFor = async (check: () => boolean, what: string): Promise<void> => {
+  for (let i = 0; i < 3000 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(check(), what).toBe(true);
+};
+
+interface Ended {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Applies a patch, holds the run at `point`, sends it `signal` there, then lets it go on. */
+async function signalledAt(dir: string, point: string, signal: NodeJS.Signals, ready: () => boolean, extra: string[] = []): Promise<Ended> {
+  const patch = path.join(dir, '..', 'change.patch');
+  writeFileSync(patch, '*** Begin Patch\n*** Add File: landed.txt\n+landed\n*** End Patch\n');
+  const release = path.join(dir, '..', 'go');
+  const child = spawn(process.execPath, [builtCliPath(), 'apply', '--repo', dir, patch, ...extra], {
+    env: { ...gitEnv, PATCHTX_TEST_PAUSE_AT: point, PATCHTX_TEST_PAUSE_UNTIL: release },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const ended = new Promise<Ended>((resolve) => child.on('close', (status, sig) => resolve({ status, signal: sig, stdout, stderr })));
+  await waitFor(ready, `the run reached ${point}`);
+  child.kill(signal);
+  // the signal is delivered before the run goes on (it is pending while the run is held)
+  await new Promise((r) => setTimeout(r, 100));
+  writeFileSync(release, '');
+  return ended;
+}
+
+const journalOf = (dir: string): string => path.join(dir, '.git', 'patchtx', 'journal.json');
+
+describe('a signal before the commit point', () => {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    it(`${signal} while the index is locked: rolled back, locks and journal removed, exit ${128 + constants.signals[signal]}`, async () => {
+      const dir = makeRepo('basic');
+      const before = git(dir, 'rev-parse', 'HEAD').trim();
+      const r = await signalledAt(dir, 'after-index-lock', signal, () => existsSync(path.join(dir, '.git', 'index.lock')));
+      expect(r.signal, r.stderr).toBe(null);
+      expect(r.status, r.stderr).toBe(128 + constants.signals[signal]);
+      expect(r.stderr).toMatch(new RegExp(`interrupted by ${signal}`));
+      expect(r.stderr).not.toMatch(/^\s+at /m);
+      expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(before);
+      expect(existsSync(path.join(dir, 'landed.txt'))).toBe(false);
+      expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+      expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
+    });
+  }
+
+  it('SIGTERM with --json: one result object naming the signal', async () => {
+    const dir = makeRepo('basic');
+    const r = await signalledAt(dir, 'after-publish-journal', 'SIGTERM', () => existsSync(journalOf(dir)) && readFileSync(journalOf(dir), 'utf8').includes('"published"'), ['--json']);
+    expect(r.status, r.stderr).toBe(143);
+    expect(JSON.parse(r.stdout).error).toMatchObject({ kind: 'stale', signal: 'SIGTERM' });
+    expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+  });
+});
+
+describe('a signal after the commit point', () => {
+  it('SIGTERM once the ref moved: the run finishes (working tree, index, note), then exits 143', async () => {
+    const dir = makeRepo('basic');
+    const before = git(dir, 'rev-parse', 'HEAD').trim();
+    const r = await signalledAt(dir, 'after-ref', 'SIGTERM', () => existsSync(journalOf(dir)) && git(dir, 'rev-parse', 'HEAD').trim() !== before);
+    expect(r.status, r.stderr).toBe(143);
+    expect(r.stdout).toMatch(/committed/);
+    expect(git(dir, 'rev-parse', 'HEAD~1').trim()).toBe(before);
+    expect(readFileSync(path.join(dir, 'landed.txt'), 'utf8')).toBe('landed\n');
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+    expect(git(dir, 'notes', '--ref=patchtx', 'list', 'HEAD').trim()).not.toBe('');
+    expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
+  });
+});
