@@ -37,19 +37,28 @@ async function placeInRepository(cwd: string): Promise<{ workdir: string | null;
 
 /**
  * The patch as a transaction; in a checkout whose git directory cannot be written (a sandbox that
- * keeps .git read-only), the way taken outside a repository instead, saying on stderr that
- * nothing was committed and why.
+ * keeps .git read-only) or that is in the middle of a merge, rebase, cherry-pick or revert (an
+ * agent resolving its conflicts), the way taken outside a repository instead, saying on stderr
+ * that nothing was committed and why.
  */
 async function applyInRepository(patchText: string, cwd: string, place: { workdir: string | null; prefix: string }, streams: Streams): Promise<Applied> {
   try {
     return await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: place.prefix });
   } catch (e) {
-    if (!isReadOnlyRefusal(e) || place.workdir === null) throw e;
+    const why = isReadOnlyRefusal(e)
+      ? `the git directory ${String(e.data.gitdir)} is not writable (${String(e.data.cause)})`
+      : isInProgressRefusal(e)
+        ? `${String(e.data.what)} is in progress in this checkout (${String(e.data.marker)} exists)`
+        : null;
+    if (why === null || place.workdir === null) throw e;
     const applied = await applyToDirectory(place.workdir, patchText, place.prefix);
-    streams.err(`apply_patch: nothing was committed: the git directory ${String(e.data.gitdir)} is not writable (${String(e.data.cause)}); the files were written without a commit\n`);
+    streams.err(`apply_patch: nothing was committed: ${why}; the files were written without a commit\n`);
     return applied;
   }
 }
+
+/** The refusal of a commit during an unfinished merge, rebase, cherry-pick or revert (see target.ts). */
+const isInProgressRefusal = (e: unknown): e is PatchtxError => e instanceof PatchtxError && e.kind === 'usage' && e.data.reason === 'operation_in_progress';
 
 type Applied = { summary: string[]; warnings: PlanWarning[] };
 
