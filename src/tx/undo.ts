@@ -96,14 +96,25 @@ async function findNewestPatchtxCommit(session: Session, tip: string): Promise<s
   throw refused(shallowEnd === null ? why : `${why} as far as this shallow clone's history goes (it ends at ${shallowEnd.slice(0, 12)}); ${DEEPEN_REMEDY}`);
 }
 
-/** Whether `oid` is on `tip`'s first-parent line; a shallow clone's end is named when the walk stopped there. */
-async function isFirstParentAncestor(session: Session, tip: string, oid: string): Promise<{ found: boolean; shallowEnd: string | null }> {
+/**
+ * Whether `oid` is on `tip`'s first-parent line, and the revert made by undo above it that is in
+ * effect (not itself reverted), if any; a shallow clone's end is named when the walk stopped there.
+ */
+async function placeOnRef(session: Session, tip: string, oid: string): Promise<{ found: boolean; shallowEnd: string | null; revertedBy: HistoryStep | null }> {
   let last: HistoryStep | null = null;
+  let revertedBy: HistoryStep | null = null;
+  // newest first: a revert of a revert is seen before the revert it takes back
+  const undone = new Set<string>();
   for await (const c of firstParents(session.store, tip)) {
-    if (c.oid === oid) return { found: true, shallowEnd: null };
+    if (c.oid === oid) return { found: true, shallowEnd: null, revertedBy };
+    const undoOf = patchtxInfo(c.commit)?.undoOf ?? null;
+    if (undoOf !== null && !undone.has(c.oid)) {
+      undone.add(undoOf);
+      if (undoOf === oid) revertedBy ??= c;
+    }
     last = c;
   }
-  return { found: false, shallowEnd: last?.boundary && last.commit.parents.length > 0 ? last.oid : null };
+  return { found: false, shallowEnd: last?.boundary && last.commit.parents.length > 0 ? last.oid : null, revertedBy: null };
 }
 
 /**
@@ -206,10 +217,17 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
   if (commit.parents.length !== 1) throw refused(`${oid.slice(0, 12)} has ${commit.parents.length} parents; patchtx undoes only single-parent commits`, { commit: oid });
   const parent = commit.parents[0]!;
   if (oid !== tip) {
-    const onRef = await isFirstParentAncestor(session, tip, oid);
+    const onRef = await placeOnRef(session, tip, oid);
     if (!onRef.found) {
       const where = onRef.shallowEnd === null ? '' : ` as far as this shallow clone's history goes (it ends at ${onRef.shallowEnd.slice(0, 12)}); ${DEEPEN_REMEDY}`;
       throw refused(`${oid.slice(0, 12)} is not on ${target.ref}${where}`, { commit: oid });
+    }
+    if (onRef.revertedBy !== null) {
+      const by = onRef.revertedBy;
+      throw refused(`${oid.slice(0, 12)} was already reverted by ${by.oid.slice(0, 12)} (${by.commit.message.split('\n')[0]}); 'patchtx undo ${by.oid.slice(0, 12)}' brings it back`, {
+        commit: oid,
+        revertedBy: by.oid,
+      });
     }
   }
   if ((await readShallow(repo)).has(oid)) {

@@ -596,3 +596,26 @@ describe('log --ref', () => {
     expect(missing.json.error.message).toBe("no ref named 'doesnotexist' in this repository");
   });
 });
+
+describe('undo, as people use it', () => {
+  it('undo X of a commit already reverted: refused (exit 7) naming the revert; after the revert is itself reverted, X can be undone again', async () => {
+    const dir = makeRepo('basic');
+    const [a] = await applyAll(dir, PA, PB);
+    expect((await patchtx('undo', '--repo', dir, a!)).code).toBe(0);
+    const revert = rev(dir);
+    await applyAll(dir, PC);
+    const before = snapshot(dir);
+    const r = await patchtxJson('undo', '--repo', dir, a!);
+    expect(r.code).toBe(7);
+    expect(r.json.error).toMatchObject({ kind: 'undo_refused', commit: a, revertedBy: revert });
+    const t = await patchtx('undo', '--repo', dir, a!);
+    expect(t.err).toBe(`error: ${a!.slice(0, 12)} was already reverted by ${revert.slice(0, 12)} (Revert "Apply patch: update README.md"); 'patchtx undo ${revert.slice(0, 12)}' brings it back\n`);
+    expectUntouched(dir, before);
+    // the revert reverted: a is in effect again, and undo of a reverts it anew
+    expect((await patchtx('undo', '--repo', dir, revert)).code).toBe(0);
+    const again = await patchtxJson('undo', '--repo', dir, a!);
+    expect(again.code, again.out).toBe(0);
+    expect(again.json).toMatchObject({ action: 'revert', target: a });
+    expect(g(dir, 'show', 'HEAD:README.md')).toBe('# Sample\n\nA small repository for patchtx tests.\n');
+  });
+});
