@@ -143,9 +143,10 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .description('undo a patchtx transaction (reset if it is the tip, otherwise a revert commit)')
     .option('--repo <dir>', 'repository to work in')
     .option('--ref <ref>', 'ref to undo on (default: the checked-out branch)')
+    .option('--revert', 'make a revert commit even for the tip (never move the branch back)')
     .option('--json', 'print one JSON result object')
-    .action((commit: string | undefined, flags: CommonFlags & { ref?: string }) =>
-      run(flags.json, async () => printUndo(streams, await undoTransaction({ repoDir: flags.repo, ref: flags.ref, commit }), flags.json === true)),
+    .action((commit: string | undefined, flags: CommonFlags & { ref?: string; revert?: boolean }) =>
+      run(flags.json, async () => printUndo(streams, await undoTransaction({ repoDir: flags.repo, ref: flags.ref, commit, revert: flags.revert }), flags.json === true)),
     );
 
   program
@@ -153,9 +154,10 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .description('re-apply what the last undo removed')
     .option('--repo <dir>', 'repository to work in')
     .option('--ref <ref>', 'ref to redo on (default: the checked-out branch)')
+    .option('--revert', 'bring back an undone revert with a new commit even at the tip (never move the branch back)')
     .option('--json', 'print one JSON result object')
-    .action((flags: CommonFlags & { ref?: string }) =>
-      run(flags.json, async () => printUndo(streams, await redoTransaction({ repoDir: flags.repo, ref: flags.ref }), flags.json === true)),
+    .action((flags: CommonFlags & { ref?: string; revert?: boolean }) =>
+      run(flags.json, async () => printUndo(streams, await redoTransaction({ repoDir: flags.repo, ref: flags.ref, revert: flags.revert }), flags.json === true)),
     );
 
   program
