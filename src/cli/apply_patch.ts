@@ -71,10 +71,10 @@ function printWarnings(streams: Streams, warnings: PlanWarning[]): void {
   for (const w of warnings) if (w.kind !== 'dirty_included' && w.kind !== 'note') streams.err(`warning: ${w.message}\n`);
 }
 
-/** The summary's paths as the patch spelled them (relative to cwd, not to the repository root). */
+/** The summary's paths relative to the current directory, as the patch spelled them (a `../` one too). */
 function relativeSummary(summary: string[], prefix: string): string[] {
   if (prefix === '') return summary;
-  return summary.map((l) => (l.slice(2).startsWith(prefix + '/') ? l.slice(0, 2) + l.slice(2 + prefix.length + 1) : l));
+  return summary.map((l) => l.slice(0, 2) + path.posix.relative(prefix, l.slice(2)));
 }
 
 export async function main(argv: string[], streams: Streams = processStreams, cwd = process.cwd()): Promise<number> {

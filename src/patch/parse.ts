@@ -22,7 +22,7 @@ import {
   trimEndRust,
   trimRust,
 } from './grammar.js';
-import { pathProblem, quotePath } from './paths.js';
+import { cwdPathProblem, pathProblem, quotePath } from './paths.js';
 import type { Chunk, ChunkLine, Hunk, Patch } from './types.js';
 
 export interface ParsedInvocation {
@@ -36,15 +36,19 @@ export function parsePatch(text: string): Patch {
   return parseLines(readEnvelope(text).lines);
 }
 
-/** parsePatch, also returning the `cd DIR` of a heredoc invocation wrapper. */
-export function parsePatchInvocation(text: string): ParsedInvocation {
+/**
+ * parsePatch, also returning the `cd DIR` of a heredoc invocation wrapper. `pathsFromCwd`: the
+ * paths are taken relative to a current directory, as Codex takes them, so `..` segments and
+ * absolute paths are left for the caller to resolve (and to refuse what leaves the repository).
+ */
+export function parsePatchInvocation(text: string, opts: { pathsFromCwd?: boolean } = {}): ParsedInvocation {
   const envelope = readEnvelope(text);
-  const patch = parseLines(envelope.lines);
+  const patch = parseLines(envelope.lines, opts.pathsFromCwd === true);
   return envelope.cwd === undefined ? { patch } : { patch, cwd: envelope.cwd };
 }
 
 /** `lines` = the accepted lines, Begin first and End last; indexes are line numbers - 1. */
-function parseLines(lines: string[]): Patch {
+function parseLines(lines: string[], pathsFromCwd = false): Patch {
   const last = lines.length - 1;
   let i = 1;
   let environmentId: string | undefined;
@@ -68,7 +72,7 @@ function parseLines(lines: string[]): Patch {
     const header = hunkHeaderOf(t);
     if (header === undefined) throw invalidHeader(i, t, hunks.at(-1));
     const path = t.slice(header.length);
-    checkPath(path, i);
+    checkPath(path, i, pathsFromCwd);
     if (header === ADD_FILE) {
       const contents: string[] = [];
       let k = i + 1;
@@ -79,7 +83,7 @@ function parseLines(lines: string[]): Patch {
       hunks.push({ kind: 'delete', path, line: i + 1 });
       i++;
     } else {
-      const update = parseUpdate(lines, i, last, path);
+      const update = parseUpdate(lines, i, last, path, pathsFromCwd);
       hunks.push(update.hunk);
       i = update.next;
     }
@@ -117,14 +121,14 @@ interface DraftChunk {
 }
 
 /** Parses from the Update header at `header`; `next` = the line that ended the hunk. */
-function parseUpdate(lines: string[], header: number, last: number, path: string): { hunk: Hunk; next: number } {
+function parseUpdate(lines: string[], header: number, last: number, path: string, pathsFromCwd: boolean): { hunk: Hunk; next: number } {
   let k = header + 1;
   let moveTo: string | null = null;
   if (k < last) {
     const te = trimEndRust(lines[k]!);
     if (te.startsWith(MOVE_TO)) {
       moveTo = te.slice(MOVE_TO.length);
-      checkPath(moveTo, k);
+      checkPath(moveTo, k, pathsFromCwd);
       k++;
     }
   }
@@ -229,8 +233,8 @@ function finishChunk(draft: DraftChunk): Chunk {
   };
 }
 
-function checkPath(path: string, index: number): void {
-  const problem = pathProblem(path);
+function checkPath(path: string, index: number, fromCwd: boolean): void {
+  const problem = fromCwd ? cwdPathProblem(path) : pathProblem(path);
   if (problem === null) return;
   const line = index + 1;
   throw new PatchtxError(

@@ -244,18 +244,20 @@ function resolveCommitter(session: Session, opts: ApplyOptions): Identity {
 }
 
 export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
-  const invocation = parsePatchInvocation(opts.patchText);
+  // apply_patch's paths are relative to its current directory, as in Codex: `..` and absolute
+  // paths are resolved against it below, and refused only when they leave the repository
+  const invocation = parsePatchInvocation(opts.patchText, { pathsFromCwd: opts.pathPrefix !== undefined });
   // every usage problem is found before anything is read or written
   const trailers = (opts.trailers ?? []).map(parseTrailerOption);
   checkMessageOption(opts.message);
   return withSession(opts, async (session) => {
     // `cd DIR && apply_patch <<'EOF'` means the paths are relative to DIR
     const dir = patchDirectory(session.repo.workdir, opts.pathPrefix ?? '', invocation.cwd);
-    const patch = rerootPatch(invocation.patch, dir);
+    const patch = rerootPatch(invocation.patch, dir, session.repo.workdir);
     const pid = patchId(patch);
     // a patch that names a directory (`cd DIR && apply_patch`) or was given relative to a
     // subdirectory is stored re-rooted at the repository, so `patchtx show X | patchtx apply` replays it
-    const noteText = opts.pathPrefix || dir !== '' ? normalisePatch(patch) : opts.patchText;
+    const noteText = patch !== invocation.patch ? normalisePatch(patch) : opts.patchText;
     const target = await resolveTarget(session, { ...opts, commits: true });
     const author = resolveIdentity(session.config, 'author', session.env, opts.author);
     const committer = resolveCommitter(session, opts);

@@ -37,10 +37,12 @@ function loadPath(root: string, p: string, overlay: Overlay): void {
  * `root`, '' for root itself): a checkout whose git directory cannot be written takes this way too.
  */
 export async function applyToDirectory(root: string, patchText: string, base = ''): Promise<{ summary: string[]; warnings: PlanWarning[] }> {
-  const invocation = parsePatchInvocation(patchText);
+  // paths relative to the current directory, as in Codex (`..` and absolute ones resolved)
+  const invocation = parsePatchInvocation(patchText, { pathsFromCwd: true });
   // `cd DIR && apply_patch <<'EOF'`: the paths are relative to DIR (which must be below root)
-  const dir = patchDirectory(realpathSync(root), base, invocation.cwd);
-  const patch = rerootPatch(invocation.patch, dir);
+  const realRoot = realpathSync(root);
+  const dir = patchDirectory(realRoot, base, invocation.cwd);
+  const patch = rerootPatch(invocation.patch, dir, realRoot);
   const overlay = new Overlay();
   for (const p of touchedPaths(patch).keys()) loadPath(root, p, overlay);
   const plan = planPatch(patch, overlay);
