@@ -23,6 +23,7 @@ import { indexUpdatesOf } from './sync.js';
 import { withSession, type Session, type SessionOptions } from './session.js';
 import { checkAttributesInTree, loadTouched, type PathState } from './state.js';
 import { resolveTarget, type Target, type TargetOptions } from './target.js';
+import { withPathHint } from './path-hint.js';
 import { patchDirectory, rerootPatch, touchedPaths, type TouchedPath } from './touched.js';
 
 export interface ApplyOptions extends SessionOptions, TargetOptions {
@@ -170,7 +171,13 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
   });
   // attribute files are read from the base commit, the state the patch applies to
   await checkAttributesInTree(session, target.baseTree, [...touched.keys()]);
-  const plan = planPatch(patch, overlay, { strict: opts.strict });
+  let plan: Plan;
+  try {
+    plan = planPatch(patch, overlay, { strict: opts.strict });
+  } catch (e) {
+    // a path that is not there: say what the caller probably meant
+    throw await withPathHint(e, session, { tree: target.baseTree, cwd: opts.cwd ?? process.cwd(), pathPrefix: opts.pathPrefix });
+  }
   checkBlockedAdds(plan, states);
 
   const edits = new Map<string, TreeEdit>();
