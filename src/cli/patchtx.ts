@@ -7,6 +7,7 @@ import { listTransactions } from '../tx/log.js';
 import { recoverCommand } from '../tx/recover-command.js';
 import { showPatch } from '../tx/show.js';
 import { redoTransaction, undoTransaction } from '../tx/undo.js';
+import { parseWaitSeconds, waitingForLocks } from '../tx/wait.js';
 import { jsonError, printApplied, printError, processStreams, recoveryText, toError, type Streams } from './output.js';
 import { readPatchSource } from './read-patch.js';
 import { printLog, printUndo } from './print.js';
@@ -27,6 +28,7 @@ interface ApplyFlags extends CommonFlags {
   dirty?: 'refuse' | 'include';
   strict?: boolean;
   diff?: boolean;
+  wait?: string;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -44,6 +46,7 @@ function addApplyOptions(cmd: Command): Command {
     .addOption(new Option('--dirty <mode>', 'touched paths with uncommitted changes: refuse, or include them in the commit').choices(['refuse', 'include']).default('refuse'))
     .option('--strict', 'ambiguous matches and overwrites by Add/Move are errors')
     .option('--diff', 'print a unified diff of the changes')
+    .option('--wait <seconds>', 'wait up to this long for another transaction\'s lock instead of failing')
     .option('--json', 'print one JSON result object');
 }
 
@@ -116,9 +119,10 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
         // every patch is read before the first is applied: a missing file must not leave a half-applied series
         const texts: string[] = [];
         for (const source of list) texts.push(await readPatchSource(source));
+        const wait = parseWaitSeconds(flags.wait);
         let chained = flags;
         for (const [i, patchText] of texts.entries()) {
-          const result = await applyTransaction(applyOptions(chained, patchText, false)).catch((e: unknown) => {
+          const result = await waitingForLocks(wait, () => applyTransaction(applyOptions(chained, patchText, false))).catch((e: unknown) => {
             throw list.length > 1 ? inSeries(withIdentityOption(e), list, i) : e;
           });
           await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
@@ -132,7 +136,8 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .description('run the whole pipeline without writing anything; exit 0 when the patch would apply')
     .action((source: string | undefined, flags: ApplyFlags) =>
       runWithIdentityOptions(flags.json, async () => {
-        const result = await applyTransaction(applyOptions(flags, await readPatchSource(source), true));
+        const patchText = await readPatchSource(source);
+        const result = await waitingForLocks(parseWaitSeconds(flags.wait), () => applyTransaction(applyOptions(flags, patchText, true)));
         await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
       }),
     );
@@ -144,9 +149,13 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .option('--repo <dir>', 'repository to work in')
     .option('--ref <ref>', 'ref to undo on (default: the checked-out branch)')
     .option('--revert', 'make a revert commit even for the tip (never move the branch back)')
+    .option('--wait <seconds>', 'wait up to this long for another transaction\'s lock instead of failing')
     .option('--json', 'print one JSON result object')
-    .action((commit: string | undefined, flags: CommonFlags & { ref?: string; revert?: boolean }) =>
-      run(flags.json, async () => printUndo(streams, await undoTransaction({ repoDir: flags.repo, ref: flags.ref, commit, revert: flags.revert }), flags.json === true)),
+    .action((commit: string | undefined, flags: CommonFlags & { ref?: string; revert?: boolean; wait?: string }) =>
+      run(flags.json, async () => {
+        const r = await waitingForLocks(parseWaitSeconds(flags.wait), () => undoTransaction({ repoDir: flags.repo, ref: flags.ref, commit, revert: flags.revert }));
+        printUndo(streams, r, flags.json === true);
+      }),
     );
 
   program
@@ -155,9 +164,13 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .option('--repo <dir>', 'repository to work in')
     .option('--ref <ref>', 'ref to redo on (default: the checked-out branch)')
     .option('--revert', 'bring back an undone revert with a new commit even at the tip (never move the branch back)')
+    .option('--wait <seconds>', 'wait up to this long for another transaction\'s lock instead of failing')
     .option('--json', 'print one JSON result object')
-    .action((flags: CommonFlags & { ref?: string; revert?: boolean }) =>
-      run(flags.json, async () => printUndo(streams, await redoTransaction({ repoDir: flags.repo, ref: flags.ref, revert: flags.revert }), flags.json === true)),
+    .action((flags: CommonFlags & { ref?: string; revert?: boolean; wait?: string }) =>
+      run(flags.json, async () => {
+        const r = await waitingForLocks(parseWaitSeconds(flags.wait), () => redoTransaction({ repoDir: flags.repo, ref: flags.ref, revert: flags.revert }));
+        printUndo(streams, r, flags.json === true);
+      }),
     );
 
   program
