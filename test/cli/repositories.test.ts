@@ -98,6 +98,16 @@ describe.skipIf(!readOnlyWorks)('a read-only git directory (a sandbox that keeps
     expect(snapshot(dir)).toEqual(before);
   });
 
+  it('apply_patch where the files cannot be written either (outside a repository): the cause in words, exit 1, no stack trace', () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'a.txt'), 'a\n');
+    const r = runWithReadOnly(dir, 'apply_patch', [v4a('*** Update File: a.txt', '@@', '-a', '+b')], dir);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toBe('Failed to write file a.txt: the file system is read-only (EROFS)\n');
+    expect(readFileSync(path.join(dir, 'a.txt'), 'utf8')).toBe('a\n');
+  });
+
   it('patchtx apply refuses with a typed error, exit 2, and changes nothing', () => {
     const dir = makeRepo('basic');
     const before = snapshot(dir);
