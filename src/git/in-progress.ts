@@ -1,8 +1,8 @@
 // A merge, rebase, cherry-pick or revert that stopped half-way in a checkout (on a conflict, or
 // with --no-commit): git refuses a plain commit then, or would make it part of that operation
 // (a merge commit, a rebased commit). The marker files in the checkout's git directory say which.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { stat } from './fsx.js';
 import type { Repository } from './repository.js';
 
 export interface InProgress {
@@ -24,8 +24,6 @@ const MARKERS: readonly InProgress[] = [
 
 /** The operation that stopped half-way in this checkout, or null. */
 export async function operationInProgress(repo: Repository): Promise<InProgress | null> {
-  for (const m of MARKERS) {
-    if (await stat(path.join(repo.gitdir, m.marker)).then(() => true, () => false)) return m;
-  }
-  return null;
+  // existsSync: on every transaction, and a missing file costs no exception this way
+  return MARKERS.find((m) => existsSync(path.join(repo.gitdir, m.marker))) ?? null;
 }
