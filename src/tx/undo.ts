@@ -230,7 +230,7 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
     }
     if (onRef.revertedBy !== null) {
       const by = onRef.revertedBy;
-      throw refused(`${oid.slice(0, 12)} was already reverted by ${by.oid.slice(0, 12)} (${by.commit.message.split('\n')[0]}); 'patchtx undo ${by.oid.slice(0, 12)}' brings it back`, {
+      throw refused(`${oid.slice(0, 12)} was already reverted by ${by.oid.slice(0, 12)} (${by.commit.message.split('\n')[0]}); an undo of ${by.oid.slice(0, 12)} brings it back`, {
         commit: oid,
         revertedBy: by.oid,
       });

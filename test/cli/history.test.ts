@@ -611,7 +611,7 @@ describe('undo, as people use it', () => {
     expect(r.code).toBe(7);
     expect(r.json.error).toMatchObject({ kind: 'undo_refused', commit: a, revertedBy: revert });
     const t = await patchtx('undo', '--repo', dir, a!);
-    expect(t.err).toBe(`error: ${a!.slice(0, 12)} was already reverted by ${revert.slice(0, 12)} (Revert "Apply patch: update README.md"); 'patchtx undo ${revert.slice(0, 12)}' brings it back\n`);
+    expect(t.err).toBe(`error: ${a!.slice(0, 12)} was already reverted by ${revert.slice(0, 12)} (Revert "Apply patch: update README.md"); an undo of ${revert.slice(0, 12)} brings it back\n`);
     expectUntouched(dir, before);
     // the revert reverted: a is in effect again, and undo of a reverts it anew
     expect((await patchtx('undo', '--repo', dir, revert)).code).toBe(0);
