@@ -47,7 +47,7 @@ export function applyPatch(patchText: string, files: FileMap, options: ApplyPatc
 
   // `cd DIR && apply_patch <<'EOF'`: the paths are relative to DIR, which must lie among the
   // given paths (relative, no `..` out of them; an absolute one names no place in a file map).
-  const { patch, cwd } = parsePatchInvocation(patchText, limits);
+  const { patch, cwd } = parsePatchInvocation(patchText, { limits });
   const rooted = rerootPatch(patch, patchDirectory(null, '', cwd));
   // Strings stay strings all the way through (no encoding and decoding of whole files).
   const plan = planContents(rooted, lookupOf(base), { strict, matchWork: limits.matchWork });

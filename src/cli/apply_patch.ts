@@ -40,8 +40,9 @@ async function placeInRepository(cwd: string): Promise<{ workdir: string | null;
 
 /**
  * The patch as a transaction; in a checkout whose git directory cannot be written (a sandbox that
- * keeps .git read-only), the way taken outside a repository instead, saying on stderr that
- * nothing was committed and why.
+ * keeps .git read-only) or that is in the middle of a merge, rebase, cherry-pick or revert (an
+ * agent resolving its conflicts), the way taken outside a repository instead, saying on stderr
+ * that nothing was committed and why.
  */
 async function applyInRepository(patchText: string, cwd: string, place: { workdir: string | null; prefix: string }, streams: Streams, limits: Partial<Limits>): Promise<Applied> {
   try {
@@ -49,12 +50,20 @@ async function applyInRepository(patchText: string, cwd: string, place: { workdi
     if (result.alreadyApplied !== undefined) streams.err(`note: ${alreadyAppliedText(result)}\n`);
     return result;
   } catch (e) {
-    if (!isReadOnlyRefusal(e) || place.workdir === null) throw e;
+    const why = isReadOnlyRefusal(e)
+      ? `the git directory ${String(e.data.gitdir)} is not writable (${String(e.data.cause)})`
+      : isInProgressRefusal(e)
+        ? `${String(e.data.what)} is in progress in this checkout (${String(e.data.marker)} exists)`
+        : null;
+    if (why === null || place.workdir === null) throw e;
     const applied = await applyToDirectory(place.workdir, patchText, place.prefix, limits);
-    streams.err(`apply_patch: nothing was committed: the git directory ${String(e.data.gitdir)} is not writable (${String(e.data.cause)}); the files were written without a commit\n`);
+    streams.err(`apply_patch: nothing was committed: ${why}; the files were written without a commit\n`);
     return applied;
   }
 }
+
+/** The refusal of a commit during an unfinished merge, rebase, cherry-pick or revert (see target.ts). */
+const isInProgressRefusal = (e: unknown): e is PatchtxError => e instanceof PatchtxError && e.kind === 'usage' && e.data.reason === 'operation_in_progress';
 
 type Applied = { summary: string[]; warnings: PlanWarning[] };
 
@@ -67,10 +76,10 @@ function printWarnings(streams: Streams, warnings: PlanWarning[]): void {
   for (const w of warnings) if (w.kind !== 'dirty_included' && w.kind !== 'note') streams.err(`warning: ${w.message}\n`);
 }
 
-/** The summary's paths as the patch spelled them (relative to cwd, not to the repository root). */
+/** The summary's paths relative to the current directory, as the patch spelled them (a `../` one too). */
 function relativeSummary(summary: string[], prefix: string): string[] {
   if (prefix === '') return summary;
-  return summary.map((l) => (l.slice(2).startsWith(prefix + '/') ? l.slice(0, 2) + l.slice(2 + prefix.length + 1) : l));
+  return summary.map((l) => l.slice(0, 2) + path.posix.relative(prefix, l.slice(2)));
 }
 
 /** `code`, or 128 + the signal's number when a signal waited for the transaction (interrupt.ts). */

@@ -9,6 +9,7 @@ import { exitStatusFor, receivedSignal, throwIfInterrupted } from '../tx/interru
 import { recoverCommand } from '../tx/recover-command.js';
 import { showPatch } from '../tx/show.js';
 import { redoTransaction, undoTransaction } from '../tx/undo.js';
+import { parseWaitSeconds, waitingForLocks } from '../tx/wait.js';
 import { jsonError, printApplied, printError, processStreams, recoveryText, toError, type Streams } from './output.js';
 import { limitsFrom, withLimitRemedy } from './limits.js';
 import { readPatchSource } from './read-patch.js';
@@ -32,6 +33,7 @@ interface ApplyFlags extends CommonFlags {
   allowReapply?: boolean;
   diff?: boolean;
   limits?: string;
+  wait?: string;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -51,6 +53,7 @@ function addApplyOptions(cmd: Command): Command {
     .option('--allow-reapply', 'apply the patch even when the tip was made from it (by default that is a success with nothing written)')
     .option('--diff', 'print a unified diff of the changes')
     .option('--limits <spec>', 'raise or lower input and matching limits, e.g. patch-bytes=128M,line-bytes=4M,operations=20000,match-work=1G (default from PATCHTX_LIMITS)')
+    .option('--wait <seconds>', 'wait up to this long for another transaction\'s lock instead of failing')
     .option('--json', 'print one JSON result object');
 }
 
@@ -126,12 +129,13 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
         // every patch is read before the first is applied: a missing file must not leave a half-applied series
         const texts: string[] = [];
         for (const source of list) texts.push(await readPatchSource(source, limits));
+        const wait = parseWaitSeconds(flags.wait);
         let chained = flags;
         for (const [i, patchText] of texts.entries()) {
           const result = await Promise.resolve()
             // a signal during the previous patch's commit: that one finished, no more are started
             .then(() => throwIfInterrupted())
-            .then(() => applyTransaction(applyOptions(chained, patchText, false, limits)))
+            .then(() => waitingForLocks(wait, () => applyTransaction(applyOptions(chained, patchText, false, limits))))
             .catch((e: unknown) => {
               throw list.length > 1 ? inSeries(withIdentityOption(e), list, i) : e;
             });
@@ -147,7 +151,8 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .action((source: string | undefined, flags: ApplyFlags) =>
       runWithIdentityOptions(flags.json, async () => {
         const limits = limitsFrom(flags.limits);
-        const result = await applyTransaction(applyOptions(flags, await readPatchSource(source, limits), true, limits));
+        const patchText = await readPatchSource(source, limits);
+        const result = await waitingForLocks(parseWaitSeconds(flags.wait), () => applyTransaction(applyOptions(flags, patchText, true, limits)));
         await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
       }),
     );
@@ -158,9 +163,14 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .description('undo a patchtx transaction (reset if it is the tip, otherwise a revert commit)')
     .option('--repo <dir>', 'repository to work in')
     .option('--ref <ref>', 'ref to undo on (default: the checked-out branch)')
+    .option('--revert', 'make a revert commit even for the tip (never move the branch back)')
+    .option('--wait <seconds>', 'wait up to this long for another transaction\'s lock instead of failing')
     .option('--json', 'print one JSON result object')
-    .action((commit: string | undefined, flags: CommonFlags & { ref?: string }) =>
-      run(flags.json, async () => printUndo(streams, await undoTransaction({ repoDir: flags.repo, ref: flags.ref, commit }), flags.json === true)),
+    .action((commit: string | undefined, flags: CommonFlags & { ref?: string; revert?: boolean; wait?: string }) =>
+      run(flags.json, async () => {
+        const r = await waitingForLocks(parseWaitSeconds(flags.wait), () => undoTransaction({ repoDir: flags.repo, ref: flags.ref, commit, revert: flags.revert }));
+        printUndo(streams, r, flags.json === true);
+      }),
     );
 
   program
@@ -168,9 +178,14 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .description('re-apply what the last undo removed')
     .option('--repo <dir>', 'repository to work in')
     .option('--ref <ref>', 'ref to redo on (default: the checked-out branch)')
+    .option('--revert', 'bring back an undone revert with a new commit even at the tip (never move the branch back)')
+    .option('--wait <seconds>', 'wait up to this long for another transaction\'s lock instead of failing')
     .option('--json', 'print one JSON result object')
-    .action((flags: CommonFlags & { ref?: string }) =>
-      run(flags.json, async () => printUndo(streams, await redoTransaction({ repoDir: flags.repo, ref: flags.ref }), flags.json === true)),
+    .action((flags: CommonFlags & { ref?: string; revert?: boolean; wait?: string }) =>
+      run(flags.json, async () => {
+        const r = await waitingForLocks(parseWaitSeconds(flags.wait), () => redoTransaction({ repoDir: flags.repo, ref: flags.ref, revert: flags.revert }));
+        printUndo(streams, r, flags.json === true);
+      }),
     );
 
   program

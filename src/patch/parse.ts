@@ -23,7 +23,7 @@ import {
   trimRust,
 } from './grammar.js';
 import { checkLineLength, checkPatchSize, limitsWith, tooManyOperations, type Limits } from './limits.js';
-import { pathProblem, quotePath } from './paths.js';
+import { cwdPathProblem, pathProblem, quotePath } from './paths.js';
 import type { Chunk, ChunkLine, Hunk, Patch } from './types.js';
 
 export interface ParsedInvocation {
@@ -42,12 +42,16 @@ export function parsePatch(text: string, limits?: Partial<Limits>): Patch {
   return parseLines(readEnvelope(text).lines, bounds);
 }
 
-/** parsePatch, also returning the `cd DIR` of a heredoc invocation wrapper. */
-export function parsePatchInvocation(text: string, limits?: Partial<Limits>): ParsedInvocation {
-  const bounds = limitsWith(limits);
+/**
+ * parsePatch, also returning the `cd DIR` of a heredoc invocation wrapper. `pathsFromCwd`: the
+ * paths are taken relative to a current directory, as Codex takes them, so `..` segments and
+ * absolute paths are left for the caller to resolve (and to refuse what leaves the repository).
+ */
+export function parsePatchInvocation(text: string, opts: { limits?: Partial<Limits>; pathsFromCwd?: boolean } = {}): ParsedInvocation {
+  const bounds = limitsWith(opts.limits);
   checkTextLimits(text, bounds);
   const envelope = readEnvelope(text);
-  const patch = parseLines(envelope.lines, bounds);
+  const patch = parseLines(envelope.lines, bounds, opts.pathsFromCwd === true);
   return envelope.cwd === undefined ? { patch } : { patch, cwd: envelope.cwd };
 }
 
@@ -66,7 +70,7 @@ function checkTextLimits(text: string, limits: Limits): void {
 }
 
 /** `lines` = the accepted lines, Begin first and End last; indexes are line numbers - 1. */
-function parseLines(lines: string[], limits: Limits): Patch {
+function parseLines(lines: string[], limits: Limits, pathsFromCwd = false): Patch {
   const last = lines.length - 1;
   let i = 1;
   let environmentId: string | undefined;
@@ -91,7 +95,7 @@ function parseLines(lines: string[], limits: Limits): Patch {
     if (header === undefined) throw invalidHeader(i, t, hunks.at(-1));
     if (hunks.length >= limits.operations) throw tooManyOperations(i + 1, limits.operations);
     const path = t.slice(header.length);
-    checkPath(path, i);
+    checkPath(path, i, pathsFromCwd);
     if (header === ADD_FILE) {
       const contents: string[] = [];
       let k = i + 1;
@@ -102,7 +106,7 @@ function parseLines(lines: string[], limits: Limits): Patch {
       hunks.push({ kind: 'delete', path, line: i + 1 });
       i++;
     } else {
-      const update = parseUpdate(lines, i, last, path);
+      const update = parseUpdate(lines, i, last, path, pathsFromCwd);
       hunks.push(update.hunk);
       i = update.next;
     }
@@ -140,14 +144,14 @@ interface DraftChunk {
 }
 
 /** Parses from the Update header at `header`; `next` = the line that ended the hunk. */
-function parseUpdate(lines: string[], header: number, last: number, path: string): { hunk: Hunk; next: number } {
+function parseUpdate(lines: string[], header: number, last: number, path: string, pathsFromCwd: boolean): { hunk: Hunk; next: number } {
   let k = header + 1;
   let moveTo: string | null = null;
   if (k < last) {
     const te = trimEndRust(lines[k]!);
     if (te.startsWith(MOVE_TO)) {
       moveTo = te.slice(MOVE_TO.length);
-      checkPath(moveTo, k);
+      checkPath(moveTo, k, pathsFromCwd);
       k++;
     }
   }
@@ -252,8 +256,8 @@ function finishChunk(draft: DraftChunk): Chunk {
   };
 }
 
-function checkPath(path: string, index: number): void {
-  const problem = pathProblem(path);
+function checkPath(path: string, index: number, fromCwd: boolean): void {
+  const problem = fromCwd ? cwdPathProblem(path) : pathProblem(path);
   if (problem === null) return;
   const line = index + 1;
   throw new PatchtxError(

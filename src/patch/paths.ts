@@ -63,6 +63,18 @@ export function utf8Length(s: string): number {
   return n;
 }
 
+/**
+ * Why `path`, taken relative to a current directory (as Codex takes it), is not acceptable: the
+ * same checks, except that an absolute path and `.` or `..` segments are left to the caller,
+ * which resolves them and refuses what leaves the repository.
+ */
+export function cwdPathProblem(path: string): string | null {
+  if (path === '' || path.startsWith('\\\\')) return pathProblem(path);
+  const segments = path.replace(/^\/+/, '').split('/');
+  const kept = segments.filter((s) => s !== '.' && s !== '..');
+  return kept.length === 0 ? 'it names a directory, not a file' : pathProblem(kept.join('/'));
+}
+
 /** Returns `path` when a patch may touch it; throws `path_rejected` otherwise. */
 export function checkPatchPath(path: string): string {
   const problem = pathProblem(path);

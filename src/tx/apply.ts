@@ -29,6 +29,7 @@ import { withSession, type Session, type SessionOptions } from './session.js';
 import { loadTouched, type PathState } from './state.js';
 import { committedForm, conversionsOfResult } from './conversions.js';
 import { resolveTarget, type Target, type TargetOptions } from './target.js';
+import { withPathHint } from './path-hint.js';
 import { patchDirectory, rerootPatch, touchedPaths, type TouchedPath } from './touched.js';
 
 export interface ApplyOptions extends SessionOptions, TargetOptions {
@@ -199,7 +200,13 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
     index,
     dirty: opts.dirty ?? 'refuse',
   });
-  const plan = (ahead && planMadeAhead(ahead, overlay)) ?? planPatch(patch, overlay, planOptions(opts));
+  let plan: Plan;
+  try {
+    plan = (ahead && planMadeAhead(ahead, overlay)) ?? planPatch(patch, overlay, planOptions(opts));
+  } catch (e) {
+    // a path that is not there: say what the caller probably meant
+    throw await withPathHint(e, session, { tree: target.baseTree, cwd: opts.cwd ?? process.cwd(), pathPrefix: opts.pathPrefix });
+  }
   checkBlockedAdds(plan, states);
   // the result is stored and checked out with the attributes it has itself (the patch may change them)
   const conversions = await conversionsOfResult(session, target.baseTree, plan.files, states);
@@ -332,18 +339,20 @@ function alreadyApplied(session: Session, target: Target, patch: Patch, pid: str
 }
 
 export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
-  const invocation = parsePatchInvocation(opts.patchText, opts.limits);
+  // apply_patch's paths are relative to its current directory, as in Codex: `..` and absolute
+  // paths are resolved against it below, and refused only when they leave the repository
+  const invocation = parsePatchInvocation(opts.patchText, { limits: opts.limits, pathsFromCwd: opts.pathPrefix !== undefined });
   // every usage problem is found before anything is read or written
   const trailers = (opts.trailers ?? []).map(parseTrailerOption);
   checkMessageOption(opts.message);
   return withSession(opts, async (session) => {
     // `cd DIR && apply_patch <<'EOF'` means the paths are relative to DIR
     const dir = patchDirectory(session.repo.workdir, opts.pathPrefix ?? '', invocation.cwd);
-    const patch = rerootPatch(invocation.patch, dir);
+    const patch = rerootPatch(invocation.patch, dir, session.repo.workdir);
     const pid = patchId(patch);
     // a patch that names a directory (`cd DIR && apply_patch`) or was given relative to a
     // subdirectory is stored re-rooted at the repository, so `patchtx show X | patchtx apply` replays it
-    const noteText = opts.pathPrefix || dir !== '' ? normalisePatch(patch) : opts.patchText;
+    const noteText = patch !== invocation.patch ? normalisePatch(patch) : opts.patchText;
     const target = await resolveTarget(session, { ...opts, commits: true });
     const author = resolveIdentity(session.config, 'author', session.env, opts.author);
     const committer = resolveCommitter(session, opts);

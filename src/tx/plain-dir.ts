@@ -11,6 +11,26 @@ import { parsePatchInvocation } from '../patch/parse.js';
 import { Overlay } from './overlay.js';
 import { patchDirectory, rerootPatch, touchedPaths } from './touched.js';
 
+const CAUSES: Readonly<Record<string, string>> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is exhausted',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'the operation is not permitted',
+  ENAMETOOLONG: 'the file name is too long',
+};
+
+/**
+ * A file that could not be read or written, as a typed error in one line: io_error for what the
+ * user's environment causes (with the cause in words), internal for anything else.
+ */
+function fileError(e: unknown, action: string, p: string): PatchtxError {
+  const code = (e as NodeJS.ErrnoException).code;
+  const cause = code === undefined ? undefined : CAUSES[code];
+  if (cause !== undefined) return new PatchtxError('io_error', `Failed to ${action} file ${p}: ${cause} (${code})`, { path: p, errno: code });
+  return new PatchtxError('internal', `Failed to ${action} file ${p}: ${code ?? String((e as Error).message).split('\n')[0]}`, { path: p });
+}
+
 function loadPath(root: string, p: string, overlay: Overlay): void {
   // refuse to read or write through a symlink anywhere along the path
   const parts = p.split('/');
@@ -26,7 +46,13 @@ function loadPath(root: string, p: string, overlay: Overlay): void {
     }
     if (i === parts.length) {
       if (st.isDirectory()) overlay.markDirectory(p);
-      else if (st.isFile()) overlay.putFile(p, readFileSync(path.join(root, p)));
+      else if (st.isFile()) {
+        try {
+          overlay.putFile(p, readFileSync(path.join(root, p)));
+        } catch (e) {
+          throw fileError(e, 'read', p);
+        }
+      }
     } else if (!st.isDirectory()) {
       return;
     }
@@ -38,27 +64,33 @@ function loadPath(root: string, p: string, overlay: Overlay): void {
  * `root`, '' for root itself): a checkout whose git directory cannot be written takes this way too.
  */
 export async function applyToDirectory(root: string, patchText: string, base = '', limits?: Partial<Limits>): Promise<{ summary: string[]; warnings: PlanWarning[] }> {
-  const invocation = parsePatchInvocation(patchText, limits);
+  // paths relative to the current directory, as in Codex (`..` and absolute ones resolved)
+  const invocation = parsePatchInvocation(patchText, { limits, pathsFromCwd: true });
   // `cd DIR && apply_patch <<'EOF'`: the paths are relative to DIR (which must be below root)
-  const dir = patchDirectory(realpathSync(root), base, invocation.cwd);
-  const patch = rerootPatch(invocation.patch, dir);
+  const realRoot = realpathSync(root);
+  const dir = patchDirectory(realRoot, base, invocation.cwd);
+  const patch = rerootPatch(invocation.patch, dir, realRoot);
   const overlay = new Overlay();
   for (const p of touchedPaths(patch).keys()) loadPath(root, p, overlay);
   const plan = planPatch(patch, overlay, { matchWork: limits?.matchWork });
   for (const [p, data] of plan.files) {
     const file = path.join(root, p);
     if (data === null) {
-      if (overlay.read(p) !== undefined) unlinkSync(file);
+      try {
+        if (overlay.read(p) !== undefined) unlinkSync(file);
+      } catch (e) {
+        throw fileError(e, 'delete', p);
+      }
       continue;
     }
-    mkdirSync(path.dirname(file), { recursive: true });
     const tmp = `${file}.patchtx-${process.pid}.tmp`;
     try {
+      mkdirSync(path.dirname(file), { recursive: true });
       writeFileSync(tmp, data);
       renameSync(tmp, file);
     } catch (e) {
       rmSync(tmp, { force: true });
-      throw new PatchtxError('internal', `Failed to write file ${p}: ${(e as Error).message}`, { path: p });
+      throw fileError(e, 'write', p);
     }
   }
   return { summary: plan.summary, warnings: plan.warnings };

@@ -7,6 +7,7 @@
 import { readdir, readFile } from '../git/fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
+import { operationInProgress } from '../git/in-progress.js';
 import { findRefNamed, hasAnyBranch, readHead, readRef, resolveRevision } from '../git/refs.js';
 import type { Session } from './session.js';
 
@@ -124,6 +125,17 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
     // readHead has followed HEAD to the branch already
     oldOid = head.oid;
     worktree = repo.workdir !== null;
+  }
+  if (!opts.readOnly && worktree) {
+    // as git refuses a plain commit then (or makes it part of that operation)
+    const busy = await operationInProgress(repo);
+    if (busy !== null) {
+      throw new PatchtxError('usage', `${busy.what} is in progress in this checkout (${busy.marker} exists) and patchtx does not commit in the middle of it: ${busy.remedy} first`, {
+        reason: 'operation_in_progress',
+        what: busy.what,
+        marker: busy.marker,
+      });
+    }
   }
   if (!opts.readOnly && !worktree && ref.startsWith('refs/heads/')) {
     const elsewhere = await checkedOutElsewhere(repo, ref, session.config.getBool('core.bare') !== true);

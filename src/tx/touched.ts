@@ -3,7 +3,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
-import { pathProblem } from '../patch/paths.js';
+import { pathProblem, quotePath } from '../patch/paths.js';
 import type { Patch } from '../patch/types.js';
 
 export type TouchKind = 'add' | 'delete' | 'update' | 'move-source' | 'move-dest';
@@ -63,12 +63,51 @@ export function patchDirectory(root: string | null, base: string, dir: string | 
   return rel;
 }
 
-/** `patch` with every path taken relative to `dir` (a repository-relative directory). */
-export function rerootPatch(patch: Patch, dir: string): Patch {
-  if (dir === '') return patch;
-  const at = (p: string): string => `${dir}/${p}`;
-  return {
-    ...patch,
-    hunks: patch.hunks.map((h) => (h.kind === 'update' ? { ...h, path: at(h.path), moveTo: h.moveTo === null ? null : at(h.moveTo) } : { ...h, path: at(h.path) })),
-  };
+/**
+ * `p`, a path of the patch relative to `dir` (a repository-relative directory), as a path from the
+ * repository root. An absolute path (which Codex accepts) is taken relative to `root`, the
+ * working tree; `..` segments are resolved as the shell would from `dir`. What then leaves the
+ * repository is `path_rejected`, and so is whatever the usual checks refuse.
+ */
+function resolveAt(dir: string, p: string, root: string | null): string {
+  const reject = (why: string): PatchtxError => new PatchtxError('path_rejected', `Path ${quotePath(p)} is rejected: ${why}`, { path: p });
+  let rel: string;
+  if (p.startsWith('/')) {
+    if (root === null) throw reject('an absolute path needs a working tree');
+    rel = path.relative(root, realParent(p)).split(path.sep).join('/');
+    if (path.isAbsolute(rel)) throw reject('it is outside the repository');
+  } else {
+    rel = dir === '' ? p : `${dir}/${p}`;
+  }
+  rel = path.posix.normalize(rel);
+  if (rel === '..' || rel.startsWith('../')) throw reject('it is outside the repository');
+  const problem = pathProblem(rel);
+  if (problem !== null) throw reject(problem);
+  return rel;
+}
+
+/** `p` with its directory's real path (the file itself may not exist yet; a link there is refused later). */
+function realParent(p: string): string {
+  try {
+    return path.join(realpathSync(path.dirname(p)), path.basename(p));
+  } catch {
+    return p; // not there (yet): compare as written
+  }
+}
+
+/**
+ * `patch` with every path taken relative to `dir` (a repository-relative directory) and resolved
+ * (see resolveAt); the same object when no path changes.
+ */
+export function rerootPatch(patch: Patch, dir: string, root: string | null = null): Patch {
+  const at = (p: string): string => resolveAt(dir, p, root);
+  let changed = false;
+  const hunks = patch.hunks.map((h) => {
+    const moved = h.kind === 'update' && h.moveTo !== null ? at(h.moveTo) : null;
+    const resolved = at(h.path);
+    if (resolved === h.path && (h.kind !== 'update' || moved === h.moveTo)) return h;
+    changed = true;
+    return h.kind === 'update' ? { ...h, path: resolved, moveTo: moved } : { ...h, path: resolved };
+  });
+  return changed ? { ...patch, hunks } : patch;
 }

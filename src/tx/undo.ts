@@ -28,6 +28,8 @@ import { resolveTarget, type Target } from './target.js';
 export interface UndoOptions extends SessionOptions {
   ref?: string;
   commit?: string;
+  /** make a revert commit even for the tip: the ref only moves forward (a branch others have) */
+  revert?: boolean;
 }
 
 export interface UndoResult {
@@ -96,14 +98,25 @@ async function findNewestPatchtxCommit(session: Session, tip: string): Promise<s
   throw refused(shallowEnd === null ? why : `${why} as far as this shallow clone's history goes (it ends at ${shallowEnd.slice(0, 12)}); ${DEEPEN_REMEDY}`);
 }
 
-/** Whether `oid` is on `tip`'s first-parent line; a shallow clone's end is named when the walk stopped there. */
-async function isFirstParentAncestor(session: Session, tip: string, oid: string): Promise<{ found: boolean; shallowEnd: string | null }> {
+/**
+ * Whether `oid` is on `tip`'s first-parent line, and the revert made by undo above it that is in
+ * effect (not itself reverted), if any; a shallow clone's end is named when the walk stopped there.
+ */
+async function placeOnRef(session: Session, tip: string, oid: string): Promise<{ found: boolean; shallowEnd: string | null; revertedBy: HistoryStep | null }> {
   let last: HistoryStep | null = null;
+  let revertedBy: HistoryStep | null = null;
+  // newest first: a revert of a revert is seen before the revert it takes back
+  const undone = new Set<string>();
   for await (const c of firstParents(session.store, tip)) {
-    if (c.oid === oid) return { found: true, shallowEnd: null };
+    if (c.oid === oid) return { found: true, shallowEnd: null, revertedBy };
+    const undoOf = patchtxInfo(c.commit)?.undoOf ?? null;
+    if (undoOf !== null && !undone.has(c.oid)) {
+      undone.add(undoOf);
+      if (undoOf === oid) revertedBy ??= c;
+    }
     last = c;
   }
-  return { found: false, shallowEnd: last?.boundary && last.commit.parents.length > 0 ? last.oid : null };
+  return { found: false, shallowEnd: last?.boundary && last.commit.parents.length > 0 ? last.oid : null, revertedBy: null };
 }
 
 /**
@@ -197,28 +210,39 @@ async function revertCommit(session: Session, target: Target, undone: string, co
   return { commit: result, warnings: outcome.warnings };
 }
 
-async function undoIn(session: Session, target: Target, commitRev: string | undefined, redo: Prepared['redo']): Promise<UndoResult> {
+async function undoIn(session: Session, target: Target, commitRev: string | undefined, redo: Prepared['redo'], alwaysRevert = false): Promise<UndoResult> {
   const { store, repo } = session;
   const tip = target.oldOid;
   if (tip === null) throw refused(`${target.ref} has no commits; nothing to undo`);
   const oid = commitRev === undefined ? await findNewestPatchtxCommit(session, tip) : await resolveRevision(store, repo, commitRev);
   const commit = await store.readCommit(oid);
   if (!patchtxInfo(commit)) throw refused(`${oid.slice(0, 12)} was not made by patchtx (no Patch-Id trailer); use git revert`, { commit: oid });
-  if (commit.parents.length !== 1) throw refused(`${oid.slice(0, 12)} has ${commit.parents.length} parents; patchtx undoes only single-parent commits`, { commit: oid });
-  const parent = commit.parents[0]!;
+  if (commit.parents.length > 1) throw refused(`${oid.slice(0, 12)} has ${commit.parents.length} parents; patchtx undoes only single-parent commits`, { commit: oid });
+  // the repository's first commit: its changes are taken back against the empty tree
+  const parent = commit.parents[0] ?? null;
+  if (parent === null && oid === tip && !alwaysRevert) {
+    throw refused(`${oid.slice(0, 12)} is the first commit of ${target.ref}; moving the branch back to no commit at all is not supported, a revert commit takes its changes back`, { commit: oid });
+  }
   if (oid !== tip) {
-    const onRef = await isFirstParentAncestor(session, tip, oid);
+    const onRef = await placeOnRef(session, tip, oid);
     if (!onRef.found) {
       const where = onRef.shallowEnd === null ? '' : ` as far as this shallow clone's history goes (it ends at ${onRef.shallowEnd.slice(0, 12)}); ${DEEPEN_REMEDY}`;
       throw refused(`${oid.slice(0, 12)} is not on ${target.ref}${where}`, { commit: oid });
     }
+    if (onRef.revertedBy !== null) {
+      const by = onRef.revertedBy;
+      throw refused(`${oid.slice(0, 12)} was already reverted by ${by.oid.slice(0, 12)} (${by.commit.message.split('\n')[0]}); an undo of ${by.oid.slice(0, 12)} brings it back`, {
+        commit: oid,
+        revertedBy: by.oid,
+      });
+    }
   }
-  if ((await readShallow(repo)).has(oid)) {
+  if (parent !== null && (await readShallow(repo)).has(oid)) {
     throw new PatchtxError('missing_object', `cannot undo ${oid.slice(0, 12)}: its parent ${parent.slice(0, 12)} is not in this shallow clone; ${DEEPEN_REMEDY}`, { commit: oid, oid: parent });
   }
-  const parentTree = (await store.readCommit(parent)).tree;
+  const parentTree = parent === null ? null : (await store.readCommit(parent)).tree;
   const deltas = await diffTrees(store, parentTree, commit.tree);
-  if (oid === tip) {
+  if (oid === tip && parent !== null && !alwaysRevert) {
     const warnings = await moveTip(session, target, parent, deltas, 'before', `undo ${oid.slice(0, 12)}`, redo ?? { push: oid });
     return withWarnings({ ok: true, action: 'reset', ref: target.ref, commit: parent, target: oid, files: changesOf(deltas, true) }, warnings);
   }
@@ -229,7 +253,7 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
 export async function undoTransaction(opts: UndoOptions): Promise<UndoResult> {
   return withSession(opts, async (session) => {
     const target = await resolveTarget(session, { ref: opts.ref });
-    return withRecovery(session, await undoIn(session, target, opts.commit, undefined));
+    return withRecovery(session, await undoIn(session, target, opts.commit, undefined, opts.revert));
   });
 }
 
@@ -254,7 +278,7 @@ async function redoIn(session: Session, opts: Omit<UndoOptions, 'commit'>): Prom
   }
   if (info?.undoOf) {
     // the last undo was a revert commit: redo is undoing that revert
-    return { ...(await undoIn(session, target, last, { pop: true })), redid: info.undoOf };
+    return { ...(await undoIn(session, target, last, { pop: true }, opts.revert)), redid: info.undoOf };
   }
   throw refused(`${target.ref} has moved since ${last.slice(0, 12)} was undone; re-apply it with: patchtx show ${last.slice(0, 12)} | patchtx apply`, { commit: last });
 }

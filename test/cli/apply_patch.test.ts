@@ -232,3 +232,73 @@ describe('warnings', () => {
     expect(p.err).toBe(r.err);
   });
 });
+
+describe('paths as an agent gives them', () => {
+  it('from a subdirectory: ../ paths that stay inside the repository and absolute paths inside it are applied', async () => {
+    const dir = makeRepo('basic');
+    const r = await applyPatch(
+      path.join(dir, 'src'),
+      v4a(
+        '*** Update File: ../docs/notes.txt',
+        '@@',
+        '-notes',
+        '+notes, edited',
+        `*** Update File: ${path.join(dir, 'README.md')}`,
+        '@@',
+        '-# Sample',
+        '+# Sample A',
+        `*** Add File: ${path.join(dir, 'src/abs.js')}`,
+        '+abs',
+        '*** Update File: ./util/../math.js',
+        '@@',
+        '-  return a + b;',
+        '+  return b + a;',
+      ),
+    );
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('Success. Updated the following files:\nA abs.js\nM ../docs/notes.txt\nM ../README.md\nM math.js\n');
+    expect(g(dir, 'show', 'HEAD:docs/notes.txt')).toBe('notes, edited\n');
+    expect(g(dir, 'show', 'HEAD:README.md')).toMatch(/^# Sample A\n/);
+    expect(g(dir, 'show', 'HEAD:src/abs.js')).toBe('abs\n');
+    expect(g(dir, 'show', 'HEAD:src/math.js')).toContain('return b + a;');
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+    // the note holds the paths from the repository root, so it replays from anywhere
+    const shown = (await patchtx('show', '--repo', dir, 'HEAD')).out;
+    expect(shown).toContain('*** Update File: docs/notes.txt\n');
+    expect(shown).toContain('*** Update File: README.md\n');
+    expectFsckClean(dir);
+  });
+
+  it('what leaves the repository, reaches into .git or passes a symlink is still refused; nothing changes', async () => {
+    const dir = makeRepo('basic');
+    const before = snapshot(dir);
+    const outside = tempDir();
+    for (const [p, why] of [
+      ['../../escape.txt', /outside the repository/],
+      [path.join(outside, 'x.txt'), /outside the repository/],
+      ['../.git/hooks/pre-commit', /\.git/],
+      ['../docs/src-link/x.js', /symbolic link/],
+    ] as const) {
+      const r = await applyPatch(path.join(dir, 'src'), v4a(`*** Add File: ${p}`, '+x'));
+      expect(r.code, p).toBe(1);
+      expect(r.err).toMatch(why);
+    }
+    expect(existsSync(path.join(outside, 'x.txt'))).toBe(false);
+    expectUntouched(dir, before);
+  });
+
+  it('outside a repository: ../ and absolute paths inside the current directory, nothing beyond it', async () => {
+    const root = tempDir();
+    mkdirSync(path.join(root, 'sub'));
+    writeFileSync(path.join(root, 'sub', 'a.txt'), 'a\n');
+    const r = await applyPatch(root, v4a('*** Update File: sub/../sub/a.txt', '@@', '-a', '+b', `*** Add File: ${path.join(root, 'c.txt')}`, '+c'));
+    expect(r.code, r.err).toBe(0);
+    expect(readFileSync(path.join(root, 'sub/a.txt'), 'utf8')).toBe('b\n');
+    expect(readFileSync(path.join(root, 'c.txt'), 'utf8')).toBe('c\n');
+    const out = await applyPatch(path.join(root, 'sub'), v4a('*** Add File: ../d.txt', '+d'));
+    expect(out.code).toBe(1);
+    expect(out.err).toMatch(/outside the repository|outside/);
+    expect(existsSync(path.join(root, 'd.txt'))).toBe(false);
+  });
+});

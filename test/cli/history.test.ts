@@ -11,12 +11,14 @@ import {
   expectNoLeftovers,
   expectUntouched,
   g,
+  gTry,
   isolateGitEnv,
   patchFile,
   patchtx,
   patchtxJson,
   rev,
   snapshot,
+  tempDir,
   treeOf,
   v4a,
   worktreeFiles,
@@ -594,5 +596,92 @@ describe('log --ref', () => {
     const missing = await patchtxJson('log', '--repo', dir, '--ref', 'doesnotexist');
     expect(missing.code).toBe(2);
     expect(missing.json.error.message).toBe("no ref named 'doesnotexist' in this repository");
+  });
+});
+
+describe('undo, as people use it', () => {
+  it('undo X of a commit already reverted: refused (exit 7) naming the revert; after the revert is itself reverted, X can be undone again', async () => {
+    const dir = makeRepo('basic');
+    const [a] = await applyAll(dir, PA, PB);
+    expect((await patchtx('undo', '--repo', dir, a!)).code).toBe(0);
+    const revert = rev(dir);
+    await applyAll(dir, PC);
+    const before = snapshot(dir);
+    const r = await patchtxJson('undo', '--repo', dir, a!);
+    expect(r.code).toBe(7);
+    expect(r.json.error).toMatchObject({ kind: 'undo_refused', commit: a, revertedBy: revert });
+    const t = await patchtx('undo', '--repo', dir, a!);
+    expect(t.err).toBe(`error: ${a!.slice(0, 12)} was already reverted by ${revert.slice(0, 12)} (Revert "Apply patch: update README.md"); an undo of ${revert.slice(0, 12)} brings it back\n`);
+    expectUntouched(dir, before);
+    // the revert reverted: a is in effect again, and undo of a reverts it anew
+    expect((await patchtx('undo', '--repo', dir, revert)).code).toBe(0);
+    const again = await patchtxJson('undo', '--repo', dir, a!);
+    expect(again.code, again.out).toBe(0);
+    expect(again.json).toMatchObject({ action: 'revert', target: a });
+    expect(g(dir, 'show', 'HEAD:README.md')).toBe('# Sample\n\nA small repository for patchtx tests.\n');
+  });
+});
+
+describe('undo --revert (a branch others have: it only moves forward)', () => {
+  it('of the tip: a revert commit on top instead of moving the branch back; redo --revert reverts the revert', async () => {
+    const dir = makeRepo('basic');
+    const base = rev(dir);
+    const [a] = await applyAll(dir, PA);
+    const r = await patchtxJson('undo', '--repo', dir, '--revert');
+    expect(r.code, r.out).toBe(0);
+    expect(r.json).toMatchObject({ action: 'revert', target: a, commit: rev(dir) });
+    expect(rev(dir, 'HEAD~1')).toBe(a);
+    expect(rev(dir, 'HEAD^{tree}')).toBe(rev(dir, `${base}^{tree}`));
+    expect(g(dir, 'log', '-1', '--format=%(trailers:key=Patchtx-Undo,valueonly)').trim()).toBe(a);
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+    const revert = rev(dir);
+    const redo = await patchtxJson('redo', '--repo', dir, '--revert');
+    expect(redo.code, redo.out).toBe(0);
+    expect(redo.json).toMatchObject({ action: 'revert', target: revert, redid: a });
+    expect(rev(dir, 'HEAD~1')).toBe(revert);
+    expect(rev(dir, 'HEAD^{tree}')).toBe(rev(dir, `${a}^{tree}`));
+    // every value the branch had is an ancestor of the next: nothing was rewound
+    const values = g(dir, 'reflog', '--format=%H', 'refs/heads/main').trim().split('\n');
+    for (let i = 0; i + 1 < values.length; i++) expect(gTry(dir, 'merge-base', '--is-ancestor', values[i + 1]!, values[i]!).status).toBe(0);
+    expectFsckClean(dir);
+  });
+});
+
+describe("undo of a repository's first commit", () => {
+  /** A repository whose first commit patchtx made. */
+  async function firstByPatchtx(): Promise<{ dir: string; first: string }> {
+    const dir = path.join(tempDir(), 'repo');
+    g(tempDir(), 'init', '-q', '-b', 'main', dir);
+    g(dir, 'config', 'user.name', 'First User');
+    g(dir, 'config', 'user.email', 'first@fixtures.invalid');
+    const r = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: a.txt', '+a', '*** Add File: d/b.txt', '+b')));
+    expect(r.code, r.out).toBe(0);
+    return { dir, first: r.json.commit };
+  }
+
+  it('below the tip: a revert commit that removes its files', async () => {
+    const { dir, first } = await firstByPatchtx();
+    await applyAll(dir, PB);
+    const r = await patchtxJson('undo', '--repo', dir, first);
+    expect(r.code, r.out).toBe(0);
+    expect(r.json).toMatchObject({ action: 'revert', target: first });
+    expect(Object.keys(treeOf(dir))).toEqual(['b.txt']);
+    expect(existsSync(path.join(dir, 'a.txt'))).toBe(false);
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expectFsckClean(dir);
+  });
+
+  it('at the tip: refused (exit 7) saying why; with --revert, a revert commit with the empty tree', async () => {
+    const { dir, first } = await firstByPatchtx();
+    const before = snapshot(dir);
+    const r = await patchtx('undo', '--repo', dir);
+    expect(r.code).toBe(7);
+    expect(r.err).toBe(`error: ${first.slice(0, 12)} is the first commit of refs/heads/main; moving the branch back to no commit at all is not supported, a revert commit takes its changes back\n`);
+    expectUntouched(dir, before);
+    const v = await patchtxJson('undo', '--repo', dir, '--revert');
+    expect(v.code, v.out).toBe(0);
+    expect(rev(dir, 'HEAD^{tree}')).toBe('4b825dc642cb6eb9a060e54bf8d69288fbee4904');
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(existsSync(path.join(dir, 'd'))).toBe(false);
   });
 });

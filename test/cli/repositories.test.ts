@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, gitEnv, makeRepo } from '../helpers/repos.js';
 import {
+  applyPatch,
   buildDist,
   cleanupScratch,
   distDir,
@@ -95,6 +96,16 @@ describe.skipIf(!readOnlyWorks)('a read-only git directory (a sandbox that keeps
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/^Failed to find expected lines in README\.md/);
     expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('apply_patch where the files cannot be written either (outside a repository): the cause in words, exit 1, no stack trace', () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'a.txt'), 'a\n');
+    const r = runWithReadOnly(dir, 'apply_patch', [v4a('*** Update File: a.txt', '@@', '-a', '+b')], dir);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toBe('Failed to write file a.txt: the file system is read-only (EROFS)\n');
+    expect(readFileSync(path.join(dir, 'a.txt'), 'utf8')).toBe('a\n');
   });
 
   it('patchtx apply refuses with a typed error, exit 2, and changes nothing', () => {
@@ -271,5 +282,61 @@ describe('a partial clone (git clone --filter=blob:none)', () => {
       expect(r.json.error).toMatchObject({ kind: 'missing_object', oid: oldReadme, path: 'README.md', remote: 'origin' });
       expectUntouched(clone, before);
     }
+  });
+});
+
+/** A checkout stopped on a conflict in README.md by `op` (merge, cherry-pick, rebase, revert). */
+function stoppedOnConflict(op: 'merge' | 'cherry-pick' | 'rebase' | 'revert'): string {
+  const dir = makeRepo('basic');
+  const readme = path.join(dir, 'README.md');
+  g(dir, 'checkout', '-q', '-b', 'side');
+  writeFileSync(readme, '# Side\n');
+  g(dir, 'commit', '-q', '-am', 'side');
+  g(dir, 'checkout', '-q', 'main');
+  writeFileSync(readme, '# Main\n');
+  g(dir, 'commit', '-q', '-am', 'main');
+  if (op === 'revert') {
+    writeFileSync(readme, '# Main again\n');
+    g(dir, 'commit', '-q', '-am', 'main again');
+  }
+  const args = { merge: ['merge', 'side'], 'cherry-pick': ['cherry-pick', 'side'], rebase: ['rebase', 'side'], revert: ['revert', '--no-edit', 'HEAD~1'] }[op];
+  expect(gTry(dir, ...args).status).not.toBe(0);
+  return dir;
+}
+
+describe('a merge, rebase, cherry-pick or revert stopped half-way', () => {
+  const patch = v4a('*** Update File: src/math.js', '@@', '-  return a + b;', '+  return a + b; // sum');
+
+  it.each([
+    ['merge', 'a merge', 'MERGE_HEAD'],
+    ['cherry-pick', 'a cherry-pick', 'CHERRY_PICK_HEAD'],
+    ['rebase', 'a rebase', 'rebase-merge'],
+    ['revert', 'a revert', 'REVERT_HEAD'],
+  ] as const)('%s: apply and undo are refused (exit 2), as git refuses a commit then; nothing changes', async (op, what, marker) => {
+    const dir = stoppedOnConflict(op);
+    const before = snapshot(dir);
+    const r = await patchtx('apply', '--repo', dir, patchFile(patch));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(new RegExp(`^error: ${what} is in progress in this checkout \\(${marker} exists\\) and patchtx does not commit in the middle of it: .* give it up with 'git ${op} --abort' first\\n$`));
+    const j = await patchtxJson('apply', '--repo', dir, patchFile(patch));
+    expect(j.json.error).toMatchObject({ kind: 'usage', reason: 'operation_in_progress', marker });
+    expect((await patchtx('undo', '--repo', dir)).code).toBe(2);
+    // check writes nothing, but says what apply would say
+    expect((await patchtx('check', '--repo', dir, patchFile(patch))).code).toBe(2);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('apply_patch (an agent resolving the conflict) writes the files without a commit and says why', async () => {
+    const dir = stoppedOnConflict('merge');
+    const head = rev(dir);
+    const r = await applyPatch(dir, v4a('*** Delete File: README.md', '*** Add File: README.md', '+# Main and side'));
+    expect(r.err).toBe('apply_patch: nothing was committed: a merge is in progress in this checkout (MERGE_HEAD exists); the files were written without a commit\n');
+    expect(r.code).toBe(0);
+    expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toBe('# Main and side\n');
+    expect(rev(dir)).toBe(head);
+    expect(rev(dir, 'MERGE_HEAD')).toMatch(/^[0-9a-f]{40}$/);
+    g(dir, 'add', 'README.md');
+    g(dir, 'commit', '-q', '--no-edit');
+    expect(g(dir, 'log', '-1', '--format=%P').trim().split(' ')).toHaveLength(2);
   });
 });

@@ -1,0 +1,36 @@
+// Waiting for a lock instead of failing on it: another transaction in this checkout (its journal),
+// a recovery under way, a ref or the index locked by patchtx or git. The whole command is run
+// again once the lock may be gone, up to a deadline; a branch that moved, or a base or expected
+// head that no longer matches, is never waited out (it is no lock, and a retry would not be asked
+// for).
+import { PatchtxError } from '../errors.js';
+
+/** A `stale` that a lock caused: every one but the refusals that compare commits. */
+function isLockWait(e: unknown): e is PatchtxError {
+  return e instanceof PatchtxError && e.kind === 'stale' && e.data.expected === undefined;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `fn`, run again while it fails on a lock, for up to `seconds` (0: once). */
+export async function waitingForLocks<T>(seconds: number, fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + seconds * 1000;
+  for (let pause = 25; ; pause = Math.min(pause * 2, 500)) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!isLockWait(e) || seconds <= 0) throw e;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new PatchtxError('stale', `${e.message} (still so after waiting ${seconds} s)`, { ...e.data, waited: seconds });
+      await sleep(Math.min(pause, left));
+    }
+  }
+}
+
+/** The seconds of a wait option, or a usage error. */
+export function parseWaitSeconds(text: string | undefined): number {
+  if (text === undefined) return 0;
+  const seconds = Number(text);
+  if (text.trim() === '' || !Number.isFinite(seconds) || seconds < 0) throw new PatchtxError('usage', `--wait wants a number of seconds, got '${text}'`);
+  return seconds;
+}

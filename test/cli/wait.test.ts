@@ -1,0 +1,70 @@
+// --wait SECONDS: a transaction waits for another one's lock instead of failing on it. The lock
+// is held by a lock file, as a running git or patchtx holds it, and let go while the command waits.
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupRepos, makeRepo } from '../helpers/repos.js';
+import { buildDist, cleanupScratch, commitCount, expectFsckClean, g, patchFile, snapshot, v4a } from './support.js';
+
+beforeAll(() => {
+  buildDist();
+  requireBuiltCli();
+});
+afterAll(() => {
+  cleanupRepos();
+  cleanupScratch();
+  cleanupBuiltCli();
+});
+
+const patch = () => patchFile(v4a('*** Add File: waited.txt', '+w'));
+
+describe('--wait', () => {
+  it('without it, a held lock is stale (exit 5); with it, the command goes ahead once the lock is let go', async () => {
+    const dir = makeRepo('basic');
+    const lock = path.join(dir, '.git', 'index.lock');
+    writeFileSync(lock, '');
+    const before = snapshot(dir);
+    const now = await runCli(['apply', '--repo', dir, patch()]);
+    expect(now.status).toBe(5);
+    expect(now.stderr).toMatch(/index\.lock/);
+    const waiting = runCli(['apply', '--repo', dir, '--wait', '60', patch()]);
+    // let go once the waiting run has had time to find the lock (it succeeds either way)
+    await new Promise((r) => setTimeout(r, 300));
+    rmSync(lock);
+    const r = await waiting;
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(commitCount(dir)).toBe(3);
+    expect(g(dir, 'show', 'HEAD:waited.txt')).toBe('w\n');
+    expect(before.head).not.toBe(g(dir, 'rev-parse', 'HEAD').trim());
+    expectFsckClean(dir);
+  });
+
+  it('a lock that stays: stale after the wait, saying how long it waited; nothing changes', async () => {
+    const dir = makeRepo('bare');
+    const lock = path.join(dir, 'refs', 'heads', 'bot.lock');
+    writeFileSync(lock, '');
+    const before = snapshot(dir);
+    const r = await runCli(['apply', '--repo', dir, '--ref', 'bot', '--base', 'main', '--wait', '0.5', '--json', patch()]);
+    expect(r.status).toBe(5);
+    expect(JSON.parse(r.stdout).error).toMatchObject({ kind: 'stale', waited: 0.5, lockFile: lock });
+    expect(JSON.parse(r.stdout).error.message).toMatch(/\(still so after waiting 0\.5 s\)$/);
+    expect(existsSync(lock)).toBe(true);
+    rmSync(lock);
+    // the ref lock is met at the commit point: the objects written for it stay unreachable, as
+    // after any stale there; the refs are as they were
+    expect(snapshot(dir).refs).toEqual(before.refs);
+    expectFsckClean(dir);
+  });
+
+  it('a branch that moved is not waited out, and a bad value is a usage error', async () => {
+    const dir = makeRepo('basic');
+    const r = await runCli(['apply', '--repo', dir, '--expect-head', '0000000', '--wait', '30', patch()]);
+    expect(r.status).toBe(5);
+    expect(r.stderr).not.toMatch(/waiting/);
+    const bad = await runCli(['undo', '--repo', dir, '--wait', 'soon']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe("error: --wait wants a number of seconds, got 'soon'\n");
+  });
+});
