@@ -98,11 +98,11 @@ describe.skipIf(!readOnlyWorks)('a read-only git directory (a sandbox that keeps
     expect(snapshot(dir)).toEqual(before);
   });
 
-  it('apply_patch where the files cannot be written either (outside a repository): the cause in words, exit 1, no stack trace', () => {
+  it('apply_patch where the files cannot be written either (outside a repository): the cause in words, exit 74 (the file system refused), no stack trace', () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, 'a.txt'), 'a\n');
     const r = runWithReadOnly(dir, 'apply_patch', [v4a('*** Update File: a.txt', '@@', '-a', '+b')], dir);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(74);
     expect(r.out).toBe('');
     expect(r.err).toBe('Failed to write file a.txt: the file system is read-only (EROFS)\n');
     expect(readFileSync(path.join(dir, 'a.txt'), 'utf8')).toBe('a\n');
