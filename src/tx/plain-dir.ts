@@ -7,18 +7,10 @@ import { PatchtxError } from '../errors.js';
 import { planPatch } from '../engine/plan.js';
 import type { PlanWarning } from '../engine/types.js';
 import type { Limits } from '../patch/limits.js';
+import { ioCauseOf } from '../git/io-error.js';
 import { parsePatchInvocation } from '../patch/parse.js';
 import { Overlay } from './overlay.js';
 import { patchDirectory, rerootPatch, touchedPaths } from './touched.js';
-
-const CAUSES: Readonly<Record<string, string>> = {
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'the disk quota is exhausted',
-  EROFS: 'the file system is read-only',
-  EACCES: 'permission denied',
-  EPERM: 'the operation is not permitted',
-  ENAMETOOLONG: 'the file name is too long',
-};
 
 /**
  * A file that could not be read or written, as a typed error in one line: io_error for what the
@@ -26,8 +18,8 @@ const CAUSES: Readonly<Record<string, string>> = {
  */
 function fileError(e: unknown, action: string, p: string): PatchtxError {
   const code = (e as NodeJS.ErrnoException).code;
-  const cause = code === undefined ? undefined : CAUSES[code];
-  if (cause !== undefined) return new PatchtxError('io_error', `Failed to ${action} file ${p}: ${cause} (${code})`, { path: p, errno: code });
+  const cause = ioCauseOf(e);
+  if (cause !== null) return new PatchtxError('io_error', `Failed to ${action} file ${p}: ${cause} (${code})`, { path: p, errno: code });
   return new PatchtxError('internal', `Failed to ${action} file ${p}: ${code ?? String((e as Error).message).split('\n')[0]}`, { path: p });
 }
 
