@@ -185,7 +185,7 @@ async function runSteps(
     throw new PatchtxError(
       e instanceof PatchtxError && e.kind === 'io_error' ? 'io_error' : 'internal',
       `${prepared.newOid} landed on ${target.ref}, but bringing the working tree and index in line failed: ${(e as Error).message}; run 'patchtx recover' to finish`,
-      { commit: prepared.newOid, ref: target.ref },
+      { ...(e instanceof PatchtxError && e.kind === 'io_error' ? e.data : {}), commit: prepared.newOid, ref: target.ref },
     );
   }
 }

@@ -39,13 +39,16 @@ interface MountedRun {
   status_: string;
   fsck: number;
   leftovers: string;
+  /** what `afterwards` wrote to $OUT/recover */
+  after: string;
 }
 
 /**
  * Copies `repo` onto a fresh tmpfs of `sizeKb` in a user and mount namespace, runs `prepare` (shell)
- * there, then `patchtx apply --json` of `patch`, and reports what came out and what git then sees.
+ * there, then `patchtx apply --json` of `patch`, then `afterwards`, and reports what came out and
+ * what git then sees.
  */
-function applyOnTmpfs(repo: string, patch: string, sizeKb: number, prepare: string): MountedRun {
+function applyOnTmpfs(repo: string, patch: string, sizeKb: number, prepare: string, afterwards = ': > "$OUT/recover"'): MountedRun {
   const out = tempDir();
   const patchFile = path.join(out, 'change.patch');
   writeFileSync(patchFile, patch);
@@ -58,6 +61,7 @@ function applyOnTmpfs(repo: string, patch: string, sizeKb: number, prepare: stri
     prepare,
     'set +e',
     '"$NODE" "$BIN" apply --json "$PATCH" > "$OUT/result" 2> "$OUT/stderr"; echo $? > "$OUT/status"',
+    afterwards,
     'git rev-parse HEAD > "$OUT/head"',
     'git status --porcelain --untracked-files=all > "$OUT/git-status"',
     'git fsck --no-progress >/dev/null 2>&1; echo $? > "$OUT/fsck"',
@@ -78,6 +82,7 @@ function applyOnTmpfs(repo: string, patch: string, sizeKb: number, prepare: stri
     status_: read('git-status'),
     fsck: Number(read('fsck')),
     leftovers: read('leftovers'),
+    after: read('recover'),
   };
 }
 
@@ -85,8 +90,10 @@ describe.runIf(namespacesWork)('the file system refuses', () => {
   it('a full disk: io_error (exit 74) naming the cause, and the repository as it was', () => {
     const repo = makeRepo('basic');
     const head = git(repo, 'rev-parse', 'HEAD').trim();
-    // 300 KB of text that does not compress, on a 1 MB file system left with less than that free
-    const body = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 251)).toString('base64');
+    // 300 KB of bytes that do not compress (a fixed pseudo-random sequence), as text, on a 1 MB
+    // file system left with less than that free: the objects do not fit
+    let x = 12345;
+    const body = Buffer.from(Array.from({ length: 300_000 }, () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 16) & 0xff)).toString('base64');
     const r = applyOnTmpfs(repo, addPatch('big.txt', body), 1024, 'dd if=/dev/zero of=../fill bs=1k count=700 2>/dev/null || true');
     expect(r.status, r.stderr).toBe(74);
     expect(r.result.error.kind, JSON.stringify(r.result)).toBe('io_error');
@@ -94,6 +101,21 @@ describe.runIf(namespacesWork)('the file system refuses', () => {
     expect(r.result.error.errno, JSON.stringify(r.result)).toBe('ENOSPC');
     expect(r.result.error.errno).toBe('ENOSPC');
     expect(r.result.error.message).not.toMatch(STACK_LINE);
+    expect(r.head).toBe(head);
+    expect(r.status_).toBe('');
+    expect(r.fsck).toBe(0);
+    expect(r.leftovers).toBe('');
+  });
+
+  it('a working tree without room for the new files (objects that compress fit): refused before the commit point, io_error naming the cause, nothing committed', () => {
+    const repo = makeRepo('basic');
+    const head = git(repo, 'rev-parse', 'HEAD').trim();
+    // 600 KB that compresses to almost nothing: the objects would fit, the working-tree file not
+    const body = Array.from({ length: 10_000 }, () => 'a'.repeat(59)).join('\n+');
+    const r = applyOnTmpfs(repo, addPatch('big.txt', body), 1024, 'dd if=/dev/zero of=../fill bs=1k count=700 2>/dev/null || true');
+    expect(r.status, r.stderr).toBe(74);
+    expect(r.result.error).toMatchObject({ kind: 'io_error', errno: 'ENOSPC' });
+    expect(r.result.error.message).toMatch(/no space left on the device.*nothing was committed/);
     expect(r.head).toBe(head);
     expect(r.status_).toBe('');
     expect(r.fsck).toBe(0);
