@@ -14,6 +14,7 @@ import { editTree, type TreeEdit } from '../git/tree-edit.js';
 import { parsePatchInvocation } from '../patch/parse.js';
 import type { Patch } from '../patch/types.js';
 import type { Overlay } from './overlay.js';
+import { stampsOf } from './as-read.js';
 import { DryRunObjectStore } from './dry-store.js';
 import { checkMessageOption, generatedMessage, parseTrailerOption, PATCH_ID_TRAILER } from './message.js';
 import { normalisePatch, patchId } from './patch-id.js';
@@ -190,6 +191,7 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
     reflogMessage: '',
     syncWithoutCommit: [...states.values()].some((s) => s.dirty !== undefined),
     found: target.worktree ? foundInCheckout(targets, states, overlay) : undefined,
+    stamps: target.worktree ? stampsOf(states.values()) : undefined,
   };
   if (unchanged) return { prepared, plan, touched, states, overlay, commit: null };
 

@@ -5,7 +5,8 @@
 //      they are held in memory and written together, with the note's objects, as one pack or as
 //      loose objects (objects.ts decides), once everything has been validated
 //   4. journal state "published", naming the new commit and the paths to sync
-//   5. compare-and-swap the ref (the commit point)
+//   5. look again at the touched paths of the checkout (refusing if any changed since they were
+//      read: as-read.ts), then compare-and-swap the ref (the commit point)
 //   6. attach the note, then bring working tree and index in line, then drop the journal
 // Before 5 the repository is at the old state; after 5 it is at the new one, and an interrupted
 // step 6 is finished by the next patchtx command (see recover.ts).
@@ -16,6 +17,7 @@ import type { Identity } from '../git/model/identity.js';
 import { addNote, writeNoteCommit } from '../git/notes.js';
 import { readRef, refLockFile, updateRef } from '../git/refs.js';
 import type { TreeEdit } from '../git/tree-edit.js';
+import { changedSinceRead, changedWhileRunning, type AsRead } from './as-read.js';
 import { crashPoint } from './crash.js';
 import { createJournal, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
 import { markOfThisProcess, markText } from './liveness.js';
@@ -39,6 +41,18 @@ export interface Prepared {
   syncWithoutCommit?: boolean;
   /** what the checkout held at the target paths when the run looked (see Journal.found) */
   found?: Map<string, string | null>;
+  /** the lstat data of the touched paths when the run looked (statStamp in git/worktree.ts) */
+  stamps?: Map<string, string>;
+}
+
+const asReadOf = (prepared: Prepared): AsRead | undefined =>
+  prepared.stamps && { stamps: prepared.stamps, found: prepared.found ?? new Map() };
+
+/** Refuses (dirty) when a touched path of the checkout no longer holds what the run read. */
+async function requireAsRead(session: Session, asRead: AsRead | undefined): Promise<void> {
+  if (!asRead || session.repo.workdir === null) return;
+  const changed = await changedSinceRead(session.repo.workdir, asRead);
+  if (changed.length > 0) throw changedWhileRunning(changed);
 }
 
 export interface RunOutcome {
@@ -100,7 +114,10 @@ export async function runTransaction(
     if (prepared.newOid === null) {
       // nothing to commit, but the patch may still have changed uncommitted work on disk
       // (--dirty=include): bring those paths in line with the (unchanged) commit
-      if (lock && prepared.syncWithoutCommit) await syncCheckout(session, lock, prepared.targets, prepared.contents);
+      if (lock && prepared.syncWithoutCommit) {
+        await requireAsRead(session, asReadOf(prepared));
+        await syncCheckout(session, lock, prepared.targets, prepared.contents, undefined, asReadOf(prepared));
+      }
       await lock?.release();
       removeJournal(repo);
       return { prepared, published: false, warnings: [] };
@@ -120,6 +137,9 @@ export async function runTransaction(
     if (prepared.note) journal.locks.push(refLockFile(repo, prepared.note.ref));
     updateJournal(repo, journal);
     crashPoint('after-publish-journal');
+    // under the index lock, so git's own commands cannot change the index meanwhile; a file saved
+    // from here on is left alone when the checkout is synced (finishPublished)
+    if (lock) await requireAsRead(session, asReadOf(prepared));
     await updateRef(repo, {
       ref: target.ref,
       expectedOld: target.oldOid,
@@ -136,7 +156,7 @@ export async function runTransaction(
   }
   crashPoint('after-ref');
   try {
-    const warnings = await finishPublished(session, journal, identity, lock, prepared.targets, prepared.contents);
+    const warnings = await finishPublished(session, journal, identity, lock, prepared.targets, prepared.contents, undefined, asReadOf(prepared));
     return { prepared, published: true, warnings };
   } catch (e) {
     // the commit has landed: say so, rather than report a patch that "does not apply"
@@ -162,6 +182,8 @@ export async function finishPublished(
   contents?: ReadonlyMap<string, Uint8Array>,
   /** paths whose working-tree file stays as it is (recovery: changed since the run died) */
   leave?: ReadonlySet<string>,
+  /** what the running transaction read: a file changed since is left as it is, with a warning */
+  asRead?: AsRead,
 ): Promise<string[]> {
   const warnings: string[] = [];
   if (journal.note && journal.newOid) {
@@ -183,7 +205,10 @@ export async function finishPublished(
   if (journal.redo) updateRedoStack(session.repo, journal.ref, journal.redo, transactionId(journal));
   if (journal.worktree) {
     if (!lock) throw new PatchtxError('internal', 'checkout sync without the index lock');
-    await syncCheckout(session, lock, targets, contents, leave);
+    const changed = await syncCheckout(session, lock, targets, contents, leave, asRead);
+    for (const p of changed.sort()) {
+      warnings.push(`left ${p} as it is: it changed while the transaction ran; git status shows how it differs from the commit on ${journal.ref}`);
+    }
   }
   removeJournal(session.repo);
   return warnings;

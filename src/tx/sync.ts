@@ -1,12 +1,14 @@
 // Bringing this checkout in line with a commit for a given set of paths, after the ref has moved:
 // the working tree files are replaced (or removed) and their index entries set to the new objects
 // with fresh stat data, so `git status` is clean for them without re-hashing. (Recovery can ask
-// for some paths to be left on disk as they are: see `leave`.) Other paths are neither read nor
-// written; other staged changes stay staged.
+// for some paths to be left on disk as they are: see `leave`; a running transaction leaves those
+// that changed since it read them: see `asRead`.) Other paths are neither read nor written; other
+// staged changes stay staged.
 import type { IndexLock, IndexUpdate } from '../git/index-file.js';
 import type { TreeEdit } from '../git/tree-edit.js';
 import { inspectWorktreePath, removeWorktreeFile, writeWorktreeFile, writeWorktreeSymlink } from '../git/worktree.js';
 import { inParallel } from '../in-parallel.js';
+import { stillAsRead, type AsRead } from './as-read.js';
 import { crashPoint } from './crash.js';
 import type { Session } from './session.js';
 
@@ -37,40 +39,57 @@ export async function syncCheckout(
   targets: ReadonlyMap<string, TreeEdit>,
   contents: ReadonlyMap<string, Uint8Array> = new Map(),
   leave: ReadonlySet<string> = new Set(),
-): Promise<void> {
+  /** what the running transaction read: a path that no longer holds it is left as it is */
+  asRead?: AsRead,
+): Promise<string[]> {
   const workdir = session.repo.workdir!;
   const trustExec = session.config.getBool('core.filemode') ?? true;
   const updates = new Map<string, IndexUpdate>();
   // Paths to leave on disk as they are still get the commit's index entry, without stat data, so
   // git compares their content and shows how they differ from the commit (or, for a removed path,
   // shows the file as untracked).
+  const leaveAsItIs = (p: string, t: TreeEdit): void => void updates.set(p, t && { oid: t.oid, mode: parseInt(t.mode, 8), stat: null });
   if (leave.size > 0) {
     const kept = new Map<string, TreeEdit>();
     for (const [p, t] of targets) {
       if (!leave.has(p)) kept.set(p, t);
-      else updates.set(p, t && { oid: t.oid, mode: parseInt(t.mode, 8), stat: null });
+      else leaveAsItIs(p, t);
     }
     targets = kept;
   }
+  const changed: string[] = [];
 
   // removals first (deepest first), so a path can turn from a file into a directory or back
   const removals = [...targets].filter(([, t]) => t === null).map(([p]) => p);
   removals.sort((a, b) => b.split('/').length - a.split('/').length);
   for (const p of removals) {
     const wt = await inspectWorktreePath(workdir, p);
-    if (wt.kind === 'file' || wt.kind === 'symlink') await removeWorktreeFile(workdir, p);
+    const there = wt.kind === 'file' || wt.kind === 'symlink';
+    if (there && asRead && !(await stillAsRead(workdir, p, wt.stat, asRead))) changed.push(p);
+    else if (there) await removeWorktreeFile(workdir, p);
     updates.set(p, null);
   }
   let written = 0;
   const knownDirs = new Set<string>();
+  // a file left in place keeps the paths above and below it as they are too
+  const blockedByKept = (p: string): boolean => changed.some((k) => p.startsWith(`${k}/`) || k.startsWith(`${p}/`));
   const writes = [...targets].filter((e): e is [string, NonNullable<TreeEdit>] => e[1] !== null);
   const pooled = writes.length >= POOLED_WRITES_MIN;
   const write = async ([p, t]: [string, NonNullable<TreeEdit>]): Promise<void> => {
+    if (changed.length > 0 && blockedByKept(p)) {
+      changed.push(p);
+      return leaveAsItIs(p, t);
+    }
     const data = contents.get(p) ?? (await session.store.readBlob(t.oid));
+    const unchanged = asRead && ((st: Parameters<typeof stillAsRead>[2]) => stillAsRead(workdir, p, st, asRead));
     const stat =
       t.mode === '120000'
-        ? await writeWorktreeSymlink(workdir, p, Buffer.from(data).toString())
-        : await writeWorktreeFile(workdir, p, data, t.mode === '100755', { trustExecutableBit: trustExec, knownDirs, pooled });
+        ? await writeWorktreeSymlink(workdir, p, Buffer.from(data).toString(), unchanged)
+        : await writeWorktreeFile(workdir, p, data, t.mode === '100755', { trustExecutableBit: trustExec, knownDirs, pooled, unchanged });
+    if (stat === null) {
+      changed.push(p);
+      return leaveAsItIs(p, t);
+    }
     updates.set(p, { oid: t.oid, mode: parseInt(t.mode, 8), stat });
     if (++written === 1) crashPoint('mid-worktree');
   };
@@ -79,4 +98,5 @@ export async function syncCheckout(
   crashPoint('after-worktree');
   await lock.write(updates);
   crashPoint('after-index');
+  return changed;
 }

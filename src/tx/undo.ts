@@ -17,6 +17,7 @@ import { parsePatch } from '../patch/parse.js';
 import { changesOf, firstParents, patchtxInfo } from './history.js';
 import { PATCH_ID_TRAILER, UNDO_TRAILER } from './message.js';
 import { patchId } from './patch-id.js';
+import { stampsOf } from './as-read.js';
 import { readRedoStack } from './redo-stack.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
 import { withSession, type Session, type SessionOptions } from './session.js';
@@ -50,9 +51,10 @@ const refused = (message: string, data: Record<string, unknown> = {}): PatchtxEr
 /** The changes `deltas` make, or with `reverse`, the changes that take them back (what an undo does). */
 const editOf = (e: PathDelta['before']): TreeEdit => (e === null ? null : { oid: e.oid, mode: e.mode as Exclude<TreeEdit, null>['mode'] });
 
-/** Refuses when any of `paths` has uncommitted changes against `tree` in this checkout. */
-async function requireClean(session: Session, target: Target, lock: IndexLock | null, tree: string, paths: string[], what: string): Promise<void> {
-  if (!target.worktree) return;
+/** Refuses when any of `paths` has uncommitted changes against `tree` in this checkout; returns
+ * their lstat data (as-read.ts), so that a file saved while the run goes on is not overwritten. */
+async function requireClean(session: Session, target: Target, lock: IndexLock | null, tree: string, paths: string[], what: string): Promise<Map<string, string> | undefined> {
+  if (!target.worktree) return undefined;
   // as for apply: patchtx writes committed bytes, so a path git would convert on checkout is refused
   // (it would also look clean by its stat data while holding other bytes than the commit)
   await checkAttributesInTree(session, tree, paths);
@@ -62,6 +64,7 @@ async function requireClean(session: Session, target: Target, lock: IndexLock | 
     const dirty = [...states.values()].filter((s) => s.dirty !== undefined).map((s) => s.path);
     throw refused(`cannot ${what}: these paths have uncommitted changes:\n${list}\ncommit or stash them first`, { paths: dirty });
   }
+  return stampsOf(states.values());
 }
 
 function identities(session: Session): Identity {
@@ -101,8 +104,9 @@ async function isFirstParentAncestor(session: Session, tip: string, oid: string)
 async function moveTip(session: Session, target: Target, to: string, deltas: PathDelta[], side: 'before' | 'after', message: string, redo: Prepared['redo']): Promise<void> {
   const paths = deltas.map((d) => d.path);
   await runTransaction(session, target, side === 'after' ? 'redo' : 'undo', identities(session), async (lock) => {
-    await requireClean(session, target, lock, target.baseTree!, paths, message);
+    const stamps = await requireClean(session, target, lock, target.baseTree!, paths, message);
     return {
+      stamps,
       newOid: to,
       targets: new Map(deltas.map((d) => [d.path, editOf(d[side])])),
       contents: new Map(),
@@ -149,7 +153,7 @@ async function revertCommit(session: Session, target: Target, undone: string, co
   const committer = identities(session);
   let result = '';
   await runTransaction(session, target, 'undo', committer, async (lock) => {
-    await requireClean(session, target, lock, tipTree, deltas.map((d) => d.path), `revert ${undone.slice(0, 12)}`);
+    const stamps = await requireClean(session, target, lock, tipTree, deltas.map((d) => d.path), `revert ${undone.slice(0, 12)}`);
     const tree = await editTree(store, tipTree, new Map(deltas.map((d) => [d.path, editOf(d.before)])));
     const message = appendTrailers(`Revert "${subject}"\n\nThis reverts commit ${undone}.\n`, [
       { key: UNDO_TRAILER, value: undone },
@@ -162,6 +166,7 @@ async function revertCommit(session: Session, target: Target, undone: string, co
       contents: new Map(),
       // the tip holds the reverted commit's side of each delta (checked above), and so does the checkout
       found: new Map(deltas.map((d) => [d.path, d.after?.oid ?? null])),
+      stamps,
       reflogMessage: `patchtx: revert ${undone.slice(0, 12)}`,
       ...(reverse.text !== null ? { note: { ref: NOTES_REF, text: reverse.text } } : {}),
       // by default remember the revert itself: redo of a revert is the undo of that revert
