@@ -55,10 +55,15 @@ export async function main(argv: string[], streams: Streams = processStreams, cw
   }
   try {
     const prefix = await placeInRepository(cwd);
-    const summary =
-      prefix !== null
-        ? relativeSummary((await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: prefix })).summary, prefix)
-        : await applyToDirectory(cwd, patchText);
+    let summary: string[];
+    if (prefix !== null) {
+      const result = await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: prefix });
+      summary = relativeSummary(result.summary, prefix);
+      // Codex prints nothing else; uncommitted work the patch replaced must still be told of
+      for (const w of result.warnings) if (w.replaced) streams.err(`warning: ${w.message}\n`);
+    } else {
+      summary = await applyToDirectory(cwd, patchText);
+    }
     streams.out(codexSummary(summary));
     return 0;
   } catch (e) {

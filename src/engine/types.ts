@@ -33,6 +33,8 @@ export interface PlanWarning {
   line?: number;
   /** 1-based file line numbers of the other places the chunk also matched */
   candidates?: number[];
+  /** dirty_included: the uncommitted changes were replaced, not taken into the commit */
+  replaced?: true;
 }
 
 export interface Plan {

@@ -2,6 +2,9 @@
 // objects to note blobs, by file name = the annotated object's hex id. Large notes trees fan out into
 // directories (`ab/cdef…`, `ab/cd/ef…`); git reads any mix of layouts. patchtx writes its notes flat,
 // and when replacing a note removes the old one wherever it sits, so each object has one note.
+// A note can come with a non-note entry (a tree at a path that is not an object id, such as
+// `name/ab/cdef…`): git's notes code keeps such entries when it rewrites the tree, so what they
+// hold stays reachable from the notes ref (and `git gc` keeps it).
 //
 // Notes of different commits never conflict, so a lost compare-and-swap on the notes ref (another
 // transaction added its note first) is simply retried on top of the new tip.
@@ -28,6 +31,8 @@ export interface AddNoteOptions {
   /** a notes commit for this note already written on top of `parent` (writeNoteCommit): taken
    * as it is while the notes ref is still at `parent` */
   written?: { commit: string; parent: string | null };
+  /** a tree to add beside the note, at a path that is not a note's (see above) */
+  attach?: { path: string; tree: string };
 }
 
 const NOTES_MESSAGE = "Notes added by 'patchtx'\n";
@@ -47,7 +52,7 @@ async function notesTree(store: ObjectStore, tip: string | null): Promise<string
  * so a caller can write it early (in a transaction's batch of objects) and addNote() later finds
  * every object already there.
  */
-export async function writeNoteCommit(store: ObjectStore, tip: string | null, opts: Pick<AddNoteOptions, 'target' | 'text' | 'identity'>): Promise<string> {
+export async function writeNoteCommit(store: ObjectStore, tip: string | null, opts: Pick<AddNoteOptions, 'target' | 'text' | 'identity' | 'attach'>): Promise<string> {
   const target = opts.target.toLowerCase();
   const blob = await store.writeBlob(Buffer.from(opts.text, 'utf8'));
   const tree = await notesTree(store, tip);
@@ -55,6 +60,7 @@ export async function writeNoteCommit(store: ObjectStore, tip: string | null, op
   const edits = new Map<string, TreeEdit>();
   for (const [p, info] of existing) if (info.type === 'blob') edits.set(p, null);
   edits.set(target, { oid: blob, mode: '100644' });
+  if (opts.attach) edits.set(opts.attach.path, { oid: opts.attach.tree, mode: '40000' });
   const newTree = await editTree(store, tree, edits);
   return store.writeCommit({
     tree: newTree,

@@ -16,6 +16,7 @@ import type { Patch } from '../patch/types.js';
 import type { Overlay } from './overlay.js';
 import { stampsOf } from './as-read.js';
 import { DryRunObjectStore } from './dry-store.js';
+import { savedPathOf, savedRecordPath, savedSpec, writeSavedRecord, type SavedPath } from './saved.js';
 import { checkMessageOption, generatedMessage, parseTrailerOption, PATCH_ID_TRAILER } from './message.js';
 import { normalisePatch, patchId } from './patch-id.js';
 import type { RecoveryReport } from './recover.js';
@@ -122,6 +123,8 @@ function foundInCheckout(targets: ReadonlyMap<string, TreeEdit>, states: Map<str
 
 interface Built {
   prepared: Prepared;
+  /** the uncommitted work the run replaces, saved beside its note (saved.ts) */
+  saved: Map<string, SavedPath>;
   plan: Plan;
   /** what the patch does to each path it names */
   touched: Map<string, TouchedPath>;
@@ -145,13 +148,31 @@ function dirtyIncluded(built: Built, check: boolean): PlanWarning[] {
     // deletes the file, adds one there or moves another onto it, the changes are in no commit
     const first = built.touched.get(s.path)?.kinds.values().next().value;
     const dropped = first === 'delete' ? 'deletes the file' : first === 'add' ? 'adds the file' : first === 'move-dest' ? 'moves another file onto it' : null;
-    const message =
-      dropped !== null
-        ? `${s.path}: its uncommitted changes (${s.dirty}) ${check ? 'would be' : 'were'} dropped: the patch ${dropped}, so they are in no commit`
-        : `${s.path}: ${commit} its uncommitted changes (${s.dirty}) besides the patch; the patch stored with the commit does not hold them`;
-    warnings.push({ kind: 'dirty_included', message, path: s.path });
+    const saved = built.saved.get(s.path);
+    const side = saved?.worktree ? 'worktree' : saved?.index ? 'index' : null;
+    const where = side === null ? '' : `git show ${savedSpec(NOTES_REF, built.commit, s.path, side)}`;
+    if (dropped !== null) {
+      const message = check
+        ? `${s.path}: its uncommitted changes (${s.dirty}) would be replaced: the patch ${dropped}; they would be saved beside the transaction's note`
+        : `${s.path}: its uncommitted changes (${s.dirty}) were replaced: the patch ${dropped}${where && `; they are saved: ${where}`}`;
+      warnings.push({ kind: 'dirty_included', message, path: s.path, replaced: true });
+    } else {
+      const message = `${s.path}: ${commit} its uncommitted changes (${s.dirty}) besides the patch; the patch stored with the commit does not hold them${where && `; they are saved as they were: ${where}`}`;
+      warnings.push({ kind: 'dirty_included', message, path: s.path });
+    }
   }
   return warnings;
+}
+
+/** The uncommitted work at the dirty touched paths, as saved.ts keeps it (checkout mode). */
+async function savedWork(session: Session, states: Map<string, PathState>, overlay: Overlay): Promise<Map<string, SavedPath>> {
+  const saved = new Map<string, SavedPath>();
+  const trustExec = session.config.getBool('core.filemode') ?? true;
+  for (const st of states.values()) {
+    if (st.dirty === undefined) continue;
+    saved.set(st.path, await savedPathOf(session.store, st.path, st.worktree, overlay.read(st.path), st.index ?? [], trustExec));
+  }
+  return saved;
 }
 
 async function build(session: Session, target: Target, patch: Patch, opts: ApplyOptions, index: GitIndex | null, author: Identity, committer: Identity, pid: string, noteText: string, trailers: Trailer[]): Promise<Built> {
@@ -193,7 +214,7 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
     found: target.worktree ? foundInCheckout(targets, states, overlay) : undefined,
     stamps: target.worktree ? stampsOf(states.values()) : undefined,
   };
-  if (unchanged) return { prepared, plan, touched, states, overlay, commit: null };
+  if (unchanged) return { prepared, saved: new Map(), plan, touched, states, overlay, commit: null };
 
   const message = appendTrailers(opts.message ?? generatedMessage(plan.changes), [
     ...trailers,
@@ -203,8 +224,11 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
   prepared.newOid = commit;
   prepared.reflogMessage = `patchtx: ${message.split('\n')[0]}`;
   prepared.note = { ref: NOTES_REF, text: noteText };
+  // uncommitted work the run replaces is saved beside the note before the working tree changes
+  const saved = opts.check ? new Map<string, SavedPath>() : await savedWork(session, states, overlay);
+  if (saved.size > 0) prepared.note.attach = { path: savedRecordPath(commit), tree: await writeSavedRecord(store, [...saved.values()]) };
   prepared.redo = { clear: true };
-  return { prepared, plan, touched, states, overlay, commit };
+  return { prepared, saved, plan, touched, states, overlay, commit };
 }
 
 function contentsOf(built: Built): FileContents[] {

@@ -43,7 +43,7 @@ export interface Journal {
   locks: string[];
   /** git note to attach to newOid (the original patch text); `written`: the notes commit the run
    * wrote for it, on top of the notes ref's value then */
-  note?: { ref: string; text: string; written?: { commit: string; parent: string | null } };
+  note?: { ref: string; text: string; written?: { commit: string; parent: string | null }; attach?: { path: string; tree: string } };
   /** redo-stack change to make once published */
   redo?: { push?: string; pop?: boolean; clear?: boolean };
 }

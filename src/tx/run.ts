@@ -35,7 +35,8 @@ export interface Prepared {
   targets: Map<string, TreeEdit>;
   contents: Map<string, Uint8Array>;
   reflogMessage: string;
-  note?: { ref: string; text: string };
+  /** `attach`: a tree kept beside the note (uncommitted work the run replaces: saved.ts) */
+  note?: { ref: string; text: string; attach?: { path: string; tree: string } };
   redo?: Journal['redo'];
   /** for a noop: still write `targets` to the checkout (they differ from what is on disk) */
   syncWithoutCommit?: boolean;
@@ -105,7 +106,7 @@ export async function runTransaction(
       // the note's objects join the batch; attaching it after the commit point then only moves
       // the notes ref (should that ref move meanwhile, addNote writes a new notes commit itself)
       const tip = await readRef(repo, prepared.note.ref);
-      const commit = await writeNoteCommit(session.store, tip, { target: prepared.newOid, text: prepared.note.text, identity });
+      const commit = await writeNoteCommit(session.store, tip, { target: prepared.newOid, text: prepared.note.text, identity, attach: prepared.note.attach });
       noteWritten = { commit, parent: tip };
     }
     if (prepared.newOid === null) session.store.discardBatch();
@@ -193,6 +194,7 @@ export async function finishPublished(
         target: journal.newOid,
         text: journal.note.text,
         written: journal.note.written,
+        attach: journal.note.attach,
         identity,
         logAllRefUpdates: session.config.get('core.logAllRefUpdates'),
       });

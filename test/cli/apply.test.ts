@@ -965,13 +965,13 @@ describe('--dirty=include', () => {
       {
         kind: 'dirty_included',
         path: 'docs/notes.txt',
-        message: 'docs/notes.txt: the commit includes its uncommitted changes (modified in the working tree) besides the patch; the patch stored with the commit does not hold them',
+        message: `docs/notes.txt: the commit includes its uncommitted changes (modified in the working tree) besides the patch; the patch stored with the commit does not hold them; they are saved as they were: git show refs/notes/patchtx:patchtx-saved/${r.json.commit.slice(0, 2)}/${r.json.commit.slice(2)}/worktree/docs/notes.txt`,
       },
     ]);
     expect(g(dir, 'show', 'HEAD:docs/moved.txt')).toContain('wip\n');
   });
 
-  it('says when the patch drops the uncommitted changes (a delete, an add over the file), and says "would" under check', async () => {
+  it('says when the patch replaces the uncommitted changes (a delete, an add over the file) and where they are saved, and says "would" under check', async () => {
     const dir = makeRepo('basic');
     writeFileSync(path.join(dir, 'docs/notes.txt'), 'wip\n');
     writeFileSync(path.join(dir, 'loose.txt'), 'untracked\n');
@@ -979,13 +979,14 @@ describe('--dirty=include', () => {
     const checked = await patchtxJson('check', '--repo', dir, '--dirty=include', patch);
     expect(checked.code, checked.out).toBe(0);
     expect(checked.json.warnings.filter((w: { kind: string }) => w.kind === 'dirty_included').map((w: { message: string }) => w.message)).toEqual([
-      'docs/notes.txt: its uncommitted changes (modified in the working tree) would be dropped: the patch deletes the file, so they are in no commit',
-      'loose.txt: its uncommitted changes (untracked file in the way) would be dropped: the patch adds the file, so they are in no commit',
+      "docs/notes.txt: its uncommitted changes (modified in the working tree) would be replaced: the patch deletes the file; they would be saved beside the transaction's note",
+      "loose.txt: its uncommitted changes (untracked file in the way) would be replaced: the patch adds the file; they would be saved beside the transaction's note",
     ]);
     const r = await patchtxJson('apply', '--repo', dir, '--dirty=include', patch);
     expect(r.code, r.out).toBe(0);
     expect(r.json.warnings.filter((w: { kind: string }) => w.kind === 'dirty_included').map((w: { message: string }) => w.message)[0]).toBe(
-      'docs/notes.txt: its uncommitted changes (modified in the working tree) were dropped: the patch deletes the file, so they are in no commit',
+      `docs/notes.txt: its uncommitted changes (modified in the working tree) were replaced: the patch deletes the file; they are saved: git show refs/notes/patchtx:patchtx-saved/${r.json.commit.slice(0, 2)}/${r.json.commit.slice(2)}/worktree/docs/notes.txt`,
     );
+    expect(g(dir, 'show', `refs/notes/patchtx:patchtx-saved/${r.json.commit.slice(0, 2)}/${r.json.commit.slice(2)}/worktree/docs/notes.txt`)).toBe('wip\n');
   });
 });
