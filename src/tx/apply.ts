@@ -17,7 +17,7 @@ import type { Overlay } from './overlay.js';
 import { stampsOf } from './as-read.js';
 import { DryRunObjectStore } from './dry-store.js';
 import { savedPathOf, savedRecordPath, savedSpec, writeSavedRecord, type SavedPath } from './saved.js';
-import { checkMessageOption, generatedMessage, parseTrailerOption, PATCH_ID_TRAILER } from './message.js';
+import { checkMessageOption, generatedMessage, parseTrailerOption, PATCH_ID_TRAILER, TREE_TRAILER } from './message.js';
 import { normalisePatch, patchId } from './patch-id.js';
 import type { RecoveryReport } from './recover.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
@@ -218,6 +218,7 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
 
   const message = appendTrailers(opts.message ?? generatedMessage(plan.changes), [
     ...trailers,
+    { key: TREE_TRAILER, value: tree },
     { key: PATCH_ID_TRAILER, value: pid },
   ]);
   const commit = await store.writeCommit({ tree, parents: target.base ? [target.base] : [], author, committer, message });

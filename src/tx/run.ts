@@ -23,7 +23,7 @@ import { createJournal, removeJournal, transactionId, updateJournal, type Journa
 import { markOfThisProcess, markText } from './liveness.js';
 import { updateRedoStack } from './redo-stack.js';
 import type { Session } from './session.js';
-import { indexUpdatesOf, syncCheckout } from './sync.js';
+import { indexUpdatesOf, syncCheckout, type LiveSync } from './sync.js';
 import type { Target } from './target.js';
 
 export const NOTES_REF = 'refs/notes/patchtx';
@@ -44,10 +44,14 @@ export interface Prepared {
   found?: Map<string, string | null>;
   /** the lstat data of the touched paths when the run looked (statStamp in git/worktree.ts) */
   stamps?: Map<string, string>;
+  /** index entries of paths whose entry is not what their file gets (LiveSync in sync.ts) */
+  index?: Map<string, TreeEdit>;
 }
 
 const asReadOf = (prepared: Prepared): AsRead | undefined =>
   prepared.stamps && { stamps: prepared.stamps, found: prepared.found ?? new Map() };
+
+const liveOf = (prepared: Prepared): LiveSync => ({ asRead: asReadOf(prepared), index: prepared.index });
 
 /** Refuses (dirty) when a touched path of the checkout no longer holds what the run read. */
 async function requireAsRead(session: Session, asRead: AsRead | undefined): Promise<void> {
@@ -99,7 +103,7 @@ export async function runTransaction(
     // an index clash (a new file where the index keeps a directory, or the reverse) must stop the
     // run now, not after the ref has moved
     if (lock && prepared.newOid !== null) {
-      lock.check(indexUpdatesOf(prepared.targets));
+      lock.check(indexUpdatesOf(prepared.targets, prepared.index));
     }
     let noteWritten: NonNullable<Journal['note']>['written'];
     if (prepared.newOid !== null && prepared.note) {
@@ -117,7 +121,7 @@ export async function runTransaction(
       // (--dirty=include): bring those paths in line with the (unchanged) commit
       if (lock && prepared.syncWithoutCommit) {
         await requireAsRead(session, asReadOf(prepared));
-        await syncCheckout(session, lock, prepared.targets, prepared.contents, undefined, asReadOf(prepared));
+        await syncCheckout(session, lock, prepared.targets, prepared.contents, undefined, liveOf(prepared));
       }
       await lock?.release();
       removeJournal(repo);
@@ -157,7 +161,7 @@ export async function runTransaction(
   }
   crashPoint('after-ref');
   try {
-    const warnings = await finishPublished(session, journal, identity, lock, prepared.targets, prepared.contents, undefined, asReadOf(prepared));
+    const warnings = await finishPublished(session, journal, identity, lock, prepared.targets, prepared.contents, undefined, liveOf(prepared));
     return { prepared, published: true, warnings };
   } catch (e) {
     // the commit has landed: say so, rather than report a patch that "does not apply"
@@ -183,8 +187,8 @@ export async function finishPublished(
   contents?: ReadonlyMap<string, Uint8Array>,
   /** paths whose working-tree file stays as it is (recovery: changed since the run died) */
   leave?: ReadonlySet<string>,
-  /** what the running transaction read: a file changed since is left as it is, with a warning */
-  asRead?: AsRead,
+  /** a running transaction's own (a file changed since it was read is left as it is, with a warning) */
+  live?: LiveSync,
 ): Promise<string[]> {
   const warnings: string[] = [];
   if (journal.note && journal.newOid) {
@@ -207,7 +211,7 @@ export async function finishPublished(
   if (journal.redo) updateRedoStack(session.repo, journal.ref, journal.redo, transactionId(journal));
   if (journal.worktree) {
     if (!lock) throw new PatchtxError('internal', 'checkout sync without the index lock');
-    const changed = await syncCheckout(session, lock, targets, contents, leave, asRead);
+    const changed = await syncCheckout(session, lock, targets, contents, leave, live);
     for (const p of changed.sort()) {
       warnings.push(`left ${p} as it is: it changed while the transaction ran; git status shows how it differs from the commit on ${journal.ref}`);
     }

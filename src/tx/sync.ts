@@ -2,8 +2,9 @@
 // the working tree files are replaced (or removed) and their index entries set to the new objects
 // with fresh stat data, so `git status` is clean for them without re-hashing. (Recovery can ask
 // for some paths to be left on disk as they are: see `leave`; a running transaction leaves those
-// that changed since it read them: see `asRead`.) Other paths are neither read nor written; other
-// staged changes stay staged.
+// that changed since it read them: see `LiveSync`; an undo that puts uncommitted work back gives
+// some paths an index entry other than what their file gets.) Other paths are neither read nor
+// written; other staged changes stay staged.
 import type { IndexLock, IndexUpdate } from '../git/index-file.js';
 import type { TreeEdit } from '../git/tree-edit.js';
 import { inspectWorktreePath, removeWorktreeFile, writeWorktreeFile, writeWorktreeSymlink } from '../git/worktree.js';
@@ -28,9 +29,22 @@ const POOLED_WRITES_MIN = 64;
  */
 const WRITES_AT_ONCE = 8;
 
-/** The index entries `targets` will get, without stat data: for checking before anything is written. */
-export function indexUpdatesOf(targets: ReadonlyMap<string, TreeEdit>): Map<string, IndexUpdate> {
-  return new Map([...targets].map(([p, t]) => [p, t && { oid: t.oid, mode: parseInt(t.mode, 8), stat: null }]));
+/** What a running transaction (not a recovery) adds to a sync. */
+export interface LiveSync {
+  /** what the run read: a path that no longer holds it is left as it is */
+  asRead?: AsRead;
+  /** index entries (null: none) for paths whose entry is not what their file gets (undo putting
+   * uncommitted work back) */
+  index?: ReadonlyMap<string, TreeEdit>;
+}
+
+/** The index entries `targets` (and `index`, where it says otherwise) will get, without stat data:
+ * for checking before anything is written. */
+export function indexUpdatesOf(targets: ReadonlyMap<string, TreeEdit>, index?: ReadonlyMap<string, TreeEdit>): Map<string, IndexUpdate> {
+  return new Map([...targets].map(([p, t]) => {
+    const e = index?.has(p) ? index.get(p)! : t;
+    return [p, e && { oid: e.oid, mode: parseInt(e.mode, 8), stat: null }];
+  }));
 }
 
 export async function syncCheckout(
@@ -39,9 +53,9 @@ export async function syncCheckout(
   targets: ReadonlyMap<string, TreeEdit>,
   contents: ReadonlyMap<string, Uint8Array> = new Map(),
   leave: ReadonlySet<string> = new Set(),
-  /** what the running transaction read: a path that no longer holds it is left as it is */
-  asRead?: AsRead,
+  live: LiveSync = {},
 ): Promise<string[]> {
+  const { asRead, index } = live;
   const workdir = session.repo.workdir!;
   const trustExec = session.config.getBool('core.filemode') ?? true;
   const updates = new Map<string, IndexUpdate>();
@@ -67,7 +81,8 @@ export async function syncCheckout(
     const there = wt.kind === 'file' || wt.kind === 'symlink';
     if (there && asRead && !(await stillAsRead(workdir, p, wt.stat, asRead))) changed.push(p);
     else if (there) await removeWorktreeFile(workdir, p);
-    updates.set(p, null);
+    const entry = index?.get(p);
+    updates.set(p, entry ? { oid: entry.oid, mode: parseInt(entry.mode, 8), stat: null } : null);
   }
   let written = 0;
   const knownDirs = new Set<string>();
@@ -90,7 +105,13 @@ export async function syncCheckout(
       changed.push(p);
       return leaveAsItIs(p, t);
     }
-    updates.set(p, { oid: t.oid, mode: parseInt(t.mode, 8), stat });
+    if (index?.has(p)) {
+      // the stat data only where the entry describes the file written (git compares the rest)
+      const e = index.get(p)!;
+      updates.set(p, e && { oid: e.oid, mode: parseInt(e.mode, 8), stat: e.oid === t.oid && e.mode === t.mode ? stat : null });
+    } else {
+      updates.set(p, { oid: t.oid, mode: parseInt(t.mode, 8), stat });
+    }
     if (++written === 1) crashPoint('mid-worktree');
   };
   if (pooled) await inParallel(writes, WRITES_AT_ONCE, write);

@@ -203,13 +203,16 @@ describe('the commit', () => {
     expect(r.code).toBe(0);
     expect(g(dir, 'log', '-1', '--format=%an|%ae|%cn|%ce').trim()).toBe('Ada Author|ada@example.invalid|Cy Committer|cy@example.invalid');
     const msg = g(dir, 'log', '-1', '--format=%B');
+    // the tree patchtx made the commit with (undo refuses a commit amended since)
+    const tree = g(dir, 'rev-parse', 'HEAD^{tree}').trim();
     expect(msg).toBe(
-      `Fix the adder\n\nLonger explanation.\n\nReviewed-by: Rev One <rev@example.invalid>\nRefs: #42\nPatch-Id: ${r.json.patchId}\n\n`,
+      `Fix the adder\n\nLonger explanation.\n\nReviewed-by: Rev One <rev@example.invalid>\nRefs: #42\nPatchtx-Tree: ${tree}\nPatch-Id: ${r.json.patchId}\n\n`,
     );
     // git reads the same trailers back
     expect(g(dir, 'log', '-1', '--format=%(trailers:unfold,separator=%x0a)').trim().split('\n')).toEqual([
       'Reviewed-by: Rev One <rev@example.invalid>',
       'Refs: #42',
+      `Patchtx-Tree: ${tree}`,
       `Patch-Id: ${r.json.patchId}`,
     ]);
   });
@@ -254,7 +257,7 @@ describe('the commit', () => {
     expect(g(dir, 'log', '-1', '--format=%B')).toBe(
       'Apply patch: update README.md, add docs/new.md (+2 more)\n\n' +
         'M README.md\nA docs/new.md\nD docs/notes.txt\nR src/util/name.js -> src/util/label.js\n\n' +
-        `Patch-Id: ${r.json.patchId}\n\n`,
+        `Patchtx-Tree: ${g(dir, 'rev-parse', 'HEAD^{tree}').trim()}\nPatch-Id: ${r.json.patchId}\n\n`,
     );
     expect(g(dir, 'status', '--porcelain')).toBe('');
     expect(existsSync(path.join(dir, 'src/util/name.js'))).toBe(false);
