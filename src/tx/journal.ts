@@ -44,6 +44,8 @@ export interface Journal {
   /** git note to attach to newOid (the original patch text); `written`: the notes commit the run
    * wrote for it, on top of the notes ref's value then */
   note?: { ref: string; text: string; written?: { commit: string; parent: string | null }; attach?: { path: string; tree: string } };
+  /** undo of the tip: the undone commit, whose saved uncommitted work (saved.ts) the paths get */
+  restore?: string;
   /** redo-stack change to make once published */
   redo?: { push?: string; pop?: boolean; clear?: boolean };
 }

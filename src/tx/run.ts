@@ -46,6 +46,8 @@ export interface Prepared {
   stamps?: Map<string, string>;
   /** index entries of paths whose entry is not what their file gets (LiveSync in sync.ts) */
   index?: Map<string, TreeEdit>;
+  /** the commit whose saved work `targets` and `index` put back (Journal.restore) */
+  restore?: string;
 }
 
 const asReadOf = (prepared: Prepared): AsRead | undefined =>
@@ -138,6 +140,7 @@ export async function runTransaction(
     // anew, dated then, would leave this one dangling)
     journal.note = prepared.note && { ...prepared.note, written: noteWritten };
     journal.redo = prepared.redo;
+    journal.restore = prepared.restore;
     journal.locks.push(refLockFile(repo, target.ref));
     if (prepared.note) journal.locks.push(refLockFile(repo, prepared.note.ref));
     updateJournal(repo, journal);

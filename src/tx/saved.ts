@@ -91,3 +91,17 @@ export async function readSavedRecord(store: ObjectStore, repo: Repository, note
     index: fileEntryOf(found.get(`${where}/index/${p}`)!),
   }));
 }
+
+/**
+ * Recovery of an undo that was putting saved work back: `targets` (the paths' entries in the
+ * commit the ref now holds) get the saved working-tree entries; returns the saved index entries.
+ */
+export async function putBack(store: ObjectStore, repo: Repository, notesRef: string, commit: string, targets: Map<string, TreeEdit>): Promise<Map<string, TreeEdit>> {
+  const index = new Map<string, TreeEdit>();
+  for (const s of (await readSavedRecord(store, repo, notesRef, commit)) ?? []) {
+    if (!targets.has(s.path)) continue;
+    targets.set(s.path, s.worktree);
+    index.set(s.path, s.index);
+  }
+  return index;
+}

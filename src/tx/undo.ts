@@ -170,6 +170,7 @@ async function moveTip(session: Session, target: Target, to: string, deltas: Pat
       newOid: to,
       targets: new Map([...entries].map(([p, e]) => [p, restore.has(p) ? restore.get(p)!.worktree : e.next])),
       index: new Map([...restore].map(([p, s]) => [p, s.index])),
+      restore: restore.size > 0 ? target.oldOid! : undefined,
       contents: new Map(),
       found,
       reflogMessage: `patchtx: ${message}`,

@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { cleanupRepos, makeRepo } from '../helpers/repos.js';
 import { applyPatch, cleanupScratch, expectFsckClean, expectNoLeftovers, g, isolateGitEnv, patchFile, patchtxJson, rev, snapshot, v4a, worktreeFiles } from './support.js';
 
@@ -101,6 +102,39 @@ describe('undo of a transaction that took uncommitted work in', () => {
     expect(redo.json.error.kind).toBe('undo_refused');
     expect(redo.json.error.paths).toEqual(['README.md']);
     expect(snapshot(dir)).toEqual(before);
+  });
+});
+
+describe('an undo that puts uncommitted work back, killed after its ref moved', () => {
+  beforeAll(requireBuiltCli);
+  afterAll(cleanupBuiltCli);
+
+  it('is finished by recovery with the saved work put back', async () => {
+    const dir = dirtyCheckout();
+    const base = rev(dir);
+    const before = checkoutState(dir);
+    expect((await applyPatch(dir, PATCH)).code).toBe(0);
+    const killed = await runCli(['undo', '--repo', dir], { env: { PATCHTX_TEST_CRASH_AT: 'after-ref' } });
+    expect(killed.signal).toBe('SIGKILL');
+    expect(rev(dir)).toBe(base);
+    const recovered = await runCli(['recover', '--repo', dir, '--json']);
+    expect(recovered.status, recovered.stdout + recovered.stderr).toBe(0);
+    expect(JSON.parse(recovered.stdout).recovered).toMatchObject({ outcome: 'finished', op: 'undo', warnings: [] });
+    expect(checkoutState(dir)).toEqual(before);
+    expectFsckClean(dir);
+    expectNoLeftovers(dir);
+  });
+
+  it('killed while writing the files: recovery finishes them, the ones written and the ones not', async () => {
+    const dir = dirtyCheckout();
+    const before = checkoutState(dir);
+    expect((await applyPatch(dir, PATCH)).code).toBe(0);
+    const killed = await runCli(['undo', '--repo', dir], { env: { PATCHTX_TEST_CRASH_AT: 'mid-worktree' } });
+    expect(killed.signal).toBe('SIGKILL');
+    const recovered = await runCli(['recover', '--repo', dir, '--json']);
+    expect(recovered.status, recovered.stdout + recovered.stderr).toBe(0);
+    expect(checkoutState(dir)).toEqual(before);
+    expectNoLeftovers(dir);
   });
 });
 
