@@ -139,10 +139,31 @@ function fanOut(notes: ReadonlyMap<string, string>): Map<string, string> {
 
 /** Adds (or replaces) the note on `target`; returns the new notes commit. */
 export async function addNote(store: ObjectStore, repo: Repository, opts: AddNoteOptions): Promise<string> {
+  return moveNotesRef(repo, opts, async (tip) => (opts.written && opts.written.parent === tip ? opts.written.commit : writeNoteCommit(store, tip, opts)));
+}
+
+/** Adds a non-note tree (see the top of this file) to the notes tree, without a note. */
+export async function attachToNotes(
+  store: ObjectStore,
+  repo: Repository,
+  opts: Omit<AddNoteOptions, 'target' | 'text' | 'written' | 'attach'> & { attach: NonNullable<AddNoteOptions['attach']> },
+): Promise<string> {
+  return moveNotesRef(repo, opts, async (tip) => {
+    const tree = await editTree(store, await notesTree(store, tip), new Map([[opts.attach.path, { oid: opts.attach.tree, mode: '40000' }]]));
+    return store.writeCommit({ tree, parents: tip === null ? [] : [tip], author: opts.identity, committer: opts.identity, message: NOTES_MESSAGE });
+  });
+}
+
+/** Moves the notes ref from its tip to the commit `next` writes on top of it, retrying (see the top). */
+async function moveNotesRef(
+  repo: Repository,
+  opts: Pick<AddNoteOptions, 'notesRef' | 'identity' | 'attempts' | 'logAllRefUpdates'>,
+  next: (tip: string | null) => Promise<string>,
+): Promise<string> {
   const attempts = opts.attempts ?? 20;
   for (let attempt = 1; ; attempt++) {
     const tip = await readRef(repo, opts.notesRef);
-    const commit = opts.written && opts.written.parent === tip ? opts.written.commit : await writeNoteCommit(store, tip, opts);
+    const commit = await next(tip);
     try {
       await updateRef(repo, {
         ref: opts.notesRef,

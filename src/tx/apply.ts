@@ -125,6 +125,8 @@ interface Built {
   prepared: Prepared;
   /** the uncommitted work the run replaces, saved beside its note (saved.ts) */
   saved: Map<string, SavedPath>;
+  /** where `saved` is kept when there is no commit: the id of its record tree */
+  savedKey?: string;
   plan: Plan;
   /** what the patch does to each path it names */
   touched: Map<string, TouchedPath>;
@@ -139,7 +141,7 @@ interface Built {
  * log, a replay elsewhere) does not hold those changes, so a caller must be told, path by path.
  */
 function dirtyIncluded(built: Built, check: boolean): PlanWarning[] {
-  if (built.commit === null) return [];
+  if (built.commit === null) return replacedWithoutCommit(built);
   const commit = check ? 'the commit would include' : 'the commit includes';
   const warnings: PlanWarning[] = [];
   for (const s of built.states.values()) {
@@ -160,6 +162,19 @@ function dirtyIncluded(built: Built, check: boolean): PlanWarning[] {
       const message = `${s.path}: ${commit} its uncommitted changes (${s.dirty}) besides the patch; the patch stored with the commit does not hold them${where && `; they are saved as they were: ${where}`}`;
       warnings.push({ kind: 'dirty_included', message, path: s.path });
     }
+  }
+  return warnings;
+}
+
+/** Where a patch without a commit replaced uncommitted work (it turned it into the committed content). */
+function replacedWithoutCommit(built: Built): PlanWarning[] {
+  if (built.savedKey === undefined) return [];
+  const warnings: PlanWarning[] = [];
+  for (const [p, s] of built.saved) {
+    if (!s.worktree) continue;
+    const dirty = built.states.get(p)?.dirty;
+    const message = `${p}: its uncommitted changes (${dirty}) were replaced: the patch turned the file back into the committed one, so there is nothing to commit; they are saved: git show ${savedSpec(NOTES_REF, built.savedKey, p, 'worktree')}`;
+    warnings.push({ kind: 'dirty_included', message, path: p, replaced: true });
   }
   return warnings;
 }
@@ -214,7 +229,15 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
     found: target.worktree ? foundInCheckout(targets, states, overlay) : undefined,
     stamps: target.worktree ? stampsOf(states.values()) : undefined,
   };
-  if (unchanged) return { prepared, saved: new Map(), plan, touched, states, overlay, commit: null };
+  if (unchanged) {
+    // the sync still replaces the uncommitted work (the patch turned it into the committed
+    // content): it is saved beside the notes, under the id of its own record
+    const saved = opts.check || !prepared.syncWithoutCommit ? new Map<string, SavedPath>() : await savedWork(session, states, overlay);
+    if (saved.size === 0) return { prepared, saved, plan, touched, states, overlay, commit: null };
+    const record = await writeSavedRecord(store, [...saved.values()]);
+    prepared.savedWithoutCommit = { ref: NOTES_REF, attach: { path: savedRecordPath(record), tree: record } };
+    return { prepared, saved, savedKey: record, plan, touched, states, overlay, commit: null };
+  }
 
   const message = appendTrailers(opts.message ?? generatedMessage(plan.changes), [
     ...trailers,

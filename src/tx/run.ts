@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { PatchtxError } from '../errors.js';
 import { indexPathOf, lockIndex, type IndexLock } from '../git/index-file.js';
 import type { Identity } from '../git/model/identity.js';
-import { addNote, writeNoteCommit } from '../git/notes.js';
+import { addNote, attachToNotes, writeNoteCommit } from '../git/notes.js';
 import { readRef, refLockFile, updateRef } from '../git/refs.js';
 import type { TreeEdit } from '../git/tree-edit.js';
 import { changedSinceRead, changedWhileRunning, type AsRead } from './as-read.js';
@@ -48,6 +48,8 @@ export interface Prepared {
   index?: Map<string, TreeEdit>;
   /** the commit whose saved work `targets` and `index` put back (Journal.restore) */
   restore?: string;
+  /** nothing to commit, but uncommitted work the sync replaces: saved beside the notes first */
+  savedWithoutCommit?: { ref: string; attach: { path: string; tree: string } };
 }
 
 const asReadOf = (prepared: Prepared): AsRead | undefined =>
@@ -115,7 +117,7 @@ export async function runTransaction(
       const commit = await writeNoteCommit(session.store, tip, { target: prepared.newOid, text: prepared.note.text, identity, attach: prepared.note.attach });
       noteWritten = { commit, parent: tip };
     }
-    if (prepared.newOid === null) session.store.discardBatch();
+    if (prepared.newOid === null && !prepared.savedWithoutCommit) session.store.discardBatch();
     else await session.store.flushBatch();
     crashPoint('after-objects');
     if (prepared.newOid === null) {
@@ -123,6 +125,11 @@ export async function runTransaction(
       // (--dirty=include): bring those paths in line with the (unchanged) commit
       if (lock && prepared.syncWithoutCommit) {
         await requireAsRead(session, asReadOf(prepared));
+        const saved = prepared.savedWithoutCommit;
+        if (saved) {
+          const logAllRefUpdates = session.config.get('core.logAllRefUpdates');
+          await attachToNotes(session.store, repo, { notesRef: saved.ref, attach: saved.attach, identity, logAllRefUpdates });
+        }
         await syncCheckout(session, lock, prepared.targets, prepared.contents, undefined, liveOf(prepared));
       }
       await lock?.release();

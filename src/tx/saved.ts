@@ -1,7 +1,8 @@
 // Uncommitted work a transaction replaces: the working-tree bytes and the index entry of each
 // touched path that had uncommitted changes when the run took them in (a file the patch deletes,
 // an untracked file an Add replaces, an edit the commit takes in). They are kept as a tree beside
-// the transaction's note, at `patchtx-saved/<2 hex>/<38 hex of the commit>/` in the notes tree:
+// the transaction's note, at `patchtx-saved/<2 hex>/<38 hex of the commit>/` in the notes tree
+// (a patch that needs no commit but still replaces such work: of the record's own tree id):
 //   paths              the saved paths, one a line
 //   worktree/<path>    what the working tree held there (absent: nothing), with its mode
 //   index/<path>       the path's index entry (absent: none)

@@ -68,6 +68,22 @@ describe('uncommitted work a transaction replaces', () => {
     });
   });
 
+  it('a patch that turns the uncommitted edit back into the committed file (no commit): the edit is saved', async () => {
+    const dir = makeRepo('basic');
+    const head = rev(dir);
+    writeFileSync(path.join(dir, 'src/util/name.js'), 'export const name = "edited";\n');
+    const r = await applyPatch(path.join(dir, 'src'), v4a('*** Update File: util/name.js', '@@', '-export const name = "edited";', '+export const name = "util";'));
+    expect(r.code, r.err).toBe(0);
+    expect(rev(dir)).toBe(head);
+    expect(readFileSync(path.join(dir, 'src/util/name.js'), 'utf8')).toBe('export const name = "util";\n');
+    const spec = /git show (refs\/notes\/patchtx:patchtx-saved\/[0-9a-f]{2}\/[0-9a-f]{38}\/worktree\/src\/util\/name\.js)/.exec(r.err)?.[1];
+    expect(spec, r.err).toBeDefined();
+    expect(g(dir, 'show', spec!)).toBe('export const name = "edited";\n');
+    g(dir, 'gc', '--quiet', '--prune=now');
+    expect(g(dir, 'show', spec!)).toBe('export const name = "edited";\n');
+    expectFsckClean(dir);
+  });
+
   it('nothing is saved when the touched paths were clean', async () => {
     const dir = makeRepo('basic');
     const r = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Delete File: docs/notes.txt')));
