@@ -57,6 +57,10 @@ const asReadOf = (prepared: Prepared): AsRead | undefined =>
 
 const liveOf = (prepared: Prepared): LiveSync => ({ asRead: asReadOf(prepared), index: prepared.index });
 
+/** The warnings for files a sync left as they are, since they changed while the run went on. */
+const leftAsItIs = (paths: string[], ref: string): string[] =>
+  [...paths].sort().map((p) => `left ${p} as it is: it changed while the transaction ran; git status shows how it differs from the commit on ${ref}`);
+
 /** Refuses (dirty) when a touched path of the checkout no longer holds what the run read. */
 async function requireAsRead(session: Session, asRead: AsRead | undefined): Promise<void> {
   if (!asRead || session.repo.workdir === null) return;
@@ -123,6 +127,7 @@ export async function runTransaction(
     if (prepared.newOid === null) {
       // nothing to commit, but the patch may still have changed uncommitted work on disk
       // (--dirty=include): bring those paths in line with the (unchanged) commit
+      let left: string[] = [];
       if (lock && prepared.syncWithoutCommit) {
         await requireAsRead(session, asReadOf(prepared));
         const saved = prepared.savedWithoutCommit;
@@ -130,11 +135,11 @@ export async function runTransaction(
           const logAllRefUpdates = session.config.get('core.logAllRefUpdates');
           await attachToNotes(session.store, repo, { notesRef: saved.ref, attach: saved.attach, identity, logAllRefUpdates });
         }
-        await syncCheckout(session, lock, prepared.targets, prepared.contents, undefined, liveOf(prepared));
+        left = await syncCheckout(session, lock, prepared.targets, prepared.contents, undefined, liveOf(prepared));
       }
       await lock?.release();
       removeJournal(repo);
-      return { prepared, published: false, warnings: [] };
+      return { prepared, published: false, warnings: leftAsItIs(left, target.ref) };
     }
     journal.state = 'published';
     journal.newOid = prepared.newOid;
@@ -221,10 +226,7 @@ export async function finishPublished(
   if (journal.redo) updateRedoStack(session.repo, journal.ref, journal.redo, transactionId(journal));
   if (journal.worktree) {
     if (!lock) throw new PatchtxError('internal', 'checkout sync without the index lock');
-    const changed = await syncCheckout(session, lock, targets, contents, leave, live);
-    for (const p of changed.sort()) {
-      warnings.push(`left ${p} as it is: it changed while the transaction ran; git status shows how it differs from the commit on ${journal.ref}`);
-    }
+    warnings.push(...leftAsItIs(await syncCheckout(session, lock, targets, contents, leave, live), journal.ref));
   }
   removeJournal(session.repo);
   return warnings;
