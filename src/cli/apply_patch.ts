@@ -73,7 +73,8 @@ type Applied = { summary: string[]; warnings: PlanWarning[] };
  * taking uncommitted changes in is what apply_patch does by design.
  */
 function printWarnings(streams: Streams, warnings: PlanWarning[]): void {
-  for (const w of warnings) if (w.kind !== 'dirty_included' && w.kind !== 'note') streams.err(`warning: ${w.message}\n`);
+  // uncommitted work the patch replaced (saved, not taken in) must still be told of
+  for (const w of warnings) if ((w.kind !== 'dirty_included' && w.kind !== 'note') || w.replaced) streams.err(`warning: ${w.message}\n`);
 }
 
 /** The summary's paths relative to the current directory, as the patch spelled them (a `../` one too). */

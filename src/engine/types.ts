@@ -43,6 +43,8 @@ export interface PlanWarning {
   pass?: string;
   /** lenient_match: the first and last file line matched (1-based) */
   fileLines?: [number, number];
+  /** dirty_included: the uncommitted changes were replaced, not taken into the commit */
+  replaced?: true;
 }
 
 export interface Plan {

@@ -112,6 +112,38 @@ export async function inspectWorktreePath(workdir: string, repoPath: string, kno
   return { kind: 'file', executable: (stat.mode & 0o100n) !== 0n, stat };
 }
 
+/**
+ * A path's lstat data as one string ('' for nothing there, or a leading directory that is not
+ * one): what a transaction saw when it read the path, to tell whether anyone has changed it since.
+ * File type and permissions, size, inode and both times: a save changes at least one of them. A
+ * directory is only a directory (files appearing in it do not change the path itself).
+ */
+export function statStamp(st: BigIntStats | null): string {
+  if (!st) return '';
+  if (st.isDirectory()) return 'dir';
+  return `${st.mode}:${st.size}:${st.dev}:${st.ino}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/** statStamp of what inspectWorktreePath found. */
+export const stampOf = (wt: WorktreePathState): string => (wt.kind === 'missing' || wt.kind === 'blocked' ? '' : statStamp(wt.stat));
+
+/**
+ * The object id of what is at `repoPath` given its lstat `st`: a regular file's content, a
+ * symlink's target; null for nothing there; undefined for anything else, or when it cannot be read
+ * (changed again meanwhile).
+ */
+export async function worktreeContentOid(workdir: string, repoPath: string, st: BigIntStats | null): Promise<string | null | undefined> {
+  if (!st) return null;
+  const file = joinUnder(workdir, componentsOf(repoPath));
+  try {
+    if (st.isSymbolicLink()) return hashBlob(await readlink(file, { encoding: 'buffer' }));
+    if (st.isFile()) return hashBlob(await readRegularFile(file));
+  } catch {
+    /* gone or replaced meanwhile: cannot tell */
+  }
+  return undefined;
+}
+
 /** The bytes of the regular file at `repoPath` (never through a symlink). */
 export function readWorktreeFile(workdir: string, repoPath: string): Promise<Buffer> {
   return readRegularFile(joinUnder(workdir, componentsOf(repoPath)));
@@ -176,6 +208,9 @@ export interface WriteFileOptions {
   /** replace the file through libuv's thread pool instead of synchronous calls, so that several
    * writes can be under way at once (see syncCheckout); the checks before it stay synchronous */
   pooled?: boolean;
+  /** called with the lstat of what is at the path (null: nothing) just before it is replaced:
+   * false leaves it as it is, and the write returns null (a file saved while a transaction ran) */
+  unchanged?: (existing: BigIntStats | null) => boolean | Promise<boolean>;
 }
 
 /** What replacing a file needs, synchronously (fsx) or through the thread pool (fs/promises). */
@@ -245,14 +280,17 @@ async function renameIntoPlace(temp: string, file: string): Promise<BigIntStats>
  * Not atomic for a concurrent reader, as in git; a transaction interrupted here is finished by
  * recovery, which writes the file again (what is left here is the old file, nothing, or the
  * start of the new content: see changedSinceRun in src/tx/recover.ts). */
+export async function writeWorktreeFile(workdir: string, repoPath: string, data: Uint8Array, executable: boolean, options?: Omit<WriteFileOptions, 'unchanged'>): Promise<BigIntStats>;
+export async function writeWorktreeFile(workdir: string, repoPath: string, data: Uint8Array, executable: boolean, options: WriteFileOptions): Promise<BigIntStats | null>;
 export async function writeWorktreeFile(
   workdir: string,
   repoPath: string,
   data: Uint8Array,
   executable: boolean,
   options: WriteFileOptions = {},
-): Promise<BigIntStats> {
+): Promise<BigIntStats | null> {
   const { file, existing } = await prepareTarget(workdir, repoPath, options.knownDirs);
+  if (options.unchanged && !(await options.unchanged(existing))) return null;
   const keepMode = options.trustExecutableBit === false && existing?.isFile() ? Number(existing.mode & 0o7777n) : null;
   const io = options.pooled ? pooledIo : syncIo;
   try {
@@ -275,9 +313,13 @@ export async function writeWorktreeFile(
   }
 }
 
-/** Creates or replaces a symbolic link (the link itself; its target is never touched). */
-export async function writeWorktreeSymlink(workdir: string, repoPath: string, target: string): Promise<BigIntStats> {
-  const { file } = await prepareTarget(workdir, repoPath);
+/** Creates or replaces a symbolic link (the link itself; its target is never touched). `unchanged`:
+ * as for writeWorktreeFile. */
+export async function writeWorktreeSymlink(workdir: string, repoPath: string, target: string): Promise<BigIntStats>;
+export async function writeWorktreeSymlink(workdir: string, repoPath: string, target: string, unchanged: WriteFileOptions['unchanged']): Promise<BigIntStats | null>;
+export async function writeWorktreeSymlink(workdir: string, repoPath: string, target: string, unchanged?: WriteFileOptions['unchanged']): Promise<BigIntStats | null> {
+  const { file, existing } = await prepareTarget(workdir, repoPath);
+  if (unchanged && !(await unchanged(existing))) return null;
   const temp = tempPathFor(file);
   try {
     await symlink(target, temp);

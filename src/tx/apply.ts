@@ -16,11 +16,13 @@ import type { Limits } from '../patch/limits.js';
 import { parsePatchInvocation } from '../patch/parse.js';
 import type { Patch } from '../patch/types.js';
 import type { Overlay } from './overlay.js';
+import { stampsOf } from './as-read.js';
 import { crashPoint } from './crash.js';
 import { DryRunObjectStore } from './dry-store.js';
 import { patchtxInfo } from './history.js';
 import { planAhead, planMadeAhead, type PlannedAhead } from './plan-ahead.js';
-import { checkMessageOption, generatedMessage, parseTrailerOption, PATCH_ID_TRAILER } from './message.js';
+import { savedPathOf, savedRecordPath, savedSpec, writeSavedRecord, type SavedPath } from './saved.js';
+import { checkMessageOption, generatedMessage, parseTrailerOption, PATCH_ID_TRAILER, TREE_TRAILER } from './message.js';
 import { normalisePatch, patchId } from './patch-id.js';
 import type { RecoveryReport } from './recover.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
@@ -158,6 +160,10 @@ function foundInCheckout(targets: ReadonlyMap<string, TreeEdit>, states: Map<str
 
 interface Built {
   prepared: Prepared;
+  /** the uncommitted work the run replaces, saved beside its note (saved.ts) */
+  saved: Map<string, SavedPath>;
+  /** where `saved` is kept when there is no commit: the id of its record tree */
+  savedKey?: string;
   plan: Plan;
   /** what the patch does to each path it names */
   touched: Map<string, TouchedPath>;
@@ -174,7 +180,7 @@ interface Built {
  * log, a replay elsewhere) does not hold those changes, so a caller must be told, path by path.
  */
 function dirtyIncluded(built: Built, check: boolean): PlanWarning[] {
-  if (built.commit === null) return [];
+  if (built.commit === null) return replacedWithoutCommit(built);
   const commit = check ? 'the commit would include' : 'the commit includes';
   const warnings: PlanWarning[] = [];
   for (const s of built.states.values()) {
@@ -183,13 +189,44 @@ function dirtyIncluded(built: Built, check: boolean): PlanWarning[] {
     // deletes the file, adds one there or moves another onto it, the changes are in no commit
     const first = built.touched.get(s.path)?.kinds.values().next().value;
     const dropped = first === 'delete' ? 'deletes the file' : first === 'add' ? 'adds the file' : first === 'move-dest' ? 'moves another file onto it' : null;
-    const message =
-      dropped !== null
-        ? `${s.path}: its uncommitted changes (${s.dirty}) ${check ? 'would be' : 'were'} dropped: the patch ${dropped}, so they are in no commit`
-        : `${s.path}: ${commit} its uncommitted changes (${s.dirty}) besides the patch; the patch stored with the commit does not hold them`;
-    warnings.push({ kind: 'dirty_included', message, path: s.path });
+    const saved = built.saved.get(s.path);
+    const side = saved?.worktree ? 'worktree' : saved?.index ? 'index' : null;
+    const where = side === null ? '' : `git show ${savedSpec(NOTES_REF, built.commit, s.path, side)}`;
+    if (dropped !== null) {
+      const message = check
+        ? `${s.path}: its uncommitted changes (${s.dirty}) would be replaced: the patch ${dropped}; they would be saved beside the transaction's note`
+        : `${s.path}: its uncommitted changes (${s.dirty}) were replaced: the patch ${dropped}${where && `; they are saved: ${where}`}`;
+      warnings.push({ kind: 'dirty_included', message, path: s.path, replaced: true });
+    } else {
+      const message = `${s.path}: ${commit} its uncommitted changes (${s.dirty}) besides the patch; the patch stored with the commit does not hold them${where && `; they are saved as they were: ${where}`}`;
+      warnings.push({ kind: 'dirty_included', message, path: s.path });
+    }
   }
   return warnings;
+}
+
+/** Where a patch without a commit replaced uncommitted work (it turned it into the committed content). */
+function replacedWithoutCommit(built: Built): PlanWarning[] {
+  if (built.savedKey === undefined) return [];
+  const warnings: PlanWarning[] = [];
+  for (const [p, s] of built.saved) {
+    if (!s.worktree) continue;
+    const dirty = built.states.get(p)?.dirty;
+    const message = `${p}: its uncommitted changes (${dirty}) were replaced: the patch turned the file back into the committed one, so there is nothing to commit; they are saved: git show ${savedSpec(NOTES_REF, built.savedKey, p, 'worktree')}`;
+    warnings.push({ kind: 'dirty_included', message, path: p, replaced: true });
+  }
+  return warnings;
+}
+
+/** The uncommitted work at the dirty touched paths, as saved.ts keeps it (checkout mode). */
+async function savedWork(session: Session, states: Map<string, PathState>, overlay: Overlay): Promise<Map<string, SavedPath>> {
+  const saved = new Map<string, SavedPath>();
+  const trustExec = session.config.getBool('core.filemode') ?? true;
+  for (const st of states.values()) {
+    if (st.dirty === undefined) continue;
+    saved.set(st.path, await savedPathOf(session.store, st.path, st.worktree, overlay.read(st.path), st.index ?? [], trustExec));
+  }
+  return saved;
 }
 
 async function build(session: Session, target: Target, patch: Patch, opts: ApplyOptions, index: GitIndex | null, author: Identity, committer: Identity, pid: string, noteText: string, trailers: Trailer[], ahead?: PlannedAhead): Promise<Built> {
@@ -240,19 +277,32 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
     reflogMessage: '',
     syncWithoutCommit: [...states.values()].some((s) => s.dirty !== undefined),
     found: target.worktree ? foundInCheckout(targets, states, overlay) : undefined,
+    stamps: target.worktree ? stampsOf(states.values()) : undefined,
   };
-  if (unchanged) return { prepared, plan, touched, states, overlay, commit: null, tree, message: null };
+  if (unchanged) {
+    // the sync still replaces the uncommitted work (the patch turned it into the committed
+    // content): it is saved beside the notes, under the id of its own record
+    const saved = opts.check || !prepared.syncWithoutCommit ? new Map<string, SavedPath>() : await savedWork(session, states, overlay);
+    if (saved.size === 0) return { prepared, saved, plan, touched, states, overlay, commit: null, tree, message: null };
+    const record = await writeSavedRecord(store, [...saved.values()]);
+    prepared.savedWithoutCommit = { ref: NOTES_REF, attach: { path: savedRecordPath(record), tree: record } };
+    return { prepared, saved, savedKey: record, plan, touched, states, overlay, commit: null, tree, message: null };
+  }
 
   const message = appendTrailers(opts.message ?? generatedMessage(plan.changes), [
     ...trailers,
+    { key: TREE_TRAILER, value: tree },
     { key: PATCH_ID_TRAILER, value: pid },
   ]);
   const commit = await store.writeCommit({ tree, parents: target.base ? [target.base] : [], author, committer, message });
   prepared.newOid = commit;
   prepared.reflogMessage = `patchtx: ${message.split('\n')[0]}`;
   prepared.note = { ref: NOTES_REF, text: noteText };
+  // uncommitted work the run replaces is saved beside the note before the working tree changes
+  const saved = opts.check ? new Map<string, SavedPath>() : await savedWork(session, states, overlay);
+  if (saved.size > 0) prepared.note.attach = { path: savedRecordPath(commit), tree: await writeSavedRecord(store, [...saved.values()]) };
   prepared.redo = { clear: true };
-  return { prepared, plan, touched, states, overlay, commit, tree, message };
+  return { prepared, saved, plan, touched, states, overlay, commit, tree, message };
 }
 
 function planOptions(opts: ApplyOptions): PlanOptions {

@@ -6,7 +6,7 @@ import type { PathDelta } from '../git/tree-diff.js';
 import { readTrailers } from '../git/model/trailers.js';
 import type { ObjectStore } from '../git/objects.js';
 import { readShallow } from '../git/shallow.js';
-import { PATCH_ID_TRAILER, UNDO_TRAILER } from './message.js';
+import { PATCH_ID_TRAILER, TREE_TRAILER, UNDO_TRAILER } from './message.js';
 
 /** A tree diff as A/M/D changes; `reverse` reads it from the new side back to the old. */
 export function changesOf(deltas: readonly PathDelta[], reverse = false): FileChange[] {
@@ -23,13 +23,19 @@ export interface PatchtxCommitInfo {
   patchId: string;
   /** for a revert made by `patchtx undo`: the commit it reverts */
   undoOf: string | null;
+  /** the tree patchtx made the commit with (null: made before patchtx recorded it) */
+  tree: string | null;
 }
 
 export function patchtxInfo(commit: CommitObject): PatchtxCommitInfo | null {
   const trailers = readTrailers(commit.message);
   const id = trailers.find((t) => t.key === PATCH_ID_TRAILER);
   if (!id) return null;
-  return { patchId: id.value, undoOf: trailers.find((t) => t.key === UNDO_TRAILER)?.value ?? null };
+  return {
+    patchId: id.value,
+    undoOf: trailers.find((t) => t.key === UNDO_TRAILER)?.value ?? null,
+    tree: trailers.find((t) => t.key === TREE_TRAILER)?.value ?? null,
+  };
 }
 
 export interface HistoryStep {

@@ -48,7 +48,9 @@ export interface Journal {
    * the commit; the text itself is not kept here, so the journal stays small whatever the patch's
    * size; journals of older versions have `text`); `written`: the notes commit the run wrote for
    * it, on top of the notes ref's value then */
-  note?: { ref: string; blob?: string; text?: string; written?: { commit: string; parent: string | null } };
+  note?: { ref: string; blob?: string; text?: string; written?: { commit: string; parent: string | null }; attach?: { path: string; tree: string } };
+  /** undo of the tip: the undone commit, whose saved uncommitted work (saved.ts) the paths get */
+  restore?: string;
   /** redo-stack change to make once published */
   redo?: { push?: string; pop?: boolean; clear?: boolean };
 }

@@ -21,9 +21,12 @@ export function generatedMessage(changes: FileChange[]): string {
 
 export const PATCH_ID_TRAILER = 'Patch-Id';
 export const UNDO_TRAILER = 'Patchtx-Undo';
+/** the tree patchtx made the commit with: `git commit --amend` keeps the trailers but changes the
+ * tree, and undo must not drop what the amend added */
+export const TREE_TRAILER = 'Patchtx-Tree';
 
 /** Trailers only patchtx writes: log, undo and redo trust them to find and pair transactions. */
-const isReserved = (key: string): boolean => [PATCH_ID_TRAILER, UNDO_TRAILER].some((r) => r.toLowerCase() === key.toLowerCase());
+const isReserved = (key: string): boolean => [PATCH_ID_TRAILER, UNDO_TRAILER, TREE_TRAILER].some((r) => r.toLowerCase() === key.toLowerCase());
 
 /** `--trailer KEY=VALUE` (also accepts `KEY: VALUE`, as git interpret-trailers does). */
 export function parseTrailerOption(spec: string): Trailer {

@@ -28,7 +28,8 @@ import {
 import { parseMark, processAlive } from './liveness.js';
 import { removeDeadRedoTemps } from './redo-stack.js';
 import { firstParents } from './history.js';
-import { finishPublished } from './run.js';
+import { finishPublished, NOTES_REF } from './run.js';
+import { putBack } from './saved.js';
 import type { Session } from './session.js';
 
 export interface RecoveryReport {
@@ -286,6 +287,8 @@ async function recoverClaimed(session: Session, journal: Journal): Promise<Recov
       report.warnings.push(`this checkout no longer has ${journal.ref} checked out; its working tree and index were left as they are`);
     }
     const syncCheckout = journal.worktree && stillCheckedOut;
+    // an undo putting uncommitted work back (saved.ts) puts it back here too
+    const index = syncCheckout && journal.restore && !movedOn ? await putBack(store, repo, NOTES_REF, journal.restore, targets) : undefined;
     const lock = syncCheckout ? await lockIndex(repo, lockWitness(repo, journal, `${indexPathOf(repo)}.lock`)) : null;
     try {
       // looked at under the index lock, so no patchtx or git command changes them meanwhile
@@ -294,7 +297,7 @@ async function recoverClaimed(session: Session, journal: Journal): Promise<Recov
         report.warnings.push(`left ${p} as it is: it changed after the interrupted run; git status shows how it differs from the commit on ${journal.ref}`);
       }
       const finishing = { ...journal, worktree: syncCheckout, ...(movedOn ? { redo: undefined } : {}) };
-      report.warnings.push(...(await finishPublished(session, finishing, recoveryIdentity(session), lock, targets, undefined, leave, true)));
+      report.warnings.push(...(await finishPublished(session, finishing, recoveryIdentity(session), lock, targets, undefined, leave, { recovering: true, live: { index } })));
     } finally {
       await lock?.release().catch(() => undefined);
     }

@@ -5,7 +5,8 @@
 //      they are held in memory and written together, with the note's objects, as one pack or as
 //      loose objects (objects.ts decides), once everything has been validated
 //   4. journal state "published", naming the new commit and the paths to sync
-//   5. compare-and-swap the ref (the commit point)
+//   5. look again at the touched paths of the checkout (refusing if any changed since they were
+//      read: as-read.ts), then compare-and-swap the ref (the commit point)
 //   6. attach the note, then bring working tree and index in line, then drop the journal
 // Before 5 the repository is at the old state; after 5 it is at the new one, and an interrupted
 // step 6 is finished by the next patchtx command (see recover.ts).
@@ -13,9 +14,10 @@ import { randomBytes } from 'node:crypto';
 import { PatchtxError } from '../errors.js';
 import { indexPathOf, lockIndex, type IndexLock } from '../git/index-file.js';
 import type { Identity } from '../git/model/identity.js';
-import { addNote, writeNoteCommit } from '../git/notes.js';
+import { addNote, attachToNotes, writeNoteCommit } from '../git/notes.js';
 import { readHead, readRef, refLockFile, updateRef } from '../git/refs.js';
 import type { TreeEdit } from '../git/tree-edit.js';
+import { changedSinceRead, changedWhileRunning, type AsRead } from './as-read.js';
 import { crashPoint } from './crash.js';
 import { checkInterrupted, enterTransaction, leaveTransaction, passCommitPoint } from './interrupt.js';
 import { createJournal, lockWitness, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
@@ -24,7 +26,7 @@ import { asReadOnly, checkGitDirWritable } from './read-only.js';
 import { updateRedoStack } from './redo-stack.js';
 import type { Session } from './session.js';
 import { checkoutForms } from './conversions.js';
-import { checkCheckoutWritable, inTheWay, indexUpdatesOf, syncCheckout } from './sync.js';
+import { checkCheckoutWritable, inTheWay, indexUpdatesOf, syncCheckout, type LiveSync } from './sync.js';
 import type { Target } from './target.js';
 
 export const NOTES_REF = 'refs/notes/patchtx';
@@ -36,12 +38,37 @@ export interface Prepared {
   targets: Map<string, TreeEdit>;
   contents: Map<string, Uint8Array>;
   reflogMessage: string;
-  note?: { ref: string; text: string };
+  /** `attach`: a tree kept beside the note (uncommitted work the run replaces: saved.ts) */
+  note?: { ref: string; text: string; attach?: { path: string; tree: string } };
   redo?: Journal['redo'];
   /** for a noop: still write `targets` to the checkout (they differ from what is on disk) */
   syncWithoutCommit?: boolean;
   /** what the checkout held at the target paths when the run looked (see Journal.found) */
   found?: Map<string, string | null>;
+  /** the lstat data of the touched paths when the run looked (statStamp in git/worktree.ts) */
+  stamps?: Map<string, string>;
+  /** index entries of paths whose entry is not what their file gets (LiveSync in sync.ts) */
+  index?: Map<string, TreeEdit>;
+  /** the commit whose saved work `targets` and `index` put back (Journal.restore) */
+  restore?: string;
+  /** nothing to commit, but uncommitted work the sync replaces: saved beside the notes first */
+  savedWithoutCommit?: { ref: string; attach: { path: string; tree: string } };
+}
+
+const asReadOf = (prepared: Prepared): AsRead | undefined =>
+  prepared.stamps && { stamps: prepared.stamps, found: prepared.found ?? new Map() };
+
+const liveOf = (prepared: Prepared): LiveSync => ({ asRead: asReadOf(prepared), index: prepared.index });
+
+/** The warnings for files a sync left as they are, since they changed while the run went on. */
+const leftAsItIs = (paths: string[], ref: string): string[] =>
+  [...paths].sort().map((p) => `left ${p} as it is: it changed while the transaction ran; git status shows how it differs from the commit on ${ref}`);
+
+/** Refuses (dirty) when a touched path of the checkout no longer holds what the run read. */
+async function requireAsRead(session: Session, asRead: AsRead | undefined): Promise<void> {
+  if (!asRead || session.repo.workdir === null) return;
+  const changed = await changedSinceRead(session.repo.workdir, asRead);
+  if (changed.length > 0) throw changedWhileRunning(changed);
 }
 
 export interface RunOutcome {
@@ -113,7 +140,7 @@ async function runSteps(
     // an index clash (a new file where the index keeps a directory, or the reverse) must stop the
     // run now, not after the ref has moved
     if (lock && prepared.newOid !== null) {
-      lock.check(indexUpdatesOf(prepared.targets));
+      lock.check(indexUpdatesOf(prepared.targets, prepared.index));
     }
     // and so must a file or directory the file system will not let us write, or files of the
     // user's that writing would need removed
@@ -128,19 +155,28 @@ async function runSteps(
       // the notes ref (should that ref move meanwhile, addNote writes a new notes commit itself)
       const tip = await readRef(repo, prepared.note.ref);
       noteBlob = await session.store.writeBlob(Buffer.from(prepared.note.text, 'utf8'));
-      const commit = await writeNoteCommit(session.store, tip, { target: prepared.newOid, blob: noteBlob, identity });
+      const commit = await writeNoteCommit(session.store, tip, { target: prepared.newOid, blob: noteBlob, identity, attach: prepared.note.attach });
       noteWritten = { commit, parent: tip };
     }
-    if (prepared.newOid === null) session.store.discardBatch();
+    if (prepared.newOid === null && !prepared.savedWithoutCommit) session.store.discardBatch();
     else await session.store.flushBatch();
     crashPoint('after-objects');
     if (prepared.newOid === null) {
       // nothing to commit, but the patch may still have changed uncommitted work on disk
       // (--dirty=include): bring those paths in line with the (unchanged) commit
-      if (lock && prepared.syncWithoutCommit) await syncCheckout(session, lock, prepared.targets, prepared.contents);
+      let left: string[] = [];
+      if (lock && prepared.syncWithoutCommit) {
+        await requireAsRead(session, asReadOf(prepared));
+        const saved = prepared.savedWithoutCommit;
+        if (saved) {
+          const logAllRefUpdates = session.config.get('core.logAllRefUpdates');
+          await attachToNotes(session.store, repo, { notesRef: saved.ref, attach: saved.attach, identity, logAllRefUpdates });
+        }
+        left = await syncCheckout(session, lock, prepared.targets, prepared.contents, { live: liveOf(prepared) });
+      }
       await lock?.release();
       removeJournal(repo);
-      return { prepared, published: false, warnings: [] };
+      return { prepared, published: false, warnings: leftAsItIs(left, target.ref) };
     }
     journal.state = 'published';
     journal.newOid = prepared.newOid;
@@ -153,11 +189,15 @@ async function runSteps(
     // anew, dated then, would leave this one dangling)
     journal.note = prepared.note && { ref: prepared.note.ref, blob: noteBlob, written: noteWritten };
     journal.redo = prepared.redo;
+    journal.restore = prepared.restore;
     journal.locks.push(refLockFile(repo, target.ref));
     if (prepared.note) journal.locks.push(refLockFile(repo, prepared.note.ref));
     updateJournal(repo, journal);
     crashPoint('after-publish-journal');
     await checkInterrupted();
+    // under the index lock, so git's own commands cannot change the index meanwhile; a file saved
+    // from here on is left alone when the checkout is synced (finishPublished)
+    if (lock) await requireAsRead(session, asReadOf(prepared));
     await updateRef(repo, {
       ref: target.ref,
       expectedOld: target.oldOid,
@@ -176,7 +216,7 @@ async function runSteps(
   }
   crashPoint('after-ref');
   try {
-    const warnings = await finishPublished(session, journal, identity, lock, prepared.targets, prepared.contents);
+    const warnings = await finishPublished(session, journal, identity, lock, prepared.targets, prepared.contents, undefined, { live: liveOf(prepared) });
     return { prepared, published: true, warnings };
   } catch (e) {
     // the commit has landed: say so, rather than report a patch that "does not apply" (a full
@@ -232,9 +272,10 @@ export async function finishPublished(
   contents?: ReadonlyMap<string, Uint8Array>,
   /** paths whose working-tree file stays as it is (recovery: changed since the run died) */
   leave?: ReadonlySet<string>,
-  /** recovery: a path the file system refuses to write is left, with a warning, so that the run
-   * can be finished at all (otherwise every later command would stop at it) */
-  recovering = false,
+  /** recovering: a path the file system refuses to write is left, with a warning, so that the run
+   * can be finished at all (otherwise every later command would stop at it); live: a running
+   * transaction's own (a file changed since it was read is left as it is, with a warning) */
+  opts: { recovering?: boolean; live?: LiveSync } = {},
 ): Promise<string[]> {
   const warnings: string[] = [];
   if (journal.note && journal.newOid) {
@@ -245,6 +286,7 @@ export async function finishPublished(
         text: journal.note.text,
         blob: journal.note.blob,
         written: journal.note.written,
+        attach: journal.note.attach,
         identity,
         logAllRefUpdates: session.config.get('core.logAllRefUpdates'),
         witness: lockWitness(session.repo, journal, refLockFile(session.repo, journal.note.ref)),
@@ -267,7 +309,7 @@ export async function finishPublished(
     if (!lock) throw new PatchtxError('internal', 'checkout sync without the index lock');
     // blobs not handed over are written as checkout would write them with the commit's attributes
     const unread = [...targets].filter(([p, t]) => t !== null && t.mode !== '120000' && !contents?.has(p)).map(([p]) => p);
-    const form = unread.length > 0 && journal.newOid !== null ? await checkoutForms(session, journal.newOid, unread) : undefined;
+    const checkoutForm = unread.length > 0 && journal.newOid !== null ? await checkoutForms(session, journal.newOid, unread) : undefined;
     const failed = (p: string, removing: boolean, e: unknown): void => {
       const cause = (e as Error).message;
       warnings.push(
@@ -276,7 +318,8 @@ export async function finishPublished(
           : `could not write ${p} (${cause}); its index entry is the commit's, so git status shows how the working tree differs`,
       );
     };
-    await syncCheckout(session, lock, targets, contents, leave, form, recovering ? failed : undefined);
+    const left = await syncCheckout(session, lock, targets, contents, { leave, checkoutForm, failed: opts.recovering ? failed : undefined, live: opts.live });
+    warnings.push(...leftAsItIs(left, journal.ref));
   }
   removeJournal(session.repo);
   return warnings;

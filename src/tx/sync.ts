@@ -2,7 +2,9 @@
 // the working tree files are replaced (or removed) and their index entries set to the new objects
 // with fresh stat data, so `git status` is clean for them without re-hashing. (Recovery can ask
 // for some paths to be left on disk as they are, and to go past those it cannot write: see
-// `leave` and `failed`.) Other paths are neither read nor written; other staged changes stay
+// `leave` and `failed`; a running transaction leaves those that changed since it read them: see
+// `LiveSync`; an undo that puts uncommitted work back gives some paths an index entry other than
+// what their file gets.) Other paths are neither read nor written; other staged changes stay
 // staged. Before the commit point, what would make the writes fail is looked for: paths the file
 // system will not let us write, room for the new files, and files of the user's that writing would
 // need removed.
@@ -12,6 +14,7 @@ import { indexPathOf, type IndexLock, type IndexUpdate } from '../git/index-file
 import type { TreeEdit } from '../git/tree-edit.js';
 import { inspectWorktreePath, removeWorktreeFile, worktreeSpaceRefusal, worktreeWriteRefusal, writeWorktreeFile, writeWorktreeSymlink, type WriteCheckCache } from '../git/worktree.js';
 import { inParallel } from '../in-parallel.js';
+import { stillAsRead, type AsRead } from './as-read.js';
 import { crashPoint } from './crash.js';
 import type { Session } from './session.js';
 
@@ -99,9 +102,35 @@ export async function inTheWay(session: Session, targets: ReadonlyMap<string, Tr
   return found.sort();
 }
 
-/** The index entries `targets` will get, without stat data: for checking before anything is written. */
-export function indexUpdatesOf(targets: ReadonlyMap<string, TreeEdit>): Map<string, IndexUpdate> {
-  return new Map([...targets].map(([p, t]) => [p, t && { oid: t.oid, mode: parseInt(t.mode, 8), stat: null }]));
+/** What a running transaction (not a recovery) adds to a sync. */
+export interface LiveSync {
+  /** what the run read: a path that no longer holds it is left as it is */
+  asRead?: AsRead;
+  /** index entries (null: none) for paths whose entry is not what their file gets (undo putting
+   * uncommitted work back) */
+  index?: ReadonlyMap<string, TreeEdit>;
+}
+
+/** The index entries `targets` (and `index`, where it says otherwise) will get, without stat data:
+ * for checking before anything is written. */
+export function indexUpdatesOf(targets: ReadonlyMap<string, TreeEdit>, index?: ReadonlyMap<string, TreeEdit>): Map<string, IndexUpdate> {
+  return new Map([...targets].map(([p, t]) => {
+    const e = index?.has(p) ? index.get(p)! : t;
+    return [p, e && { oid: e.oid, mode: parseInt(e.mode, 8), stat: null }];
+  }));
+}
+
+/** How a sync goes beyond writing `targets`. */
+export interface SyncOptions {
+  /** paths whose working-tree file stays as it is (recovery: changed since the run died) */
+  leave?: ReadonlySet<string>;
+  /** what checkout writes for a blob read here (line-ending and ident conversion); `contents` have it already */
+  checkoutForm?: (path: string, blob: Uint8Array) => Uint8Array;
+  /** given (recovery): a path the file system refuses to write or remove is reported here and
+   * skipped, its index entry set as for `leave`, instead of failing the whole sync */
+  failed?: (path: string, removing: boolean, error: unknown) => void;
+  /** a running transaction's own: what it read, and index entries other than the files' */
+  live?: LiveSync;
 }
 
 export async function syncCheckout(
@@ -109,27 +138,26 @@ export async function syncCheckout(
   lock: IndexLock,
   targets: ReadonlyMap<string, TreeEdit>,
   contents: ReadonlyMap<string, Uint8Array> = new Map(),
-  leave: ReadonlySet<string> = new Set(),
-  /** what checkout writes for a blob read here (line-ending and ident conversion); `contents` have it already */
-  checkoutForm: (path: string, blob: Uint8Array) => Uint8Array = (_p, blob) => blob,
-  /** given (recovery): a path the file system refuses to write or remove is reported here and
-   * skipped, its index entry set as for `leave`, instead of failing the whole sync */
-  failed?: (path: string, removing: boolean, error: unknown) => void,
-): Promise<void> {
+  opts: SyncOptions = {},
+): Promise<string[]> {
+  const { leave = new Set<string>(), checkoutForm = (_p: string, blob: Uint8Array) => blob, failed, live = {} } = opts;
+  const { asRead, index } = live;
   const workdir = session.repo.workdir!;
   const trustExec = session.config.getBool('core.filemode') ?? true;
   const updates = new Map<string, IndexUpdate>();
   // Paths to leave on disk as they are still get the commit's index entry, without stat data, so
   // git compares their content and shows how they differ from the commit (or, for a removed path,
   // shows the file as untracked).
+  const leaveAsItIs = (p: string, t: TreeEdit): void => void updates.set(p, t && { oid: t.oid, mode: parseInt(t.mode, 8), stat: null });
   if (leave.size > 0) {
     const kept = new Map<string, TreeEdit>();
     for (const [p, t] of targets) {
       if (!leave.has(p)) kept.set(p, t);
-      else updates.set(p, t && { oid: t.oid, mode: parseInt(t.mode, 8), stat: null });
+      else leaveAsItIs(p, t);
     }
     targets = kept;
   }
+  const changed: string[] = [];
 
   // removals first (deepest first), so a path can turn from a file into a directory or back
   const removals = [...targets].filter(([, t]) => t === null).map(([p]) => p);
@@ -137,30 +165,51 @@ export async function syncCheckout(
   for (const p of removals) {
     try {
       const wt = await inspectWorktreePath(workdir, p);
-      if (wt.kind === 'file' || wt.kind === 'symlink') await removeWorktreeFile(workdir, p);
+      const there = wt.kind === 'file' || wt.kind === 'symlink';
+      if (there && asRead && !(await stillAsRead(workdir, p, wt.stat, asRead))) changed.push(p);
+      else if (there) await removeWorktreeFile(workdir, p);
     } catch (e) {
       if (!failed) throw e;
       failed(p, true, e);
     }
-    updates.set(p, null);
+    const entry = index?.get(p);
+    updates.set(p, entry ? { oid: entry.oid, mode: parseInt(entry.mode, 8), stat: null } : null);
   }
   let written = 0;
   const knownDirs = new Set<string>();
+  // a file left in place keeps the paths above and below it as they are too
+  const blockedByKept = (p: string): boolean => changed.some((k) => p.startsWith(`${k}/`) || k.startsWith(`${p}/`));
   const writes = [...targets].filter((e): e is [string, NonNullable<TreeEdit>] => e[1] !== null);
   const pooled = writes.length >= POOLED_WRITES_MIN;
   const write = async ([p, t]: [string, NonNullable<TreeEdit>]): Promise<void> => {
+    if (changed.length > 0 && blockedByKept(p)) {
+      changed.push(p);
+      return leaveAsItIs(p, t);
+    }
     const data = contents.get(p) ?? (t.mode === '120000' ? await session.store.readBlob(t.oid) : checkoutForm(p, await session.store.readBlob(t.oid)));
-    let stat: NonNullable<IndexUpdate>['stat'] = null;
+    const unchanged = asRead && ((st: Parameters<typeof stillAsRead>[2]) => stillAsRead(workdir, p, st, asRead));
+    let stat: Awaited<ReturnType<typeof writeWorktreeFile>>;
     try {
       stat =
         t.mode === '120000'
-          ? await writeWorktreeSymlink(workdir, p, Buffer.from(data).toString())
-          : await writeWorktreeFile(workdir, p, data, t.mode === '100755', { trustExecutableBit: trustExec, knownDirs, pooled });
+          ? await writeWorktreeSymlink(workdir, p, Buffer.from(data).toString(), unchanged)
+          : await writeWorktreeFile(workdir, p, data, t.mode === '100755', { trustExecutableBit: trustExec, knownDirs, pooled, unchanged });
     } catch (e) {
       if (!failed) throw e;
       failed(p, false, e);
+      return leaveAsItIs(p, t);
     }
-    updates.set(p, { oid: t.oid, mode: parseInt(t.mode, 8), stat });
+    if (stat === null) {
+      changed.push(p);
+      return leaveAsItIs(p, t);
+    }
+    if (index?.has(p)) {
+      // the stat data only where the entry describes the file written (git compares the rest)
+      const e = index.get(p)!;
+      updates.set(p, e && { oid: e.oid, mode: parseInt(e.mode, 8), stat: e.oid === t.oid && e.mode === t.mode ? stat : null });
+    } else {
+      updates.set(p, { oid: t.oid, mode: parseInt(t.mode, 8), stat });
+    }
     if (++written === 1) crashPoint('mid-worktree');
   };
   if (pooled) await inParallel(writes, WRITES_AT_ONCE, write);
@@ -168,4 +217,5 @@ export async function syncCheckout(
   crashPoint('after-worktree');
   await lock.write(updates);
   crashPoint('after-index');
+  return changed;
 }

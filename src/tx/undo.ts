@@ -1,7 +1,9 @@
 // `patchtx undo` and `patchtx redo`. Undo of the tip moves the ref back to its parent (compare-and-
 // swap, like any transaction) and restores exactly the paths the commit changed; undo of an older
 // commit makes a revert commit, when the later history left those paths alone. Both refuse when
-// the paths have uncommitted changes. Redo brings back what the last undo removed.
+// the paths have uncommitted changes, and refuse a commit amended since patchtx made it. Undo of
+// the tip puts back the uncommitted work the transaction took in (saved.ts). Redo brings back
+// what the last undo removed.
 import { createHash } from 'node:crypto';
 import { PatchtxError } from '../errors.js';
 import type { FileChange } from '../engine/types.js';
@@ -12,16 +14,19 @@ import { appendTrailers } from '../git/model/trailers.js';
 import { resolveRevision } from '../git/refs.js';
 import { diffTrees, type PathDelta } from '../git/tree-diff.js';
 import { editTree, fileEntryOf, lookupPaths, type TreeEdit } from '../git/tree-edit.js';
+import { worktreeContentOid } from '../git/worktree.js';
 import { createPatchFromTexts } from '../patch/create.js';
 import { parsePatch } from '../patch/parse.js';
 import { DEEPEN_REMEDY, readShallow } from '../git/shallow.js';
 import { changesOf, firstParents, patchtxInfo, type HistoryStep } from './history.js';
-import { PATCH_ID_TRAILER, UNDO_TRAILER } from './message.js';
+import { PATCH_ID_TRAILER, TREE_TRAILER, UNDO_TRAILER } from './message.js';
 import { patchId } from './patch-id.js';
+import { stampsOf } from './as-read.js';
 import { readRedoStack } from './redo-stack.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
 import { withSession, type Session, type SessionOptions } from './session.js';
-import { dirtyList, inspectPaths } from './state.js';
+import { readSavedRecord, type SavedPath } from './saved.js';
+import { dirtyList, inspectPaths, type PathState } from './state.js';
 import type { RecoveryReport } from './recover.js';
 import { resolveTarget, type Target } from './target.js';
 
@@ -55,16 +60,57 @@ const refused = (message: string, data: Record<string, unknown> = {}): PatchtxEr
 /** The changes `deltas` make, or with `reverse`, the changes that take them back (what an undo does). */
 const editOf = (e: PathDelta['before']): TreeEdit => (e === null ? null : { oid: e.oid, mode: e.mode as Exclude<TreeEdit, null>['mode'] });
 
-/** Refuses when any of `paths` has uncommitted changes against `tree` in this checkout. */
-async function requireClean(session: Session, target: Target, lock: IndexLock | null, tree: string, paths: string[], what: string): Promise<void> {
-  if (!target.worktree) return;
+/**
+ * Refuses when any of `paths` has uncommitted changes against `tree` in this checkout, unless
+ * `accept` takes them (redo: the work an undo put back); returns their lstat data (as-read.ts),
+ * so that a file saved while the run goes on is not overwritten, and the paths accepted.
+ */
+async function requireClean(
+  session: Session,
+  target: Target,
+  lock: IndexLock | null,
+  tree: string,
+  paths: string[],
+  what: string,
+  accept?: (st: PathState) => Promise<boolean>,
+): Promise<{ stamps?: Map<string, string>; accepted: Set<string> }> {
+  const accepted = new Set<string>();
+  if (!target.worktree) return { accepted };
   // the paths' attributes come from `tree` too: converted files are compared as git compares them
   const states = await inspectPaths(session, tree, paths, lock?.index ?? null, true);
-  const list = dirtyList(states.values());
-  if (list !== '') {
-    const dirty = [...states.values()].filter((s) => s.dirty !== undefined).map((s) => s.path);
-    throw refused(`cannot ${what}: these paths have uncommitted changes:\n${list}\ncommit or stash them first`, { paths: dirty });
+  for (const st of states.values()) if (st.dirty !== undefined && accept && (await accept(st))) accepted.add(st.path);
+  const dirtyStates = [...states.values()].filter((s) => s.dirty !== undefined && !accepted.has(s.path));
+  if (dirtyStates.length > 0) {
+    const dirty = dirtyStates.map((s) => s.path);
+    throw refused(`cannot ${what}: these paths have uncommitted changes:\n${dirtyList(dirtyStates)}\ncommit or stash them first`, { paths: dirty });
   }
+  return { stamps: stampsOf(states.values()), accepted };
+}
+
+/** Whether the checkout holds at `st.path` exactly the saved work `s` (an undo put it back). */
+async function holdsSaved(session: Session, st: PathState, s: SavedPath | undefined): Promise<boolean> {
+  if (!s || st.index?.some((e) => e.stage !== 0)) return false;
+  const entry = st.index?.find((e) => e.stage === 0);
+  if (entry ? !s.index || entry.oid !== s.index.oid || entry.mode !== parseInt(s.index.mode, 8) : s.index !== null) return false;
+  const wt = st.worktree!;
+  if (s.worktree === null) return wt.kind === 'missing';
+  if (wt.kind !== 'file' && wt.kind !== 'symlink') return false;
+  if ((wt.kind === 'symlink') !== (s.worktree.mode === '120000')) return false;
+  const trustExec = session.config.getBool('core.filemode') ?? true;
+  if (wt.kind === 'file' && trustExec && wt.executable !== (s.worktree.mode === '100755')) return false;
+  return (await worktreeContentOid(session.repo.workdir!, st.path, wt.stat)) === s.worktree.oid;
+}
+
+/**
+ * Refuses to undo (or revert) a commit whose tree is not the one patchtx made: `git commit
+ * --amend` keeps the trailers, and undoing the amended commit would drop what the amend added.
+ */
+function requireOwnTree(oid: string, commit: CommitObject, tree: string | null): void {
+  if (tree === null || tree === commit.tree) return;
+  throw refused(
+    `${oid.slice(0, 12)} is not the commit patchtx made: its tree changed after patchtx made it (amended, say: git commit --amend keeps the Patch-Id trailer), and undoing it would drop those changes too; use git revert or git reset`,
+    { commit: oid },
+  );
 }
 
 function identities(session: Session): Identity {
@@ -132,18 +178,37 @@ async function requireBlobs(session: Session, target: Target, deltas: PathDelta[
   }
 }
 
-/** Moves the ref from its tip to `to`, restoring `deltas` in the checkout (state `to`). */
-async function moveTip(session: Session, target: Target, to: string, deltas: PathDelta[], side: 'before' | 'after', message: string, redo: Prepared['redo']): Promise<string[]> {
-  const paths = deltas.map((d) => d.path);
+/**
+ * Moves the ref from its tip to `to`, restoring `deltas` in the checkout (state `to`). `saved`:
+ * the uncommitted work the transaction undone or redone replaced (saved.ts). Undo puts it back
+ * as it was, files and index entries; redo takes the checkout from it (as undo left it) to the
+ * commit, as it does from a clean checkout.
+ */
+async function moveTip(session: Session, target: Target, to: string, deltas: PathDelta[], side: 'before' | 'after', message: string, redo: Prepared['redo'], saved: SavedPath[] = []): Promise<string[]> {
+  const from = side === 'before' ? 'after' : 'before';
+  // what the tip holds at each path (`now`) and what the ref moves to (`next`)
+  const entries = new Map(deltas.map((d) => [d.path, { now: editOf(d[from]), next: editOf(d[side]) }]));
+  const unchanged = saved.filter((s) => !entries.has(s.path)).map((s) => s.path);
+  const infos = await lookupPaths(session.store, target.baseTree, unchanged);
+  for (const p of unchanged) entries.set(p, { now: fileEntryOf(infos.get(p)!), next: fileEntryOf(infos.get(p)!) });
+  const savedAt = new Map(saved.map((s) => [s.path, s]));
+  const restore = side === 'before' ? savedAt : new Map<string, SavedPath>();
+  const paths = [...entries.keys()];
   await requireBlobs(session, target, deltas, side);
   const outcome = await runTransaction(session, target, side === 'after' ? 'redo' : 'undo', identities(session), async (lock) => {
-    await requireClean(session, target, lock, target.baseTree!, paths, message);
+    const accept = side === 'after' && saved.length > 0 ? (st: PathState) => holdsSaved(session, st, savedAt.get(st.path)) : undefined;
+    const { stamps, accepted } = await requireClean(session, target, lock, target.baseTree!, paths, message, accept);
+    const found = new Map<string, string | null>();
+    // requireClean made sure the checkout holds the tip there, or (redo) the saved work
+    for (const [p, e] of entries) found.set(p, accepted.has(p) ? savedAt.get(p)!.worktree?.oid ?? null : e.now?.oid ?? null);
     return {
+      stamps,
       newOid: to,
-      targets: new Map(deltas.map((d) => [d.path, editOf(d[side])])),
+      targets: new Map([...entries].map(([p, e]) => [p, restore.has(p) ? restore.get(p)!.worktree : e.next])),
+      index: new Map([...restore].map(([p, s]) => [p, s.index])),
+      restore: restore.size > 0 ? target.oldOid! : undefined,
       contents: new Map(),
-      // requireClean made sure the checkout holds the tip there, the other side of each delta
-      found: new Map(deltas.map((d) => [d.path, d[side === 'before' ? 'after' : 'before']?.oid ?? null])),
+      found,
       reflogMessage: `patchtx: ${message}`,
       redo,
     };
@@ -188,9 +253,10 @@ async function revertCommit(session: Session, target: Target, undone: string, co
   const committer = identities(session);
   let result = '';
   const outcome = await runTransaction(session, target, 'undo', committer, async (lock) => {
-    await requireClean(session, target, lock, tipTree, deltas.map((d) => d.path), `revert ${undone.slice(0, 12)}`);
+    const { stamps } = await requireClean(session, target, lock, tipTree, deltas.map((d) => d.path), `revert ${undone.slice(0, 12)}`);
     const tree = await editTree(store, tipTree, new Map(deltas.map((d) => [d.path, editOf(d.before)])));
     const message = appendTrailers(`Revert "${subject}"\n\nThis reverts commit ${undone}.\n`, [
+      { key: TREE_TRAILER, value: tree },
       { key: UNDO_TRAILER, value: undone },
       { key: PATCH_ID_TRAILER, value: reverse.id },
     ]);
@@ -201,6 +267,7 @@ async function revertCommit(session: Session, target: Target, undone: string, co
       contents: new Map(),
       // the tip holds the reverted commit's side of each delta (checked above), and so does the checkout
       found: new Map(deltas.map((d) => [d.path, d.after?.oid ?? null])),
+      stamps,
       reflogMessage: `patchtx: revert ${undone.slice(0, 12)}`,
       ...(reverse.text !== null ? { note: { ref: NOTES_REF, text: reverse.text } } : {}),
       // by default remember the revert itself: redo of a revert is the undo of that revert
@@ -216,7 +283,9 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
   if (tip === null) throw refused(`${target.ref} has no commits; nothing to undo`);
   const oid = commitRev === undefined ? await findNewestPatchtxCommit(session, tip) : await resolveRevision(store, repo, commitRev);
   const commit = await store.readCommit(oid);
-  if (!patchtxInfo(commit)) throw refused(`${oid.slice(0, 12)} was not made by patchtx (no Patch-Id trailer); use git revert`, { commit: oid });
+  const info = patchtxInfo(commit);
+  if (!info) throw refused(`${oid.slice(0, 12)} was not made by patchtx (no Patch-Id trailer); use git revert`, { commit: oid });
+  requireOwnTree(oid, commit, info.tree);
   if (commit.parents.length > 1) throw refused(`${oid.slice(0, 12)} has ${commit.parents.length} parents; patchtx undoes only single-parent commits`, { commit: oid });
   // the repository's first commit: its changes are taken back against the empty tree
   const parent = commit.parents[0] ?? null;
@@ -243,7 +312,8 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
   const parentTree = parent === null ? null : (await store.readCommit(parent)).tree;
   const deltas = await diffTrees(store, parentTree, commit.tree);
   if (oid === tip && parent !== null && !alwaysRevert) {
-    const warnings = await moveTip(session, target, parent, deltas, 'before', `undo ${oid.slice(0, 12)}`, redo ?? { push: oid });
+    const saved = target.worktree ? await readSavedRecord(store, repo, NOTES_REF, oid) : null;
+    const warnings = await moveTip(session, target, parent, deltas, 'before', `undo ${oid.slice(0, 12)}`, redo ?? { push: oid }, saved ?? []);
     return withWarnings({ ok: true, action: 'reset', ref: target.ref, commit: parent, target: oid, files: changesOf(deltas, true) }, warnings);
   }
   const revert = await revertCommit(session, target, oid, commit, deltas, redo);
@@ -273,7 +343,8 @@ async function redoIn(session: Session, opts: Omit<UndoOptions, 'commit'>): Prom
   const info = patchtxInfo(commit);
   if (commit.parents[0] === target.oldOid) {
     const deltas = await diffTrees(session.store, target.baseTree, commit.tree);
-    const warnings = await moveTip(session, target, last, deltas, 'after', `redo ${last.slice(0, 12)}`, { pop: true });
+    const saved = target.worktree ? await readSavedRecord(session.store, session.repo, NOTES_REF, last) : null;
+    const warnings = await moveTip(session, target, last, deltas, 'after', `redo ${last.slice(0, 12)}`, { pop: true }, saved ?? []);
     return withWarnings({ ok: true, action: 'fast-forward', ref: target.ref, commit: last, target: last, files: changesOf(deltas) }, warnings);
   }
   if (info?.undoOf) {

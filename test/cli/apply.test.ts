@@ -203,13 +203,16 @@ describe('the commit', () => {
     expect(r.code).toBe(0);
     expect(g(dir, 'log', '-1', '--format=%an|%ae|%cn|%ce').trim()).toBe('Ada Author|ada@example.invalid|Cy Committer|cy@example.invalid');
     const msg = g(dir, 'log', '-1', '--format=%B');
+    // the tree patchtx made the commit with (undo refuses a commit amended since)
+    const tree = g(dir, 'rev-parse', 'HEAD^{tree}').trim();
     expect(msg).toBe(
-      `Fix the adder\n\nLonger explanation.\n\nReviewed-by: Rev One <rev@example.invalid>\nRefs: #42\nPatch-Id: ${r.json.patchId}\n\n`,
+      `Fix the adder\n\nLonger explanation.\n\nReviewed-by: Rev One <rev@example.invalid>\nRefs: #42\nPatchtx-Tree: ${tree}\nPatch-Id: ${r.json.patchId}\n\n`,
     );
     // git reads the same trailers back
     expect(g(dir, 'log', '-1', '--format=%(trailers:unfold,separator=%x0a)').trim().split('\n')).toEqual([
       'Reviewed-by: Rev One <rev@example.invalid>',
       'Refs: #42',
+      `Patchtx-Tree: ${tree}`,
       `Patch-Id: ${r.json.patchId}`,
     ]);
   });
@@ -254,7 +257,7 @@ describe('the commit', () => {
     expect(g(dir, 'log', '-1', '--format=%B')).toBe(
       'Apply patch: update README.md, add docs/new.md (+2 more)\n\n' +
         'M README.md\nA docs/new.md\nD docs/notes.txt\nR src/util/name.js -> src/util/label.js\n\n' +
-        `Patch-Id: ${r.json.patchId}\n\n`,
+        `Patchtx-Tree: ${g(dir, 'rev-parse', 'HEAD^{tree}').trim()}\nPatch-Id: ${r.json.patchId}\n\n`,
     );
     expect(g(dir, 'status', '--porcelain')).toBe('');
     expect(existsSync(path.join(dir, 'src/util/name.js'))).toBe(false);
@@ -965,13 +968,13 @@ describe('--dirty=include', () => {
       {
         kind: 'dirty_included',
         path: 'docs/notes.txt',
-        message: 'docs/notes.txt: the commit includes its uncommitted changes (modified in the working tree) besides the patch; the patch stored with the commit does not hold them',
+        message: `docs/notes.txt: the commit includes its uncommitted changes (modified in the working tree) besides the patch; the patch stored with the commit does not hold them; they are saved as they were: git show refs/notes/patchtx:patchtx-saved/${r.json.commit.slice(0, 2)}/${r.json.commit.slice(2)}/worktree/docs/notes.txt`,
       },
     ]);
     expect(g(dir, 'show', 'HEAD:docs/moved.txt')).toContain('wip\n');
   });
 
-  it('says when the patch drops the uncommitted changes (a delete, an add over the file), and says "would" under check', async () => {
+  it('says when the patch replaces the uncommitted changes (a delete, an add over the file) and where they are saved, and says "would" under check', async () => {
     const dir = makeRepo('basic');
     writeFileSync(path.join(dir, 'docs/notes.txt'), 'wip\n');
     writeFileSync(path.join(dir, 'loose.txt'), 'untracked\n');
@@ -979,13 +982,14 @@ describe('--dirty=include', () => {
     const checked = await patchtxJson('check', '--repo', dir, '--dirty=include', patch);
     expect(checked.code, checked.out).toBe(0);
     expect(checked.json.warnings.filter((w: { kind: string }) => w.kind === 'dirty_included').map((w: { message: string }) => w.message)).toEqual([
-      'docs/notes.txt: its uncommitted changes (modified in the working tree) would be dropped: the patch deletes the file, so they are in no commit',
-      'loose.txt: its uncommitted changes (untracked file in the way) would be dropped: the patch adds the file, so they are in no commit',
+      "docs/notes.txt: its uncommitted changes (modified in the working tree) would be replaced: the patch deletes the file; they would be saved beside the transaction's note",
+      "loose.txt: its uncommitted changes (untracked file in the way) would be replaced: the patch adds the file; they would be saved beside the transaction's note",
     ]);
     const r = await patchtxJson('apply', '--repo', dir, '--dirty=include', patch);
     expect(r.code, r.out).toBe(0);
     expect(r.json.warnings.filter((w: { kind: string }) => w.kind === 'dirty_included').map((w: { message: string }) => w.message)[0]).toBe(
-      'docs/notes.txt: its uncommitted changes (modified in the working tree) were dropped: the patch deletes the file, so they are in no commit',
+      `docs/notes.txt: its uncommitted changes (modified in the working tree) were replaced: the patch deletes the file; they are saved: git show refs/notes/patchtx:patchtx-saved/${r.json.commit.slice(0, 2)}/${r.json.commit.slice(2)}/worktree/docs/notes.txt`,
     );
+    expect(g(dir, 'show', `refs/notes/patchtx:patchtx-saved/${r.json.commit.slice(0, 2)}/${r.json.commit.slice(2)}/worktree/docs/notes.txt`)).toBe('wip\n');
   });
 });

@@ -150,7 +150,7 @@ describe('undo', () => {
     expect(rev(dir, 'HEAD~2')).toBe(base);
   });
 
-  it('of an older commit: a revert commit with Revert "…" and Patchtx-Undo / Patch-Id trailers', async () => {
+  it('of an older commit: a revert commit with Revert "…" and Patchtx-Tree / Patchtx-Undo / Patch-Id trailers', async () => {
     const dir = makeRepo('basic');
     const [a, b] = await applyAll(dir, PA, PB);
     const r = await patchtxJson('undo', '--repo', dir, a!);
@@ -162,7 +162,8 @@ describe('undo', () => {
     const msg = g(dir, 'log', '-1', '--format=%B');
     const pid = g(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)').trim();
     expect(pid).toMatch(/^[0-9a-f]{40}$/);
-    expect(msg).toBe(`Revert "Apply patch: update README.md"\n\nThis reverts commit ${a}.\n\nPatchtx-Undo: ${a}\nPatch-Id: ${pid}\n\n`);
+    const tree = g(dir, 'rev-parse', 'HEAD^{tree}').trim();
+    expect(msg).toBe(`Revert "Apply patch: update README.md"\n\nThis reverts commit ${a}.\n\nPatchtx-Tree: ${tree}\nPatchtx-Undo: ${a}\nPatch-Id: ${pid}\n\n`);
     // the tree: README as before a, b.txt still there
     expect(g(dir, 'show', 'HEAD:README.md')).toBe('# Sample\n\nA small repository for patchtx tests.\n');
     expect(g(dir, 'show', 'HEAD:b.txt')).toBe('b\n');

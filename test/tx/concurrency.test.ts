@@ -202,7 +202,8 @@ async function checkHistory(dir: string, ref: string, base: string, stats: Stats
     for (let i = 0; i < opts.perWriter; i++) expect(blobs.get(`${ref}:${fileOf(w, i)}`), `${label}: ${fileOf(w, i)}`).toBe(finalContent(w, i));
   }
 
-  // every commit has its note, holding its patch (patchtx writes notes flat: <commit id> in the notes tree)
+  // every commit has its note, holding its patch (at <commit id> in the notes tree, or under the
+  // two-digit directories it fans out into once large, as git's does)
   const noted = new Set(
     (await gitOk(dir, 'notes', `--ref=${NOTES}`, 'list'))
       .trim()
@@ -211,11 +212,17 @@ async function checkHistory(dir: string, ref: string, base: string, stats: Stats
   );
   expect(noted.size, `${label}: notes`).toBe(total + notesBefore);
   for (const c of onChain) expect(noted.has(c), `${label}: ${c} has a note`).toBe(true);
+  const notePath = new Map(
+    (await gitOk(dir, 'ls-tree', '-r', '--name-only', NOTES))
+      .trim()
+      .split('\n')
+      .map((p) => [p.replace(/\//g, ''), p] as const),
+  );
   const notes = catFileBatch(
     dir,
-    stats.landed.map((l) => `${NOTES}:${l.commit}`),
+    stats.landed.map((l) => `${NOTES}:${notePath.get(l.commit)}`),
   );
-  for (const l of stats.landed) expect(notes.get(`${NOTES}:${l.commit}`), `${label}: the note of ${l.commit}`).toBe(patchText(l.writer, l.patch));
+  for (const l of stats.landed) expect(notes.get(`${NOTES}:${notePath.get(l.commit)}`), `${label}: the note of ${l.commit}`).toBe(patchText(l.writer, l.patch));
 
   const fsck = execFileSync('git', ['fsck', '--full', '--no-dangling', '--no-progress'], { cwd: dir, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   expect(fsck.trim(), `${label}: git fsck`).toBe('');

@@ -1,0 +1,58 @@
+// What a transaction read at each touched path of the checkout, and whether the path still holds
+// it. The dirty checks run once, before the patch is matched; a file saved after that (an editor,
+// a formatter) must neither be overwritten nor have its old content committed as if nothing had
+// happened. So the run looks again under the index lock just before its commit point (refusing
+// when anything changed) and once more just before each file is replaced (leaving a changed file
+// as it is, as recovery does for edits made after a run died).
+import { PatchtxError } from '../errors.js';
+import type { BigIntStats } from 'node:fs';
+import { inspectWorktreePath, stampOf, statStamp, worktreeContentOid } from '../git/worktree.js';
+import type { PathState } from './state.js';
+
+export interface AsRead {
+  /** statStamp of each path when the run looked at it */
+  stamps: ReadonlyMap<string, string>;
+  /** the object id of the content the run found there, null for nothing (Journal.found); paths
+   * without one are not compared by content */
+  found: ReadonlyMap<string, string | null>;
+}
+
+/** The stamps of the paths `states` describe (checkout mode: each has its working-tree state). */
+export function stampsOf(states: Iterable<PathState>): Map<string, string> {
+  const stamps = new Map<string, string>();
+  for (const s of states) if (s.worktree) stamps.set(s.path, stampOf(s.worktree));
+  return stamps;
+}
+
+/**
+ * Whether `p`, whose lstat is now `st`, still holds what the run read: the same stat data, or
+ * failing that the same content (a save of unchanged bytes, a `touch`). Paths the run did not
+ * stamp are not its concern here.
+ */
+export async function stillAsRead(workdir: string, p: string, st: BigIntStats | null, asRead: AsRead): Promise<boolean> {
+  const stamp = asRead.stamps.get(p);
+  if (stamp === undefined || stamp === statStamp(st)) return true;
+  if (!asRead.found.has(p)) return false;
+  return (await worktreeContentOid(workdir, p, st)) === asRead.found.get(p);
+}
+
+/** The stamped paths that no longer hold what the run read, in the order they were stamped. */
+export async function changedSinceRead(workdir: string, asRead: AsRead): Promise<string[]> {
+  const changed: string[] = [];
+  const knownDirs = new Set<string>();
+  for (const p of asRead.stamps.keys()) {
+    const wt = await inspectWorktreePath(workdir, p, knownDirs);
+    const st = wt.kind === 'missing' || wt.kind === 'blocked' ? null : wt.stat;
+    if (stampOf(wt) !== asRead.stamps.get(p) && !(await stillAsRead(workdir, p, st, asRead))) changed.push(p);
+  }
+  return changed;
+}
+
+/** The refusal when touched paths changed before the commit point: nothing has been committed. */
+export function changedWhileRunning(paths: string[]): PatchtxError {
+  return new PatchtxError(
+    'dirty',
+    `these paths changed while the transaction ran, after they had been read:\n${paths.map((p) => `  ${p}`).join('\n')}\nnothing was committed; run it again`,
+    { paths },
+  );
+}

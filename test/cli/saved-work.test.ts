@@ -1,0 +1,93 @@
+// Uncommitted work a transaction replaces is never lost: apply_patch (which takes uncommitted
+// changes into its commit) and `patchtx apply --dirty=include` store the working-tree bytes and
+// the index entries of such paths as objects under the transaction's notes commit
+// (`patchtx-saved/<2 hex>/<38 hex>/` of refs/notes/patchtx), say where, and `git gc` keeps them.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupRepos, makeRepo } from '../helpers/repos.js';
+import { applyPatch, cleanupScratch, expectFsckClean, g, gTry, isolateGitEnv, patchFile, patchtxJson, rev, v4a } from './support.js';
+
+beforeAll(() => isolateGitEnv());
+afterAll(() => {
+  cleanupRepos();
+  cleanupScratch();
+});
+
+/** Where the saved bytes of `p` sit for transaction `commit`. */
+const savedSpec = (commit: string, p: string, side: 'worktree' | 'index' = 'worktree'): string =>
+  `refs/notes/patchtx:patchtx-saved/${commit.slice(0, 2)}/${commit.slice(2)}/${side}/${p}`;
+
+/** What `git gc --prune=now` must keep, and `git notes` must keep working with. */
+function expectSurvivesGcAndGitNotes(dir: string, commit: string, saved: Record<string, string>): void {
+  g(dir, 'gc', '--quiet', '--prune=now');
+  for (const [spec, bytes] of Object.entries(saved)) expect(g(dir, 'show', spec)).toBe(bytes);
+  // git's own notes commands read the notes tree and keep the saved entries when they rewrite it
+  expect(g(dir, 'notes', '--ref=patchtx', 'list', commit).trim()).toMatch(/^[0-9a-f]{40}$/);
+  g(dir, 'notes', '--ref=patchtx', 'add', '-m', 'by git', `${commit}~1`);
+  expect(g(dir, 'notes', '--ref=patchtx', 'show', `${commit}~1`)).toBe('by git\n');
+  g(dir, 'gc', '--quiet', '--prune=now');
+  for (const [spec, bytes] of Object.entries(saved)) expect(g(dir, 'show', spec)).toBe(bytes);
+  expectFsckClean(dir);
+}
+
+describe('uncommitted work a transaction replaces', () => {
+  it('apply_patch deleting a file with a local edit: the edit is saved, and a warning says where', async () => {
+    const dir = makeRepo('basic');
+    writeFileSync(path.join(dir, 'docs/notes.txt'), 'notes\nmy local edit\n');
+    const r = await applyPatch(dir, v4a('*** Delete File: docs/notes.txt'));
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toBe('Success. Updated the following files:\nD docs/notes.txt\n');
+    const commit = rev(dir);
+    expect(r.err).toContain(`git show ${savedSpec(commit, 'docs/notes.txt')}`);
+    expect(g(dir, 'show', savedSpec(commit, 'docs/notes.txt'))).toBe('notes\nmy local edit\n');
+    // the index entry it had (the committed file) is kept beside it
+    expect(g(dir, 'rev-parse', savedSpec(commit, 'docs/notes.txt', 'index')).trim()).toBe(g(dir, 'rev-parse', `${commit}~1:docs/notes.txt`).trim());
+    expect(g(dir, 'notes', '--ref=patchtx', 'show', commit)).toBe(v4a('*** Delete File: docs/notes.txt'));
+    expectSurvivesGcAndGitNotes(dir, commit, { [savedSpec(commit, 'docs/notes.txt')]: 'notes\nmy local edit\n' });
+  });
+
+  it('--dirty=include adding a file over an untracked one: its bytes are saved, and the warning says where', async () => {
+    const dir = makeRepo('packed');
+    writeFileSync(path.join(dir, 'loose.txt'), 'untracked work\n');
+    writeFileSync(path.join(dir, 'README.md'), '# Sample\n\nedited\n');
+    const r = await patchtxJson('apply', '--repo', dir, '--dirty=include', patchFile(v4a('*** Add File: loose.txt', '+added', '*** Update File: README.md', '@@', '-# Sample', '+# Title')));
+    expect(r.code, r.out).toBe(0);
+    const commit = r.json.commit;
+    const messages = r.json.warnings.filter((w: { kind: string }) => w.kind === 'dirty_included').map((w: { message: string }) => w.message);
+    expect(messages).toEqual([
+      `loose.txt: its uncommitted changes (untracked file in the way) were replaced: the patch adds the file; they are saved: git show ${savedSpec(commit, 'loose.txt')}`,
+      `README.md: the commit includes its uncommitted changes (modified in the working tree) besides the patch; the patch stored with the commit does not hold them; they are saved as they were: git show ${savedSpec(commit, 'README.md')}`,
+    ]);
+    expect(readFileSync(path.join(dir, 'loose.txt'), 'utf8')).toBe('added\n');
+    // an untracked file has no index entry to keep
+    expect(gTry(dir, 'rev-parse', '--verify', '-q', savedSpec(commit, 'loose.txt', 'index')).status).not.toBe(0);
+    expectSurvivesGcAndGitNotes(dir, commit, {
+      [savedSpec(commit, 'loose.txt')]: 'untracked work\n',
+      [savedSpec(commit, 'README.md')]: '# Sample\n\nedited\n',
+    });
+  });
+
+  it('a patch that turns the uncommitted edit back into the committed file (no commit): the edit is saved', async () => {
+    const dir = makeRepo('basic');
+    const head = rev(dir);
+    writeFileSync(path.join(dir, 'src/util/name.js'), 'export const name = "edited";\n');
+    const r = await applyPatch(path.join(dir, 'src'), v4a('*** Update File: util/name.js', '@@', '-export const name = "edited";', '+export const name = "util";'));
+    expect(r.code, r.err).toBe(0);
+    expect(rev(dir)).toBe(head);
+    expect(readFileSync(path.join(dir, 'src/util/name.js'), 'utf8')).toBe('export const name = "util";\n');
+    const spec = /git show (refs\/notes\/patchtx:patchtx-saved\/[0-9a-f]{2}\/[0-9a-f]{38}\/worktree\/src\/util\/name\.js)/.exec(r.err)?.[1];
+    expect(spec, r.err).toBeDefined();
+    expect(g(dir, 'show', spec!)).toBe('export const name = "edited";\n');
+    g(dir, 'gc', '--quiet', '--prune=now');
+    expect(g(dir, 'show', spec!)).toBe('export const name = "edited";\n');
+    expectFsckClean(dir);
+  });
+
+  it('nothing is saved when the touched paths were clean', async () => {
+    const dir = makeRepo('basic');
+    const r = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Delete File: docs/notes.txt')));
+    expect(r.code, r.out).toBe(0);
+    expect(g(dir, 'ls-tree', '--name-only', 'refs/notes/patchtx').trim()).toBe(r.json.commit);
+  });
+});
