@@ -187,7 +187,7 @@ async function runSteps(
     }
     // with the notes commit already written, so that recovery attaches that one (one written
     // anew, dated then, would leave this one dangling)
-    journal.note = prepared.note && { ref: prepared.note.ref, blob: noteBlob, written: noteWritten };
+    journal.note = prepared.note && { ref: prepared.note.ref, blob: noteBlob, written: noteWritten, ...(prepared.note.attach ? { attach: prepared.note.attach } : {}) };
     journal.redo = prepared.redo;
     journal.restore = prepared.restore;
     journal.locks.push(refLockFile(repo, target.ref));

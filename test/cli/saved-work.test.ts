@@ -2,14 +2,19 @@
 // changes into its commit) and `patchtx apply --dirty=include` store the working-tree bytes and
 // the index entries of such paths as objects under the transaction's notes commit
 // (`patchtx-saved/<2 hex>/<38 hex>/` of refs/notes/patchtx), say where, and `git gc` keeps them.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { cleanupRepos, makeRepo } from '../helpers/repos.js';
 import { applyPatch, cleanupScratch, expectFsckClean, g, gTry, isolateGitEnv, patchFile, patchtxJson, rev, v4a } from './support.js';
 
-beforeAll(() => isolateGitEnv());
+beforeAll(() => {
+  isolateGitEnv();
+  requireBuiltCli();
+});
 afterAll(() => {
+  cleanupBuiltCli();
   cleanupRepos();
   cleanupScratch();
 });
@@ -82,6 +87,24 @@ describe('uncommitted work a transaction replaces', () => {
     g(dir, 'gc', '--quiet', '--prune=now');
     expect(g(dir, 'show', spec!)).toBe('export const name = "edited";\n');
     expectFsckClean(dir);
+  });
+
+  it('the notes ref moving between the commit point and the note (git notes, another worktree): the saved work still goes with the note', async () => {
+    const dir = makeRepo('basic');
+    writeFileSync(path.join(dir, 'docs/notes.txt'), 'notes\nmy local edit\n');
+    const patch = patchFile(v4a('*** Delete File: docs/notes.txt'));
+    const release = path.join(dir, '..', 'release-notes-move');
+    const run = runCli(['apply', '--repo', dir, '--json', '--dirty=include', patch], { env: { PATCHTX_TEST_PAUSE_AT: 'after-ref', PATCHTX_TEST_PAUSE_UNTIL: release } });
+    // held just after its ref moved, before the note is attached: git moves the notes ref meanwhile
+    for (let i = 0; i < 3000 && gTry(dir, 'log', '-1', '--format=%s').stdout.indexOf('Apply patch') < 0; i++) await new Promise((r) => setTimeout(r, 10));
+    g(dir, 'notes', '--ref=patchtx', 'add', '-m', 'by git meanwhile', 'HEAD~1^{tree}');
+    writeFileSync(release, '');
+    const r = await run;
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    const commit = JSON.parse(r.stdout).commit;
+    expect(existsSync(path.join(dir, '.git', 'patchtx', 'journal.json'))).toBe(false);
+    expect(g(dir, 'notes', '--ref=patchtx', 'show', 'HEAD~1^{tree}')).toBe('by git meanwhile\n');
+    expectSurvivesGcAndGitNotes(dir, commit, { [savedSpec(commit, 'docs/notes.txt')]: 'notes\nmy local edit\n' });
   });
 
   it('nothing is saved when the touched paths were clean', async () => {
