@@ -25,7 +25,7 @@ import { stampsOf } from './as-read.js';
 import { readRedoStack } from './redo-stack.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
 import { withSession, type Session, type SessionOptions } from './session.js';
-import { readSavedRecord, type SavedPath } from './saved.js';
+import { readSavedRecord, savedRecordPath, type SavedPath } from './saved.js';
 import { dirtyList, inspectPaths, type PathState } from './state.js';
 import type { RecoveryReport } from './recover.js';
 import { resolveTarget, type Target } from './target.js';
@@ -315,6 +315,14 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
     const saved = target.worktree ? await readSavedRecord(store, repo, NOTES_REF, oid) : null;
     const warnings = await moveTip(session, target, parent, deltas, 'before', `undo ${oid.slice(0, 12)}`, redo ?? { push: oid }, saved ?? []);
     return withWarnings({ ok: true, action: 'reset', ref: target.ref, commit: parent, target: oid, files: changesOf(deltas, true) }, warnings);
+  }
+  // a revert commit takes back the commit's changes, not the checkout's: the uncommitted work the
+  // transaction took in would be dropped from the working tree, so that is refused
+  const saved = target.worktree ? await readSavedRecord(store, repo, NOTES_REF, oid) : null;
+  if (saved && saved.length > 0) {
+    const where = saved.map((s) => s.path).join(', ');
+    const how = oid === tip && parent !== null ? 'an undo without a revert commit puts it back' : `it stays saved beside the transaction's note (git show ${NOTES_REF}:${savedRecordPath(oid)}/worktree/PATH)`;
+    throw refused(`cannot revert ${oid.slice(0, 12)}: it took in uncommitted work at ${where}, which a revert commit would drop from the working tree; ${how}`, { commit: oid, paths: saved.map((s) => s.path) });
   }
   const revert = await revertCommit(session, target, oid, commit, deltas, redo);
   return withWarnings({ ok: true, action: 'revert', ref: target.ref, commit: revert.commit, target: oid, files: changesOf(deltas, true) }, revert.warnings);

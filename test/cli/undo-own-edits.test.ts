@@ -170,4 +170,34 @@ describe('undo of an amended commit', () => {
     expect(rev(dir)).toBe(base);
     expect(g(dir, 'status', '--porcelain')).toBe('');
   });
+
+  it('undo --revert of a transaction that took uncommitted work in: refused, the working tree and HEAD as they were (a revert would drop that work)', async () => {
+    const dir = dirtyCheckout();
+    expect((await applyPatch(dir, PATCH)).code).toBe(0);
+    const commit = rev(dir);
+    const after = checkoutState(dir);
+    const r = await patchtxJson('undo', '--repo', dir, '--revert');
+    expect(r.code, r.out).toBe(7);
+    expect(r.json.error.kind).toBe('undo_refused');
+    expect(r.json.error.message).toMatch(/took in uncommitted work at .*an undo without a revert commit puts it back/);
+    expect(rev(dir)).toBe(commit);
+    expect(checkoutState(dir)).toEqual(after);
+    // the plain undo still gives it all back
+    expect((await patchtxJson('undo', '--repo', dir)).code).toBe(0);
+  });
+
+  it('a fresh git init: apply_patch takes the untracked file in; undo --revert is refused rather than deleting it', async () => {
+    const dir = path.join(makeRepo('empty'), '..', 'fresh');
+    g(path.dirname(dir), 'init', '-q', '-b', 'main', dir);
+    g(dir, 'config', 'user.name', 'Fresh User');
+    g(dir, 'config', 'user.email', 'fresh@example.invalid');
+    writeFileSync(path.join(dir, 'main.py'), 'print(1)\n');
+    const applied = await applyPatch(dir, v4a('*** Update File: main.py', '@@', '-print(1)', '+print(2)'));
+    expect(applied.code, applied.err).toBe(0);
+    const r = await patchtxJson('undo', '--repo', dir, '--revert');
+    expect(r.code, r.out).toBe(7);
+    expect(r.json.error.message).toContain('main.py');
+    expect(worktreeFiles(dir)).toHaveProperty(['main.py']);
+    expect(g(dir, 'show', `refs/notes/patchtx:patchtx-saved/${rev(dir).slice(0, 2)}/${rev(dir).slice(2)}/worktree/main.py`)).toBe('print(1)\n');
+  });
 });
