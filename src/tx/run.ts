@@ -308,7 +308,8 @@ export async function finishPublished(
   if (journal.worktree) {
     if (!lock) throw new PatchtxError('internal', 'checkout sync without the index lock');
     // blobs not handed over are written as checkout would write them with the commit's attributes
-    const unread = [...targets].filter(([p, t]) => t !== null && t.mode !== '120000' && !contents?.has(p)).map(([p]) => p);
+    // (restored saved work is the bytes the user had on disk already: it is written as it is)
+    const unread = [...targets].filter(([p, t]) => t !== null && t.mode !== '120000' && !contents?.has(p) && !opts.live?.index?.has(p)).map(([p]) => p);
     const checkoutForm = unread.length > 0 && journal.newOid !== null ? await checkoutForms(session, journal.newOid, unread) : undefined;
     const failed = (p: string, removing: boolean, e: unknown): void => {
       const cause = (e as Error).message;

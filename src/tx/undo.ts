@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { PatchtxError } from '../errors.js';
 import type { FileChange } from '../engine/types.js';
+import { hashBlob } from '../git/hash.js';
 import { resolveIdentity } from '../git/identity.js';
 import type { IndexLock } from '../git/index-file.js';
 import type { CommitObject, Identity } from '../git/model/commit.js';
@@ -25,6 +26,7 @@ import { stampsOf } from './as-read.js';
 import { readRedoStack } from './redo-stack.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
 import { withSession, type Session, type SessionOptions } from './session.js';
+import { checkoutForms } from './conversions.js';
 import { readSavedRecord, savedRecordPath, type SavedPath } from './saved.js';
 import { dirtyList, inspectPaths, type PathState } from './state.js';
 import type { RecoveryReport } from './recover.js';
@@ -111,6 +113,24 @@ function requireOwnTree(oid: string, commit: CommitObject, tree: string | null):
     `${oid.slice(0, 12)} is not the commit patchtx made: its tree changed after patchtx made it (amended, say: git commit --amend keeps the Patch-Id trailer), and undoing it would drop those changes too; use git revert or git reset`,
     { commit: oid },
   );
+}
+
+/**
+ * `found` (path -> blob the checkout holds, as committed in `commit`) turned into what the files
+ * hold on disk: where git converts a path on checkout (line endings, ident), the hash of that
+ * form, so that a file that is only touched is not taken for one changed meanwhile. `raw`: paths
+ * whose entry is already the bytes on disk (saved work, symbolic links).
+ */
+async function asCheckedOut(session: Session, commit: string, found: Map<string, string | null>, raw: ReadonlySet<string> = new Set()): Promise<Map<string, string | null>> {
+  const paths = [...found].filter(([p, oid]) => oid !== null && !raw.has(p)).map(([p]) => p);
+  if (paths.length === 0 || !session.repo.workdir) return found;
+  const form = await checkoutForms(session, commit, paths);
+  for (const p of paths) {
+    const blob = await session.store.readBlob(found.get(p)!, p);
+    const onDisk = form(p, blob);
+    if (onDisk !== blob) found.set(p, hashBlob(onDisk));
+  }
+  return found;
 }
 
 function identities(session: Session): Identity {
@@ -201,6 +221,8 @@ async function moveTip(session: Session, target: Target, to: string, deltas: Pat
     const found = new Map<string, string | null>();
     // requireClean made sure the checkout holds the tip there, or (redo) the saved work
     for (const [p, e] of entries) found.set(p, accepted.has(p) ? savedAt.get(p)!.worktree?.oid ?? null : e.now?.oid ?? null);
+    const links = [...entries].filter(([, e]) => e.now?.mode === '120000').map(([p]) => p);
+    await asCheckedOut(session, target.oldOid!, found, new Set([...accepted, ...links]));
     return {
       stamps,
       newOid: to,
@@ -266,7 +288,7 @@ async function revertCommit(session: Session, target: Target, undone: string, co
       targets: new Map(deltas.map((d) => [d.path, editOf(d.before)])),
       contents: new Map(),
       // the tip holds the reverted commit's side of each delta (checked above), and so does the checkout
-      found: new Map(deltas.map((d) => [d.path, d.after?.oid ?? null])),
+      found: await asCheckedOut(session, target.oldOid!, new Map(deltas.map((d) => [d.path, d.after?.oid ?? null])), new Set(deltas.filter((d) => d.after?.mode === '120000').map((d) => d.path))),
       stamps,
       reflogMessage: `patchtx: revert ${undone.slice(0, 12)}`,
       ...(reverse.text !== null ? { note: { ref: NOTES_REF, text: reverse.text } } : {}),
