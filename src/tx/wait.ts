@@ -7,7 +7,8 @@ import { PatchtxError } from '../errors.js';
 
 /** A `stale` that a lock caused: every one but the refusals that compare commits. */
 function isLockWait(e: unknown): e is PatchtxError {
-  return e instanceof PatchtxError && e.kind === 'stale' && e.data.expected === undefined;
+  // a run stopped by a signal (data.signal) is not waiting for a lock: the user asked it to end
+  return e instanceof PatchtxError && e.kind === 'stale' && e.data.expected === undefined && e.data.signal === undefined;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

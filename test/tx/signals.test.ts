@@ -69,6 +69,15 @@ describe('a signal before the commit point', () => {
     });
   }
 
+  it('SIGINT with --wait: the run ends at once, it does not wait the signal out as if it were a lock', async () => {
+    const dir = makeRepo('basic');
+    const r = await signalledAt(dir, 'after-index-lock', 'SIGINT', () => existsSync(path.join(dir, '.git', 'index.lock')), ['--wait', '20']);
+    expect(r.status, r.stderr).toBe(130);
+    expect(r.stderr).toMatch(/interrupted by SIGINT/);
+    expect(r.stderr).not.toMatch(/still so after waiting/);
+    expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
+  });
+
   it('SIGTERM with --json: one result object naming the signal', async () => {
     const dir = makeRepo('basic');
     const r = await signalledAt(dir, 'after-publish-journal', 'SIGTERM', () => existsSync(journalOf(dir)) && readFileSync(journalOf(dir), 'utf8').includes('"published"'), ['--json']);
