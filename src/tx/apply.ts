@@ -26,7 +26,7 @@ import { checkMessageOption, generatedMessage, parseTrailerOption, PATCH_ID_TRAI
 import { normalisePatch, patchId } from './patch-id.js';
 import type { RecoveryReport } from './recover.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
-import { checkCheckoutWritable, indexUpdatesOf } from './sync.js';
+import { checkCheckoutRoom, checkCheckoutWritable, indexUpdatesOf } from './sync.js';
 import { withSession, type Session, type SessionOptions } from './session.js';
 import { loadTouched, type PathState } from './state.js';
 import { committedForm, conversionsOfResult } from './conversions.js';
@@ -418,7 +418,8 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       // the same index clash check apply makes before it moves the ref
       if (index && built.commit !== null) {
         validateIndexUpdates(index, indexUpdatesOf(built.prepared.targets));
-        await checkCheckoutWritable(session, built.prepared.targets, built.prepared.contents);
+        await checkCheckoutWritable(session, built.prepared.targets);
+        checkCheckoutRoom(session, built.prepared.targets, built.prepared.contents);
       }
     } else {
       let captured: Built | undefined;

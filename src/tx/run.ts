@@ -26,7 +26,7 @@ import { asReadOnly, checkGitDirWritable } from './read-only.js';
 import { updateRedoStack } from './redo-stack.js';
 import type { Session } from './session.js';
 import { checkoutForms } from './conversions.js';
-import { checkCheckoutWritable, inTheWay, indexUpdatesOf, syncCheckout, type LiveSync } from './sync.js';
+import { checkCheckoutRoom, checkCheckoutWritable, inTheWay, indexUpdatesOf, syncCheckout, type LiveSync } from './sync.js';
 import type { Target } from './target.js';
 
 export const NOTES_REF = 'refs/notes/patchtx';
@@ -145,7 +145,7 @@ async function runSteps(
     // and so must a file or directory the file system will not let us write, or files of the
     // user's that writing would need removed
     if (lock && (prepared.newOid !== null || prepared.syncWithoutCommit)) {
-      await checkCheckoutWritable(session, prepared.targets, prepared.contents);
+      await checkCheckoutWritable(session, prepared.targets);
       await refuseInTheWay(session, op, prepared.targets);
     }
     let noteWritten: NonNullable<Journal['note']>['written'];
@@ -160,6 +160,8 @@ async function runSteps(
     }
     if (prepared.newOid === null && !prepared.savedWithoutCommit) session.store.discardBatch();
     else await session.store.flushBatch();
+    // the objects may have taken the room the working tree needs (the same file system, often)
+    if (lock && (prepared.newOid !== null || prepared.syncWithoutCommit)) checkCheckoutRoom(session, prepared.targets, prepared.contents);
     crashPoint('after-objects');
     if (prepared.newOid === null) {
       // nothing to commit, but the patch may still have changed uncommitted work on disk

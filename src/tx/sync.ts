@@ -40,17 +40,25 @@ const WRITES_AT_ONCE = 8;
  * user may not write): after it, the failure would leave the commit landed and the checkout
  * half-synced. Run under the index lock, as close to the writes as the protocol allows.
  */
-export async function checkCheckoutWritable(session: Session, targets: ReadonlyMap<string, TreeEdit>, contents: ReadonlyMap<string, Uint8Array> = new Map()): Promise<void> {
+export async function checkCheckoutWritable(session: Session, targets: ReadonlyMap<string, TreeEdit>): Promise<void> {
   const workdir = session.repo.workdir!;
   const seen: WriteCheckCache = { dirs: new Set(), access: new Map() };
   for (const [p, t] of targets) {
     const refusal = await worktreeWriteRefusal(workdir, p, t === null, seen);
     if (refusal) throw refusal;
   }
-  // room for the new files (their old versions are removed only as each is replaced) and the index
+}
+
+/**
+ * Refuses (io_error, ENOSPC) when the working tree's file system has no room for the new files
+ * (their old versions are removed only as each is replaced) and the new index. Run after the
+ * transaction's objects are written, which may take room on the same file system, and before the
+ * ref moves.
+ */
+export function checkCheckoutRoom(session: Session, targets: ReadonlyMap<string, TreeEdit>, contents: ReadonlyMap<string, Uint8Array> = new Map()): void {
   const sizes = [...targets].filter(([p, t]) => t !== null && contents.has(p)).map(([p]) => contents.get(p)!.length);
   const indexSize = statSize(indexPathOf(session.repo));
-  const full = worktreeSpaceRefusal(workdir, sizes, indexSize + 64 * 1024);
+  const full = worktreeSpaceRefusal(session.repo.workdir!, sizes, indexSize + 64 * 1024);
   if (full) throw full;
 }
 

@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtCliPath, cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';
@@ -116,6 +117,25 @@ describe.runIf(namespacesWork)('the file system refuses', () => {
     expect(r.status, r.stderr).toBe(74);
     expect(r.result.error).toMatchObject({ kind: 'io_error', errno: 'ENOSPC' });
     expect(r.result.error.message).toMatch(/no space left on the device.*nothing was committed/);
+    expect(r.head).toBe(head);
+    expect(r.status_).toBe('');
+    expect(r.fsck).toBe(0);
+    expect(r.leftovers).toBe('');
+  });
+
+  it('room for the objects or for the new file, but not for both: refused before the commit point, nothing committed', () => {
+    const repo = makeRepo('basic');
+    const head = git(repo, 'rev-parse', 'HEAD').trim();
+    // 400 KB of base64 that does not deflate much, with 800 KB free: the objects fit, then the file would not
+    const body = randomBytes(300_000).toString('base64');
+    const free = 800;
+    const fill = `avail=$(df -k --output=avail "$mnt" | tail -1); dd if=/dev/zero of=../fill bs=1k count=$((avail - ${free})) 2>/dev/null || true`;
+    const r = applyOnTmpfs(repo, addPatch('big.txt', body), 2048, fill);
+    expect(r.status, r.stderr).toBe(74);
+    expect(r.result.error).toMatchObject({ kind: 'io_error', errno: 'ENOSPC' });
+    expect(r.result.error.message).not.toMatch(/landed/);
+    // the working tree's check, not the objects' write, refused
+    expect(r.result.error.message).toMatch(/cannot write the working tree/);
     expect(r.head).toBe(head);
     expect(r.status_).toBe('');
     expect(r.fsck).toBe(0);
