@@ -8,7 +8,8 @@
 // staged. Before the commit point, what would make the writes fail is looked for: paths the file
 // system will not let us write, room for the new files, and files of the user's that writing would
 // need removed.
-import { readdirSync, statSync } from 'node:fs';
+import { accessSync, constants, readdirSync, statSync } from 'node:fs';
+import { fsError } from '../git/io-error.js';
 import path from 'node:path';
 import { indexPathOf, type IndexLock, type IndexUpdate } from '../git/index-file.js';
 import type { TreeEdit } from '../git/tree-edit.js';
@@ -42,6 +43,14 @@ const WRITES_AT_ONCE = 8;
  */
 export async function checkCheckoutWritable(session: Session, targets: ReadonlyMap<string, TreeEdit>): Promise<void> {
   const workdir = session.repo.workdir!;
+  // the index is replaced by a rename onto it, which an immutable index file refuses
+  const index = indexPathOf(session.repo);
+  try {
+    accessSync(index, constants.W_OK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EPERM' || code === 'EROFS' || code === 'EACCES') throw fsError(e, 'replace the index', index);
+  }
   const seen: WriteCheckCache = { dirs: new Set(), access: new Map() };
   for (const [p, t] of targets) {
     const refusal = await worktreeWriteRefusal(workdir, p, t === null, seen);

@@ -40,6 +40,23 @@ describe.skipIf(!immutableSupported)('paths the transaction cannot write', () =>
     expect(g(dir, 'status', '--porcelain')).toBe('');
   });
 
+  it('an immutable index: refused before the commit point, nothing committed', async () => {
+    const dir = makeRepo('basic');
+    const index = path.join(dir, '.git', 'index');
+    makeImmutable(index);
+    const before = snapshot(dir);
+    for (const cmd of ['check', 'apply']) {
+      const r = await patchtxJson(cmd, '--repo', dir, patchFile(UPDATE_MATH));
+      expect(r.code, `${cmd}: ${r.out}`).toBe(74);
+      expect(r.json.error).toMatchObject({ kind: 'io_error', path: index, errno: 'EPERM' });
+      expect(r.json.error.message).not.toMatch(/landed/);
+    }
+    expectUntouched(dir, before);
+    makeMutable(index);
+    expect((await patchtxJson('apply', '--repo', dir, patchFile(UPDATE_MATH))).code).toBe(0);
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+  });
+
   it('an immutable file to be removed, and one moved away', async () => {
     const dir = makeRepo('basic');
     makeImmutable(path.join(dir, 'docs/notes.txt'));
