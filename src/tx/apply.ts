@@ -28,7 +28,7 @@ import type { RecoveryReport } from './recover.js';
 import { NOTES_REF, runTransaction, type Prepared } from './run.js';
 import { checkCheckoutRoom, checkCheckoutWritable, indexUpdatesOf } from './sync.js';
 import { withSession, type Session, type SessionOptions } from './session.js';
-import { loadTouched, type PathState } from './state.js';
+import { inspectPaths, loadTouched, type PathState } from './state.js';
 import { committedForm, conversionsOfResult } from './conversions.js';
 import { resolveTarget, type Target, type TargetOptions } from './target.js';
 import { withPathHint } from './path-hint.js';
@@ -355,6 +355,18 @@ function resolveCommitter(session: Session, opts: ApplyOptions): Identity {
   }
 }
 
+/**
+ * Whether the checkout holds the tip at every path `patch` touches (always, for a ref without a
+ * checkout). A patch the tip was made from is taken as already applied only then: where the user
+ * put a touched file back meanwhile, the patch applies to it again, as an agent that re-sends it means.
+ */
+async function checkoutHoldsTip(session: Session, target: Target, patch: Patch): Promise<boolean> {
+  if (!target.worktree) return true;
+  const index = await readIndex(session.repo);
+  const states = await inspectPaths(session, target.baseTree, [...touchedPaths(patch).keys()], index, true);
+  return [...states.values()].every((s) => s.dirty === undefined);
+}
+
 /** The Patch-Id of the target's tip, when patchtx made it. */
 async function tipPatchId(session: Session, target: Target): Promise<string | null> {
   if (target.base === null) return null;
@@ -406,7 +418,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     const target = await resolveTarget(session, { ...opts, commits: true });
     const author = resolveIdentity(session.config, 'author', session.env, opts.author);
     const committer = resolveCommitter(session, opts);
-    if (!opts.allowReapply && (await tipPatchId(session, target)) === pid) {
+    if (!opts.allowReapply && (await tipPatchId(session, target)) === pid && (await checkoutHoldsTip(session, target, patch))) {
       return alreadyApplied(session, target, patch, pid, opts, { author, committer });
     }
 

@@ -169,4 +169,19 @@ describe('re-applying the patch the branch tip was made from', () => {
     expect(rev(dir)).toBe(tip);
     expect(readFileSync(path.join(dir, 'log.txt'), 'utf8')).toBe('first entry\nsecond entry\n');
   });
+
+  it('the same patch again after the user put the file back: applied again, not taken as already applied', async () => {
+    const dir = repoWith({ 'c.py': 'x = 1\ny = 2\n' });
+    const patch = v4a('*** Update File: c.py', '@@', '-x = 1', '+x = 100');
+    expect((await applyPatch(dir, patch)).code).toBe(0);
+    const first = rev(dir);
+    writeFileSync(path.join(dir, 'c.py'), 'x = 1\ny = 2\n');
+    const r = await applyPatch(dir, patch);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).not.toContain('already applied');
+    expect(readFileSync(path.join(dir, 'c.py'), 'utf8')).toBe('x = 100\ny = 2\n');
+    // the file already holds the tip's content again: nothing to commit, the checkout is clean
+    expect(rev(dir)).toBe(first);
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+  });
 });
