@@ -11,11 +11,15 @@ import { applyTransaction } from '../tx/apply.js';
 import { exitStatusFor, receivedSignal } from '../tx/interrupt.js';
 import { applyToDirectory } from '../tx/plain-dir.js';
 import { isReadOnlyRefusal } from '../tx/read-only.js';
+import { parseWaitSeconds, waitingForLocks } from '../tx/wait.js';
 import { alreadyAppliedText, codexSummary, processStreams, toError, type Streams } from './output.js';
 import { limitsFrom, withLimitRemedy } from './limits.js';
 import { checkedArgument, readStdin } from './read-patch.js';
 import type { Limits } from '../patch/limits.js';
 import { isTerminal } from './stdio.js';
+
+/** How long apply_patch waits for another transaction's lock unless PATCHTX_WAIT says otherwise. */
+const DEFAULT_WAIT_SECONDS = 30;
 
 const USAGE = `Usage: apply_patch [--preserve-crlf] 'PATCH'\n       echo 'PATCH' | apply_patch [--preserve-crlf]\n`;
 
@@ -46,7 +50,10 @@ async function placeInRepository(cwd: string): Promise<{ workdir: string | null;
  */
 async function applyInRepository(patchText: string, cwd: string, place: { workdir: string | null; prefix: string }, streams: Streams, limits: Partial<Limits>): Promise<Applied> {
   try {
-    const result = await applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: place.prefix, limits });
+    // agents send patches to different files at once: a lock held by another call is waited for
+    // (PATCHTX_WAIT seconds, 30 by default), as a Codex-style tool cannot be asked to retry
+    const wait = parseWaitSeconds(process.env.PATCHTX_WAIT ?? String(DEFAULT_WAIT_SECONDS));
+    const result = await waitingForLocks(wait, () => applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: place.prefix, limits }));
     if (result.alreadyApplied !== undefined) streams.err(`note: ${alreadyAppliedText(result)}\n`);
     return result;
   } catch (e) {

@@ -1,10 +1,11 @@
 // --wait SECONDS: a transaction waits for another one's lock instead of failing on it. The lock
 // is held by a lock file, as a running git or patchtx holds it, and let go while the command waits.
+import { spawn } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
-import { cleanupRepos, makeRepo } from '../helpers/repos.js';
+import { builtCliPath, cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupRepos, gitEnv, makeRepo } from '../helpers/repos.js';
 import { buildDist, cleanupScratch, commitCount, expectFsckClean, g, patchFile, snapshot, v4a } from './support.js';
 
 beforeAll(() => {
@@ -66,5 +67,34 @@ describe('--wait', () => {
     const bad = await runCli(['undo', '--repo', dir, '--wait', 'soon']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toBe("error: --wait wants a number of seconds, got 'soon'\n");
+  });
+});
+
+describe('apply_patch waits for locks by itself', () => {
+  const applyPatchBin = (): string => path.join(path.dirname(builtCliPath()), 'apply_patch.cjs');
+  const run = (dir: string, text: string, env: NodeJS.ProcessEnv = {}) =>
+    new Promise<{ status: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [applyPatchBin(), text], { cwd: dir, env: { ...gitEnv, ...env } });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.on('close', (status) => resolve({ status, stderr }));
+    });
+
+  it('six calls at once on different files all land, one commit each', async () => {
+    const dir = makeRepo('basic');
+    const before = commitCount(dir);
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => run(dir, v4a(`*** Add File: agent-${i}.txt`, `+${i}`))));
+    for (const r of results) expect(r.status, r.stderr).toBe(0);
+    expect(commitCount(dir)).toBe(before + 6);
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expectFsckClean(dir);
+  });
+
+  it('PATCHTX_WAIT=0: a held lock fails at once, as before', async () => {
+    const dir = makeRepo('basic');
+    writeFileSync(path.join(dir, '.git', 'index.lock'), '');
+    const r = await run(dir, v4a('*** Add File: x.txt', '+x'), { PATCHTX_WAIT: '0' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/index\.lock/);
   });
 });
