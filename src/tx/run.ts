@@ -172,7 +172,11 @@ async function runSteps(
         const saved = prepared.savedWithoutCommit;
         if (saved) {
           const logAllRefUpdates = session.config.get('core.logAllRefUpdates');
-          await attachToNotes(session.store, repo, { notesRef: saved.ref, attach: saved.attach, identity, logAllRefUpdates });
+          // the notes ref's lock is the run's too: listed and witnessed, so recovery removes it
+          const notesLock = refLockFile(repo, saved.ref);
+          journal.locks.push(notesLock);
+          updateJournal(repo, journal);
+          await attachToNotes(session.store, repo, { notesRef: saved.ref, attach: saved.attach, identity, logAllRefUpdates, witness: lockWitness(repo, journal, notesLock) });
         }
         left = await syncCheckout(session, lock, prepared.targets, prepared.contents, { live: liveOf(prepared) });
       }

@@ -49,7 +49,9 @@ export async function checkCheckoutWritable(session: Session, targets: ReadonlyM
     accessSync(index, constants.W_OK);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EPERM' || code === 'EROFS' || code === 'EACCES') throw fsError(e, 'replace the index', index);
+    // (a git directory that cannot be written at all is the read-only refusal of read-only.ts,
+    // which apply meets first and check, writing nothing, passes)
+    if (code === 'EPERM') throw fsError(e, 'replace the index', index);
   }
   const seen: WriteCheckCache = { dirs: new Set(), access: new Map() };
   for (const [p, t] of targets) {
