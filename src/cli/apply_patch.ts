@@ -50,10 +50,11 @@ async function placeInRepository(cwd: string): Promise<{ workdir: string | null;
  */
 async function applyInRepository(patchText: string, cwd: string, place: { workdir: string | null; prefix: string }, streams: Streams, limits: Partial<Limits>): Promise<Applied> {
   try {
-    // agents send patches to different files at once: a lock held by another call is waited for
-    // (PATCHTX_WAIT seconds, 30 by default), as a Codex-style tool cannot be asked to retry
+    // agents send patches to different files at once: a lock held by another call is waited for,
+    // and a branch another call moved is applied onto anew (PATCHTX_WAIT seconds, 30 by default),
+    // as a Codex-style tool cannot be asked to retry
     const wait = parseWaitSeconds(process.env.PATCHTX_WAIT ?? String(DEFAULT_WAIT_SECONDS));
-    const result = await waitingForLocks(wait, () => applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: place.prefix, limits }));
+    const result = await waitingForLocks(wait, () => applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: place.prefix, limits }), true);
     if (result.alreadyApplied !== undefined) streams.err(`note: ${alreadyAppliedText(result)}\n`);
     return result;
   } catch (e) {

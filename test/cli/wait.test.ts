@@ -80,12 +80,12 @@ describe('apply_patch waits for locks by itself', () => {
       child.on('close', (status) => resolve({ status, stderr }));
     });
 
-  it('six calls at once on different files all land, one commit each', async () => {
+  it('ten calls at once on different files all land, one commit each', async () => {
     const dir = makeRepo('basic');
     const before = commitCount(dir);
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => run(dir, v4a(`*** Add File: agent-${i}.txt`, `+${i}`))));
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => run(dir, v4a(`*** Add File: agent-${i}.txt`, `+${i}`))));
     for (const r of results) expect(r.status, r.stderr).toBe(0);
-    expect(commitCount(dir)).toBe(before + 6);
+    expect(commitCount(dir)).toBe(before + 10);
     expect(g(dir, 'status', '--porcelain')).toBe('');
     expectFsckClean(dir);
   });
