@@ -5,6 +5,7 @@
 // refused, not altered.
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { PatchtxError } from '../errors.js';
+import { causeOfCode } from '../git/io-error.js';
 import { DEFAULT_LIMITS, describeBytes, limitExceeded, lineTooLong, type Limits } from '../patch/limits.js';
 import { decodePatchBytes } from '../patch/utf8.js';
 import { isTerminal } from './stdio.js';
@@ -96,21 +97,18 @@ export async function readStdin(limits: ReadLimits = DEFAULT_LIMITS): Promise<st
   return decodePatchBytes(input.bytes());
 }
 
-/** Why a file could not be read, in words (the code itself only for a cause not named here). */
+/** Why a file could not be read, in words: these, then the environment's causes (io-error.ts); the
+ * code itself only for a cause named nowhere. */
 const UNREADABLE: Readonly<Record<string, string>> = {
   ENOENT: 'no such file',
   EISDIR: 'it is a directory',
   ENOTDIR: 'a leading part of the path is not a directory',
-  EACCES: 'permission denied',
-  EPERM: 'the operation is not permitted',
   ELOOP: 'too many levels of symbolic links',
-  ENAMETOOLONG: 'the file name is too long',
-  EIO: 'an input/output error',
 };
 
 function unreadable(e: unknown): string {
   const code = (e as NodeJS.ErrnoException).code;
-  return code !== undefined ? (UNREADABLE[code] ?? `the system refused (${code})`) : String((e as Error).message ?? e).split('\n')[0]!;
+  return code !== undefined ? (UNREADABLE[code] ?? causeOfCode(code) ?? `the system refused (${code})`) : String((e as Error).message ?? e).split('\n')[0]!;
 }
 
 export async function readPatchSource(source: string | undefined, limits: ReadLimits = DEFAULT_LIMITS): Promise<string> {

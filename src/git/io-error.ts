@@ -21,7 +21,12 @@ const CAUSES: Readonly<Record<string, string>> = {
 /** The cause in words of an error the user's environment causes, or null for any other error. */
 export function ioCauseOf(e: unknown): string | null {
   const code = (e as NodeJS.ErrnoException | null)?.code;
-  return typeof code === 'string' ? (CAUSES[code] ?? null) : null;
+  return typeof code === 'string' ? causeOfCode(code) : null;
+}
+
+/** The same, by errno code. */
+export function causeOfCode(code: string): string | null {
+  return CAUSES[code] ?? null;
 }
 
 /**

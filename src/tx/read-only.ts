@@ -4,16 +4,14 @@
 // the cause; apply_patch then writes the files without a commit (see src/cli/apply_patch.ts).
 import { accessSync, constants } from 'node:fs';
 import { PatchtxError } from '../errors.js';
+import { causeOfCode } from '../git/io-error.js';
 import type { Repository } from '../git/repository.js';
 
-const CAUSES: Readonly<Record<string, string>> = {
-  EROFS: 'the file system is read-only',
-  EACCES: 'permission denied',
-  EPERM: 'the operation is not permitted',
-};
+/** The errors by which a git directory refuses writes (their words: io-error.ts). */
+const READ_ONLY = new Set(['EROFS', 'EACCES', 'EPERM']);
 
 function readOnly(dir: string, code: string): PatchtxError {
-  const cause = `${CAUSES[code]}, ${code}`;
+  const cause = `${causeOfCode(code)}, ${code}`;
   return new PatchtxError('unsupported_repository', `cannot commit: the git directory ${dir} is not writable (${cause}); nothing was written`, {
     reason: 'read_only',
     gitdir: dir,
@@ -39,7 +37,7 @@ export function checkGitDirWritable(repo: Repository): void {
       accessSync(dir, constants.W_OK);
     } catch (e) {
       const code = errnoOf(e);
-      if (code !== undefined && code in CAUSES) throw readOnly(dir, code);
+      if (code !== undefined && READ_ONLY.has(code)) throw readOnly(dir, code);
       throw e;
     }
   }
@@ -48,7 +46,7 @@ export function checkGitDirWritable(repo: Repository): void {
 /** `e`, the failure of the transaction's first write into `dir`, as the read-only refusal when it is one. */
 export function asReadOnly(e: unknown, dir: string): unknown {
   const code = errnoOf(e);
-  return code !== undefined && code in CAUSES ? readOnly(dir, code) : e;
+  return code !== undefined && READ_ONLY.has(code) ? readOnly(dir, code) : e;
 }
 
 /** True for the refusal above: nothing was written, and the working tree may still be written. */

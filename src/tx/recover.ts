@@ -193,8 +193,8 @@ async function changedSinceRun(session: Session, journal: Journal, targets: Read
   const written = await lookupPaths(store, (await store.readCommit(journal.newOid)).tree, journal.paths);
   const ours = new Set(journal.paths);
   let form: ((path: string, blob: Uint8Array) => Uint8Array) | undefined;
-  // undo and redo record the blob a path held (apply, the hash of the bytes on disk): a converted
-  // file holds what checkout wrote for that blob
+  // journals of undo and redo written before they recorded what a converted file holds on disk
+  // (they recorded the blob): such a file holds what checkout wrote for that blob
   const holdsCheckoutOf = async (oid: string, p: string, bytes: Uint8Array): Promise<boolean> => {
     const blob = await store.readBlob(oid).catch(() => null);
     if (blob === null) return false;
