@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupBuiltCli, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
 import { cleanupRepos, makeRepo } from '../helpers/repos.js';
 import { applyPatch, cleanupScratch, expectFsckClean, g, gTry, isolateGitEnv, patchFile, patchtxJson, rev, v4a } from './support.js';
 
@@ -96,7 +96,7 @@ describe('uncommitted work a transaction replaces', () => {
     const release = path.join(dir, '..', 'release-notes-move');
     const run = runCli(['apply', '--repo', dir, '--json', '--dirty=include', patch], { env: { PATCHTX_TEST_PAUSE_AT: 'after-ref', PATCHTX_TEST_PAUSE_UNTIL: release } });
     // held just after its ref moved, before the note is attached: git moves the notes ref meanwhile
-    for (let i = 0; i < 3000 && gTry(dir, 'log', '-1', '--format=%s').stdout.indexOf('Apply patch') < 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => gTry(dir, 'log', '-1', '--format=%s').stdout.startsWith('Apply patch'), 'the run moved its ref');
     g(dir, 'notes', '--ref=patchtx', 'add', '-m', 'by git meanwhile', 'HEAD~1^{tree}');
     writeFileSync(release, '');
     const r = await run;

@@ -1,10 +1,10 @@
 // Undo and redo where git converts line endings on checkout: the uncommitted work undo puts back is
 // the user's bytes as they were (not run through the conversion again), and a file whose stat data
 // alone changed while an undo runs (an editor re-saving the same bytes) is not taken for an edit.
-import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupBuiltCli, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
 import { cleanupRepos, git, makeRepo } from '../helpers/repos.js';
 
 beforeAll(requireBuiltCli);
@@ -45,17 +45,10 @@ describe('undo where git converts line endings', () => {
     const applied = await runCli(['apply', '--json'], { cwd: dir, input: update });
     expect(applied.status, applied.stdout + applied.stderr).toBe(0);
     const release = path.join(dir, '..', 'release-undo');
-    const run = runCli(['undo', '--json'], { cwd: dir, env: { PATCHTX_TEST_PAUSE_AT: 'after-objects', PATCHTX_TEST_PAUSE_UNTIL: release } });
+    const run = runCli(['undo', '--json'], { cwd: dir, env: { PATCHTX_TEST_PAUSE_AT: 'after-publish-journal', PATCHTX_TEST_PAUSE_UNTIL: release } });
+    // held with everything read and the journal published, just before the files are looked at again
     const journal = path.join(dir, '.git', 'patchtx', 'journal.json');
-    for (let i = 0; i < 3000; i++) {
-      try {
-        readFileSync(journal);
-        break;
-      } catch {
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    }
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(() => existsSync(journal) && readFileSync(journal, 'utf8').includes('"published"'), 'the undo reached its commit point');
     utimesSync(path.join(dir, 'a.txt'), new Date('2020-01-01'), new Date('2020-01-01'));
     writeFileSync(release, '');
     const r = await run;

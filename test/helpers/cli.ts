@@ -4,6 +4,7 @@ import { execFile, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
 import { gitEnv, repoRoot } from './repos.js';
 
 /** the bundle under test; PATCHTX_TEST_BIN points the tests at another build (say, of an experiment) */
@@ -191,4 +192,10 @@ export async function inLanes<T, R>(items: T[], lanes: number, fn: (item: T, ind
   await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
   if (failed !== null) throw failed;
   return results;
+}
+
+/** Waits (up to 30 s, polling) until `check` holds, then asserts it: `what` names the awaited state. */
+export async function waitFor(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 3000 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(check(), what).toBe(true);
 }

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
 import { cleanupRepos, git, makeRepo } from '../helpers/repos.js';
 
 beforeAll(requireBuiltCli);
@@ -14,11 +14,6 @@ afterAll(() => {
   cleanupRepos();
   cleanupBuiltCli();
 });
-
-const waitFor = async (check: () => boolean, what: string): Promise<void> => {
-  for (let i = 0; i < 3000 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(check(), what).toBe(true);
-};
 
 describe('HEAD moves before the index is locked', () => {
   it('git checkout of another branch meanwhile: stale, nothing committed on either branch, nothing staged', async () => {

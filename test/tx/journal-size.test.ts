@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
 import { cleanupRepos, git, makeRepo } from '../helpers/repos.js';
 
 beforeAll(requireBuiltCli);
@@ -12,11 +12,6 @@ afterAll(() => {
   cleanupRepos();
   cleanupBuiltCli();
 });
-
-const waitFor = async (check: () => boolean, what: string): Promise<void> => {
-  for (let i = 0; i < 3000 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(check(), what).toBe(true);
-};
 
 /** A patch adding one file of about `kb` KB, every line distinct. */
 function bigPatch(dir: string, kb: number): { file: string; text: string } {

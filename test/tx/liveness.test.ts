@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSyn
 import { tmpdir, uptime } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { builtCliPath, cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { builtCliPath, cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
 import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';
 import { parseMark, processAlive, type ProcessMark } from '../../src/tx/liveness.js';
 
@@ -108,11 +108,6 @@ async function expectStale(dir: string, pid: number, what: RegExp): Promise<void
   // nothing was finished meanwhile
   expect(existsSync(path.join(dir, 'landed.txt'))).toBe(false);
 }
-
-const waitFor = async (check: () => boolean, what: string): Promise<void> => {
-  for (let i = 0; i < 3000 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(check(), what).toBe(true);
-};
 
 describe('a live transaction', () => {
   it('is left to its process: recover backs off while it runs, and it then lands', async () => {

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
 import { cleanupRepos, git, makeRepo } from '../helpers/repos.js';
 
 beforeAll(requireBuiltCli);
@@ -36,11 +36,6 @@ const journalOf = (dir: string): { state?: string } | null => {
   } catch {
     return null;
   }
-};
-
-const waitFor = async (check: () => boolean, what: string): Promise<void> => {
-  for (let i = 0; i < 3000 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(check(), what).toBe(true);
 };
 
 /** Starts `patchtx apply PATCH` held at `point`; `go()` releases it and returns its result. */

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtCliPath, cleanupBuiltCli, leftoverFiles, requireBuiltCli } from '../helpers/cli.js';
+import { builtCliPath, cleanupBuiltCli, leftoverFiles, requireBuiltCli, waitFor } from '../helpers/cli.js';
 import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';
 
 beforeAll(requireBuiltCli);
@@ -15,11 +15,6 @@ afterAll(() => {
   cleanupRepos();
   cleanupBuiltCli();
 });
-
-const waitFor = async (check: () => boolean, what: string): Promise<void> => {
-  for (let i = 0; i < 3000 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(check(), what).toBe(true);
-};
 
 interface Ended {
   status: number | null;
