@@ -69,12 +69,10 @@ async function lstatOrNull(file: string): Promise<BigIntStats | null> {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    throw ioError(e, 'inspect', file);
+    throw fsError(e, 'inspect', file);
   }
 }
 
-/** see fsError: io_error for a full disk, a read-only mount..., internal otherwise */
-const ioError = (e: unknown, action: string, file: string): PatchtxError => fsError(e, action, file);
 
 type LeadingDirs = { kind: 'ok' } | { kind: 'missing'; from: number } | { kind: 'blocked'; by: string; symlink: boolean };
 
@@ -185,7 +183,7 @@ async function makeLeadingDirs(workdir: string, repoPath: string, parts: string[
         await mkdir(dir, 0o777);
       } catch (e) {
         // someone else made it meanwhile: fine if it is a real directory
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !(await lstatOrNull(dir))?.isDirectory()) throw ioError(e, 'create', dir);
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !(await lstatOrNull(dir))?.isDirectory()) throw fsError(e, 'create', dir);
       }
       knownDirs?.add(dir);
     }
@@ -268,7 +266,7 @@ async function renameIntoPlace(temp: string, file: string): Promise<BigIntStats>
     await rename(temp, file);
   } catch (e) {
     await unlink(temp).catch(() => undefined);
-    throw ioError(e, 'write', file);
+    throw fsError(e, 'write', file);
   }
   return lstat(file, { bigint: true });
 }
@@ -309,7 +307,7 @@ export async function writeWorktreeFile(
     await chmod(file, keepMode);
     return await lstat(file, { bigint: true });
   } catch (e) {
-    throw ioError(e, 'write', file);
+    throw fsError(e, 'write', file);
   }
 }
 
@@ -324,7 +322,7 @@ export async function writeWorktreeSymlink(workdir: string, repoPath: string, ta
   try {
     await symlink(target, temp);
   } catch (e) {
-    throw ioError(e, 'write', file);
+    throw fsError(e, 'write', file);
   }
   return renameIntoPlace(temp, file);
 }
@@ -357,7 +355,7 @@ export async function removeWorktreeFile(workdir: string, repoPath: string): Pro
   try {
     await unlink(file);
   } catch (e) {
-    throw ioError(e, 'remove', file);
+    throw fsError(e, 'remove', file);
   }
   for (let depth = parts.length - 1; depth > 0; depth--) {
     try {
@@ -426,7 +424,7 @@ export async function isWorktreeFileModified(
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR' || code === NOT_REGULAR) return true; // changed under us
-    throw ioError(e, 'read', file);
+    throw fsError(e, 'read', file);
   }
   return hashBlob(options.storedForm && !readsAsSymlink ? await options.storedForm(content) : content) !== entry.oid;
 }
