@@ -73,7 +73,6 @@ async function lstatOrNull(file: string): Promise<BigIntStats | null> {
   }
 }
 
-
 type LeadingDirs = { kind: 'ok' } | { kind: 'missing'; from: number } | { kind: 'blocked'; by: string; symlink: boolean };
 
 /** lstat of each leading directory of `parts`, stopping at the first that is missing or is not a
