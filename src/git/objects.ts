@@ -15,8 +15,19 @@
 // received pack of transfer.unpackLimit objects or more), so a patch touching hundreds of files
 // creates two files, not hundreds of files in up to 256 new directories; a small batch stays loose,
 // so that many small transactions do not pile up packs.
+//
+// New objects are unreachable until a ref points at them, and `git gc --prune=now` (`git prune
+// --expire=now`, `git repack -a -d`) run in that moment deletes them: the branch would then move to
+// a commit that is gone, and every later git command fail on it. Git's manual leaves that risk to
+// whoever prunes "now" next to a writer; patchtx narrows it. A repack drops unreachable objects
+// from every pack it did not find kept, so a batch's pack has a .keep file until the transaction's
+// refs point at it (as git's receive-pack keeps an incoming pack until its refs are updated); a
+// crashed run's is removed by recovery, found by its text (removeKeeps). Loose objects cannot be
+// kept from a prune that way ("now" prunes whatever is unreachable, however new), so the batch's
+// loose objects stay in memory until the refs point at them, and settleBatch() writes again any
+// that a prune took meanwhile (the transaction first waits for a running git gc to end).
 import * as fs from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat } from './fsx.js';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from './fsx.js';
 import { shouldFsync, shouldFsyncTransactionPack } from './fsync-policy.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -85,6 +96,26 @@ export const PACK_THRESHOLD = 16;
 /** how often a write is tried when its directory or temporary file vanished under it (see writeLoose) */
 const WRITE_ATTEMPTS = 5;
 const OBJECT_TYPES: ReadonlySet<string> = new Set(['blob', 'tree', 'commit', 'tag']);
+/**
+ * Removes the .keep files of the packs a transaction wrote (flushBatch's `keep`), found by their
+ * text: for a transaction that died before it could (releaseKept). Other packs' .keep files, git's
+ * or a user's, hold other text and stay.
+ */
+export async function removeKeeps(objectsDir: string, keep: string): Promise<void> {
+  const dir = path.join(objectsDir, 'pack');
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return; // no packs
+  }
+  for (const name of names) {
+    if (!name.startsWith('pack-') || !name.endsWith('.keep')) continue;
+    const file = path.join(dir, name);
+    const text = await readFile(file, 'utf8').catch(() => null);
+    if (text === `${keep}\n`) await rm(file, { force: true });
+  }
+}
 
 /** An object the repository does not hold (pruned, or beyond a shallow or partial clone's boundary). */
 export function missingObject(oid: string): PatchtxError {
@@ -120,6 +151,10 @@ export class ObjectStore {
   private readonly openPacks = new Map<string, PackFile>();
   /** objects written since beginBatch(), not yet on disk */
   private staged: Map<string, RawObject> | null = null;
+  /** .keep files of the packs flushBatch wrote, until settleBatch() or releaseKept() */
+  private readonly kept: string[] = [];
+  /** the loose objects flushBatch wrote or found, until settleBatch() or releaseKept() */
+  private unsettled = new Map<string, RawObject>();
 
   constructor(repo: Repository, options: ObjectStoreOptions = {}) {
     this.repo = repo;
@@ -349,19 +384,54 @@ export class ObjectStore {
     this.staged = null;
   }
 
-  /** Writes the objects held since beginBatch(): as one pack when there are enough of them, else loose. */
-  async flushBatch(): Promise<void> {
+  /**
+   * Writes the objects held since beginBatch(): as one pack when there are enough of them, else
+   * loose. The pack is kept from a concurrent repack by a .keep file holding `keep` (a text naming
+   * the transaction) until releaseKept().
+   */
+  async flushBatch(keep: string): Promise<void> {
     const staged = this.staged;
     this.staged = null;
     if (!staged || staged.size === 0) return;
     if (staged.size >= PACK_THRESHOLD) {
-      await this.writePack(staged);
+      await this.writePack(staged, keep);
     } else {
       for (const [oid, o] of staged) if (!(await this.hasObject(oid))) await this.writeLoose(oid, o.type, o.content);
+      // one found loose (an earlier run's, say) may be as unreachable as a new one
+      this.unsettled = staged;
     }
   }
 
-  private async writePack(objects: Map<string, RawObject>): Promise<void> {
+  /** True when the last batch was written loose (see settleBatch). */
+  holdsLooseBatch(): boolean {
+    return this.unsettled.size > 0;
+  }
+
+  /**
+   * Once refs point at the last batch's objects: writes again any of its loose objects that a
+   * prune removed before the refs did (see the top of this file), and releases its pack.
+   */
+  async settleBatch(): Promise<void> {
+    const loose = this.unsettled;
+    this.unsettled = new Map();
+    let packsRead = false;
+    for (const [oid, o] of loose) {
+      if (await stat(this.loosePath(oid)).then(() => true, () => false)) continue;
+      // a repack may have moved it into a new pack: look at the packs as they are now
+      if (!packsRead) this.packs.refresh();
+      packsRead = true;
+      if (!(await this.packs.has(oid))) await this.writeLoose(oid, o.type, o.content);
+    }
+    await this.releaseKept();
+  }
+
+  /** Removes the .keep files of the packs flushBatch wrote (the refs do not need them, or hold them). */
+  async releaseKept(): Promise<void> {
+    this.unsettled = new Map();
+    for (const file of this.kept.splice(0)) await rm(file, { force: true });
+  }
+
+  private async writePack(objects: Map<string, RawObject>, keep: string): Promise<void> {
     const { checksum, pack, index } = await buildPack(
       [...objects].map(([oid, o]) => ({ oid, type: o.type, content: o.content })),
       this.compression,
@@ -374,6 +444,12 @@ export class ObjectStore {
       { temp: path.join(dir, `tmp_pack_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.pack`), data: pack, sync: shouldFsyncTransactionPack('pack') },
       { temp: path.join(dir, `tmp_idx_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.idx`), data: [index], sync: shouldFsyncTransactionPack('pack-metadata') },
     ];
+    // before the pack is visible, so that no repack ever sees it unkept
+    const keepFile = path.join(dir, `pack-${checksum}.keep`);
+    await writeFile(keepFile, `${keep}\n`).catch((e: unknown) => {
+      throw fsError(e, 'write pack', keepFile, { pack: checksum });
+    });
+    this.kept.push(keepFile);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.writePackFiles(files);

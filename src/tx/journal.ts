@@ -172,6 +172,11 @@ export function transactionId(journal: Journal): string {
   return journal.id ?? `${journal.pid}-${journal.startedAt}`;
 }
 
+/** The text of the .keep file of the pack a transaction writes (see src/git/objects.ts). */
+export function keepText(journal: Journal): string {
+  return `patchtx transaction ${transactionId(journal)}`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Recovery claims. Several patchtx commands may start at once in a checkout whose journal was left
 // by a dead run; exactly one of them may recover it, or they delete each other's locks (and the

@@ -10,11 +10,13 @@ import type { Identity } from '../git/model/identity.js';
 import { readHead, readRef } from '../git/refs.js';
 import { fileEntryOf, lookupPaths, type TreeEdit } from '../git/tree-edit.js';
 import { hashBlob } from '../git/hash.js';
+import { removeKeeps } from '../git/objects.js';
 import { checkoutForms } from './conversions.js';
 import { inspectWorktreePath, readWorktreeFile } from '../git/worktree.js';
 import {
   claimRecovery,
   dropClaim,
+  keepText,
   lockWitness,
   readJournal,
   removeClaimsOn,
@@ -304,6 +306,8 @@ async function recoverClaimed(session: Session, journal: Journal): Promise<Recov
     report.outcome = 'finished';
     return report;
   }
+  // rolled back: nothing refers to the dead run's objects, and its pack need not be kept
+  await removeKeeps(session.store.objectsDir, keepText(journal));
   removeJournal(repo);
   return report;
 }

@@ -15,12 +15,14 @@ import { PatchtxError } from '../errors.js';
 import { indexPathOf, lockIndex, type IndexLock } from '../git/index-file.js';
 import type { Identity } from '../git/model/identity.js';
 import { addNote, attachToNotes, writeNoteCommit } from '../git/notes.js';
+import { waitWhileGcRuns } from '../git/gc-running.js';
+import { removeKeeps } from '../git/objects.js';
 import { readHead, readRef, refLockFile, updateRef } from '../git/refs.js';
 import type { TreeEdit } from '../git/tree-edit.js';
 import { changedSinceRead, changedWhileRunning, type AsRead } from './as-read.js';
 import { crashPoint } from './crash.js';
 import { checkInterrupted, enterTransaction, leaveTransaction, passCommitPoint } from './interrupt.js';
-import { createJournal, lockWitness, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
+import { createJournal, keepText, lockWitness, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
 import { markOfThisProcess, markText } from './liveness.js';
 import { asReadOnly, checkGitDirWritable } from './read-only.js';
 import { updateRedoStack } from './redo-stack.js';
@@ -159,7 +161,7 @@ async function runSteps(
       noteWritten = { commit, parent: tip };
     }
     if (prepared.newOid === null && !prepared.savedWithoutCommit) session.store.discardBatch();
-    else await session.store.flushBatch();
+    else await session.store.flushBatch(keepText(journal));
     // the objects may have taken the room the working tree needs (the same file system, often)
     if (lock && (prepared.newOid !== null || prepared.syncWithoutCommit)) checkCheckoutRoom(session, prepared.targets, prepared.contents);
     crashPoint('after-objects');
@@ -181,6 +183,7 @@ async function runSteps(
         left = await syncCheckout(session, lock, prepared.targets, prepared.contents, { live: liveOf(prepared) });
       }
       await lock?.release();
+      await settleObjects(session);
       removeJournal(repo);
       return { prepared, published: false, warnings: leftAsItIs(left, target.ref) };
     }
@@ -217,6 +220,7 @@ async function runSteps(
   } catch (e) {
     session.store.discardBatch();
     await lock?.release().catch(() => undefined);
+    await session.store.releaseKept().catch(() => undefined);
     removeJournal(repo);
     throw e;
   }
@@ -234,6 +238,19 @@ async function runSteps(
       { ...(e instanceof PatchtxError && e.kind === 'io_error' ? e.data : {}), commit: prepared.newOid, ref: target.ref },
     );
   }
+}
+
+/** how long a run waits for a git gc running next to it to end before it checks its objects */
+const GC_WAIT_MS = 30_000;
+
+/**
+ * Once the refs point at the run's objects (see src/git/objects.ts): a git gc running meanwhile
+ * may have pruned its loose objects before the refs held them. Waits for it to end, then writes
+ * again whatever it took, and releases the run's pack.
+ */
+async function settleObjects(session: Session): Promise<void> {
+  if (session.store.holdsLooseBatch()) await waitWhileGcRuns(session.repo.commonDir, GC_WAIT_MS);
+  await session.store.settleBatch();
 }
 
 /** Refuses when turning a directory into a file would remove files the transaction does not own
@@ -328,6 +345,8 @@ export async function finishPublished(
     const left = await syncCheckout(session, lock, targets, contents, { leave, checkoutForm, failed: opts.recovering ? failed : undefined, live: opts.live });
     warnings.push(...leftAsItIs(left, journal.ref));
   }
+  await settleObjects(session);
+  if (opts.recovering) await removeKeeps(session.store.objectsDir, keepText(journal));
   removeJournal(session.repo);
   return warnings;
 }

@@ -1,0 +1,83 @@
+// `git gc --prune=now` (or `git prune --expire=now`) run while a transaction is between writing its
+// objects and moving the branch to them: the objects are unreachable at that moment, so git would
+// delete them, and the branch would then point at a commit that no longer exists (every later git
+// command fails on it). Git's own commands take that risk (its manual warns against pruning "now"
+// next to writers); patchtx must not: its loose objects are dated ahead until the ref holds them,
+// and its pack is kept by a .keep file, as git's receive-pack keeps an incoming pack.
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
+import { cleanupRepos, git, makeRepo } from '../helpers/repos.js';
+
+beforeAll(requireBuiltCli);
+afterAll(() => {
+  cleanupRepos();
+  cleanupBuiltCli();
+});
+
+async function applyAcrossGc(dir: string, patch: string): Promise<void> {
+  const file = path.join(dir, '..', 'change.patch');
+  writeFileSync(file, patch);
+  const release = path.join(dir, '..', 'go');
+  const run = runCli(['apply', '--repo', dir, file, '--json'], { env: { PATCHTX_TEST_PAUSE_AT: 'after-objects', PATCHTX_TEST_PAUSE_UNTIL: release } });
+  await waitFor(() => existsSync(`${release}.held`), 'the run wrote its objects');
+  git(dir, 'gc', '-q', '--prune=now');
+  writeFileSync(release, '');
+  const r = await run;
+  expect(r.status, r.stderr + r.stdout).toBe(0);
+}
+
+function expectSound(dir: string): void {
+  expect(git(dir, 'fsck', '--no-progress', '--no-dangling').trim()).toBe('');
+  git(dir, 'rev-list', '--all', '--reflog', '--objects');
+  expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+  expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
+}
+
+function manyFiles(n: number): string {
+  let patch = '*** Begin Patch\n';
+  for (let i = 0; i < n; i++) patch += `*** Add File: many/f${i}.txt\n+file ${i} made across a gc\n`;
+  return patch + '*** End Patch\n';
+}
+
+const keepFiles = (dir: string): string[] => readdirSync(path.join(dir, '.git', 'objects', 'pack')).filter((f) => f.endsWith('.keep'));
+
+describe('git gc --prune=now between a run writing its objects and moving the branch', () => {
+  it('keeps loose objects (a small patch)', async () => {
+    const dir = makeRepo('basic');
+    await applyAcrossGc(dir, '*** Begin Patch\n*** Add File: new.txt\n+made across a gc\n*** End Patch\n');
+    expect(git(dir, 'cat-file', 'blob', 'HEAD:new.txt')).toBe('made across a gc\n');
+    expectSound(dir);
+  });
+
+  it('keeps the pack (a patch of many files), and leaves no .keep file behind', async () => {
+    const dir = makeRepo('basic');
+    await applyAcrossGc(dir, manyFiles(24));
+    for (const i of [0, 23]) expect(git(dir, 'cat-file', 'blob', `HEAD:many/f${i}.txt`)).toBe(`file ${i} made across a gc\n`);
+    expectSound(dir);
+    expect(keepFiles(dir)).toEqual([]);
+    // and the next gc takes the pack in as usual
+    git(dir, 'gc', '-q', '--prune=now');
+    expect(readdirSync(path.join(dir, '.git', 'objects', 'pack')).filter((f) => f.endsWith('.pack'))).toHaveLength(1);
+    expectSound(dir);
+  });
+
+  for (const point of ['after-objects', 'after-ref']) {
+    it(`a run killed ${point} leaves its pack kept until recovery, which releases it`, async () => {
+      const dir = makeRepo('basic');
+      const file = path.join(dir, '..', 'change.patch');
+      writeFileSync(file, manyFiles(20));
+      const killed = await runCli(['apply', '--repo', dir, file], { env: { PATCHTX_TEST_CRASH_AT: point } });
+      expect(killed.signal).toBe('SIGKILL');
+      expect(keepFiles(dir)).toHaveLength(1);
+      // a user's own .keep stays
+      const own = path.join(dir, '.git', 'objects', 'pack', 'pack-0000000000000000000000000000000000000000.keep');
+      writeFileSync(own, 'kept by hand\n');
+      const r = await runCli(['recover', '--repo', dir, '--json']);
+      expect(r.status, r.stderr + r.stdout).toBe(0);
+      expect(keepFiles(dir)).toEqual(['pack-0000000000000000000000000000000000000000.keep']);
+      expect(git(dir, 'fsck', '--no-progress', '--no-dangling').trim()).toBe('');
+    });
+  }
+});
