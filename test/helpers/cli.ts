@@ -137,14 +137,19 @@ export function seedFrom(envName: string): number {
 /**
  * Files in a git dir that an interrupted transaction must not leave behind once recovered: lock
  * files anywhere (index.lock, refs/…/x.lock, HEAD.lock, packed-refs.lock), patchtx's journal, its
- * temporary siblings and recovery claims, temporary files of the redo stack.
+ * temporary siblings and recovery claims, temporary files of the redo stack, the .keep file of a
+ * transaction's pack (it keeps the pack from git's repacks only while the transaction runs).
  */
 export function leftoverFiles(gitdir: string): string[] {
   const found: string[] = [];
   const walk = (dir: string, rel: string): void => {
     for (const name of readdirSync(dir)) {
-      // objects/ holds nothing lock-like; tmp_obj_* files there are garbage git's prune removes
-      if (rel === '' && name === 'objects') continue;
+      // objects/ holds nothing lock-like (tmp_obj_* files there are garbage git's prune removes),
+      // only the .keep files of packs
+      if (rel === '' && name === 'objects') {
+        found.push(...patchtxKeeps(path.join(dir, name, 'pack')));
+        continue;
+      }
       const abs = path.join(dir, name);
       const relPath = rel === '' ? name : `${rel}/${name}`;
       const st = statSync(abs, { throwIfNoEntry: false });
@@ -160,6 +165,18 @@ export function leftoverFiles(gitdir: string): string[] {
   };
   walk(gitdir, '');
   return found.sort();
+}
+
+function patchtxKeeps(packDir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(packDir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.endsWith('.keep') && readFileSync(path.join(packDir, n), 'utf8').startsWith('patchtx transaction '))
+    .map((n) => `objects/pack/${n}`);
 }
 
 /** The redo stack patchtx keeps for `ref` (one commit id per line, most recent last), in a file
