@@ -174,8 +174,8 @@ export function removeDeadJournalTemps(dir: string): void {
 const dirOf = (repo: Repository, journal: Journal): string => path.dirname(journalFileOf(repo, journal));
 
 /**
- * The witness of a lock file `journal`'s run takes (see src/git/lock-file.ts): a file in patchtx's
- * directory, named after the transaction and the lock, whose inode the lock shares while it is
+ * The witness of a lock file `journal`'s run takes (see src/git/lock-file.ts): a file beside the
+ * journal, named after the transaction and the lock, whose inode the lock shares while it is
  * held. Recovery removes a lock the journal lists only when it is its witness's file.
  */
 export function lockWitness(repo: Repository, journal: Journal, lockFile: string): string {
