@@ -164,9 +164,14 @@ export function alreadyAppliedText(result: TxResult): string {
 
 /** On stderr: what recovery of an earlier run did before this command, and its warnings. */
 export function printRecoveryNote(streams: Streams, report: RecoveryReport): void {
-  const r = recoveryText(report);
-  streams.err(`note: ${r.line}\n${r.warnings.map((w) => `warning: ${w}\n`).join('')}`);
+  for (const one of recoveredRuns(report)) {
+    const r = recoveryText(one);
+    streams.err(`note: ${r.line}\n${r.warnings.map((w) => `warning: ${w}\n`).join('')}`);
+  }
 }
+
+/** Each interrupted run a recovery report covers (several when journals of other refs were left too). */
+export const recoveredRuns = (report: RecoveryReport): RecoveryReport[] => [report, ...(report.also ?? [])];
 
 /** What recovery did, in a line, and its warnings. A journal that was never written names no transaction. */
 export function recoveryText(report: RecoveryReport): { line: string; warnings: string[] } {

@@ -10,7 +10,7 @@ import { recoverCommand } from '../tx/recover-command.js';
 import { showPatch } from '../tx/show.js';
 import { redoTransaction, undoTransaction } from '../tx/undo.js';
 import { parseWaitSeconds, waitingForLocks } from '../tx/wait.js';
-import { jsonError, printApplied, printError, processStreams, recoveryText, toError, type Streams } from './output.js';
+import { jsonError, printApplied, printError, processStreams, recoveredRuns, recoveryText, toError, type Streams } from './output.js';
 import { limitsFrom, withLimitRemedy } from './limits.js';
 import { readPatchSource } from './read-patch.js';
 import { printLog, printUndo } from './print.js';
@@ -225,9 +225,11 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
         if (flags.json) streams.out(JSON.stringify({ ok: true, recovered: report }) + '\n');
         else if (!report) streams.out('Nothing to recover.\n');
         else {
-          const r = recoveryText(report);
-          streams.out(`${r.line[0]!.toUpperCase()}${r.line.slice(1)}.\n`);
-          for (const w of r.warnings) streams.err(`warning: ${w}\n`);
+          for (const one of recoveredRuns(report)) {
+            const r = recoveryText(one);
+            streams.out(`${r.line[0]!.toUpperCase()}${r.line.slice(1)}.\n`);
+            for (const w of r.warnings) streams.err(`warning: ${w}\n`);
+          }
         }
       }),
     );

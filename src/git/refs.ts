@@ -37,7 +37,8 @@ export function isValidRefName(ref: string): boolean {
   return ref.split('/').every((c) => c !== '' && !c.startsWith('.') && !c.endsWith('.lock'));
 }
 
-function isPerWorktree(ref: string): boolean {
+/** Whether `ref` is this checkout's own (kept in its gitdir), not shared by all worktrees. */
+export function isPerWorktree(ref: string): boolean {
   return (
     !ref.startsWith('refs/') ||
     ref.startsWith('refs/bisect/') ||

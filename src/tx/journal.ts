@@ -1,8 +1,9 @@
-// The transaction journal: <gitdir>/patchtx/journal.json.
+// The transaction journal: <gitdir>/patchtx/journal.json for a transaction on the working tree,
+// one file per ref for a transaction that touches no working tree (journal-place.ts says where).
 //
 // It is created exclusively (see createJournal) before anything is locked or published and removed
-// when the working tree and index are in line again, so it doubles as patchtx's per-checkout lock:
-// a second patchtx in the same checkout sees it and reports `stale` instead of interleaving. Its `state` tells the
+// when the working tree and index are in line again, so it doubles as patchtx's lock per checkout
+// (or per ref): a second patchtx there sees it and reports `stale` instead of interleaving. Its `state` tells the
 // next patchtx (or `patchtx recover`) what an interrupted run left behind:
 //   prepared   nothing published yet: drop our locks, the repository is at the old state
 //   published  the ref may have moved: if it points at `newOid`, finish the note, working tree and
@@ -16,6 +17,7 @@ import { mkdirpSync } from '../git/fsx.js';
 import { fsError } from '../git/io-error.js';
 import { PatchtxError } from '../errors.js';
 import { crashPoint } from './crash.js';
+import { journalFileOf } from './journal-place.js';
 import { markOfThisProcess, markText, parseMark, processAlive, type ProcessMark } from './liveness.js';
 
 export interface Journal {
@@ -33,6 +35,8 @@ export interface Journal {
   newOid: string | null;
   /** sync the working tree and index of this checkout for `paths` once published */
   worktree: boolean;
+  /** journaled in its ref's file, not the checkout's (journal-place.ts; absent in older journals) */
+  perRef?: boolean;
   paths: string[];
   /**
    * What the run found in the working tree at each of `paths` (same order) before it wrote
@@ -54,8 +58,6 @@ export interface Journal {
   /** redo-stack change to make once published */
   redo?: { push?: string; pop?: boolean; clear?: boolean };
 }
-
-export const journalPath = (repo: Repository): string => path.join(repo.gitdir, 'patchtx', 'journal.json');
 
 function writeAll(fd: number, text: string): void {
   const buf = Buffer.from(text);
@@ -84,7 +86,7 @@ function writeFileSynced(file: string, text: string, flags: string): void {
  * blocks the checkout (as "a run that is starting") until its grace period is over.
  */
 export function createJournal(repo: Repository, journal: Journal): void {
-  const file = journalPath(repo);
+  const file = journalFileOf(repo, journal);
   const tmp = tempPath(file, process.pid);
   try {
     mkdirpSync(path.dirname(file));
@@ -98,13 +100,13 @@ export function createJournal(repo: Repository, journal: Journal): void {
     linkSync(tmp, file);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw inProgress(file);
+    if (code === 'EEXIST') throw inProgress(file, journal);
     // a file system without hard links: create it with O_EXCL and write it (the old way)
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw fsError(e, 'create the transaction journal', file);
     try {
       writeFileSynced(file, JSON.stringify(journal, null, 2) + '\n', 'wx');
     } catch (e2) {
-      if ((e2 as NodeJS.ErrnoException).code === 'EEXIST') throw inProgress(file);
+      if ((e2 as NodeJS.ErrnoException).code === 'EEXIST') throw inProgress(file, journal);
       throw fsError(e2, 'create the transaction journal', file);
     }
   } finally {
@@ -112,12 +114,16 @@ export function createJournal(repo: Repository, journal: Journal): void {
   }
 }
 
-const inProgress = (file: string): PatchtxError =>
-  new PatchtxError('stale', `another patchtx transaction is in progress in this checkout (${file} exists); retry, or run 'patchtx recover' if no patchtx is running`, { journal: file });
+const inProgress = (file: string, journal: Journal): PatchtxError =>
+  new PatchtxError(
+    'stale',
+    `another patchtx transaction is in progress ${journal.perRef ? `on ${journal.ref}` : 'in this checkout'} (${file} exists); retry, or run 'patchtx recover' if no patchtx is running`,
+    { journal: file, ...(journal.perRef ? { ref: journal.ref } : {}) },
+  );
 
 /** Replaces the journal atomically (write a sibling, rename over). */
 export function updateJournal(repo: Repository, journal: Journal): void {
-  const file = journalPath(repo);
+  const file = journalFileOf(repo, journal);
   const tmp = tempPath(file, process.pid);
   try {
     writeFileSynced(tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
@@ -147,19 +153,34 @@ export function removeDeadTempsOf(file: string): void {
   }
 }
 
-/** Removes the temporary journal files of processes that are gone (killed while writing one). */
-export function removeDeadTempFiles(repo: Repository): void {
-  removeDeadTempsOf(journalPath(repo));
+/**
+ * Removes the temporary journal files in `dir` (`journal….<pid>.tmp`: of a journal, or of a
+ * recovery claim) of processes that are gone (killed while writing one).
+ */
+export function removeDeadJournalTemps(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = name.startsWith('journal') ? /\.(\d+)\.tmp$/.exec(name) : null;
+    if (m && !processAlive(Number(m[1]))) rmSync(path.join(dir, name), { force: true });
+  }
 }
 
+/** The directory of `journal`, where its lock witnesses and recovery claims are kept too. */
+const dirOf = (repo: Repository, journal: Journal): string => path.dirname(journalFileOf(repo, journal));
+
 /**
- * The witness of a lock file `journal`'s run takes (see src/git/lock-file.ts): a file in patchtx's
- * directory, named after the transaction and the lock, whose inode the lock shares while it is
+ * The witness of a lock file `journal`'s run takes (see src/git/lock-file.ts): a file beside the
+ * journal, named after the transaction and the lock, whose inode the lock shares while it is
  * held. Recovery removes a lock the journal lists only when it is its witness's file.
  */
 export function lockWitness(repo: Repository, journal: Journal, lockFile: string): string {
   const which = createHash('sha1').update(lockFile).digest('hex').slice(0, 16);
-  return path.join(path.dirname(journalPath(repo)), `lock-${claimKey(journal)}-${which}.lock`);
+  return path.join(dirOf(repo, journal), `lock-${claimKey(journal)}-${which}.lock`);
 }
 
 /** Removes the witnesses of `journal`'s locks (the locks are gone, or not the run's). */
@@ -210,8 +231,8 @@ export type RecoveryClaim = { claimed: true; file: string } | { claimed: false; 
 
 /** Claims the recovery of `journal` for this process (see above), or names the live process that has. */
 export function claimRecovery(repo: Repository, journal: Journal): RecoveryClaim {
-  const dir = path.dirname(journalPath(repo));
-  const tmp = tempPath(journalPath(repo), process.pid);
+  const dir = dirOf(repo, journal);
+  const tmp = tempPath(journalFileOf(repo, journal), process.pid);
   writeFileSynced(tmp, claimText(), 'w');
   try {
     for (let generation = 0; ; generation++) {
@@ -237,7 +258,7 @@ export function dropClaim(claim: RecoveryClaim): void {
 
 /** Removes every claim on `journal`, once it is gone (ours, and those of recoveries that died). */
 export function removeClaimsOn(repo: Repository, journal: Journal): void {
-  const dir = path.dirname(journalPath(repo));
+  const dir = dirOf(repo, journal);
   const prefix = `${CLAIM_PREFIX}${claimKey(journal)}.`;
   let names: string[];
   try {
@@ -249,21 +270,20 @@ export function removeClaimsOn(repo: Repository, journal: Journal): void {
 }
 
 /**
- * Removes the claims on journals that are gone (a recovery killed after removing its journal):
- * claims on transactions other than `current`, the journal there now (null: none), whose
+ * Removes the claims in `dir` on journals that are gone (a recovery killed after removing its
+ * journal): claims on transactions other than those of `current`, the journals there now, whose
  * processes are gone. Claims of live processes are left to them.
  */
-export function removeFinishedClaims(repo: Repository, current: Journal | null): void {
-  const dir = path.dirname(journalPath(repo));
+export function removeFinishedClaims(dir: string, current: readonly Journal[]): void {
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
     return;
   }
-  const keep = current === null ? null : `${CLAIM_PREFIX}${claimKey(current)}.`;
+  const keep = current.map((j) => `${CLAIM_PREFIX}${claimKey(j)}.`);
   for (const name of names) {
-    if (!name.startsWith(CLAIM_PREFIX) || (keep !== null && name.startsWith(keep))) continue;
+    if (!name.startsWith(CLAIM_PREFIX) || keep.some((k) => name.startsWith(k))) continue;
     const file = path.join(dir, name);
     let holder: ClaimHolder;
     try {
@@ -277,8 +297,8 @@ export function removeFinishedClaims(repo: Repository, current: Journal | null):
 
 export type JournalRead = { kind: 'none' } | { kind: 'journal'; journal: Journal } | { kind: 'unreadable'; ageMs: number };
 
-export function readJournal(repo: Repository): JournalRead {
-  const file = journalPath(repo);
+/** The journal in `file` (one of the places in journal-place.ts). */
+export function readJournal(file: string): JournalRead {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -302,6 +322,10 @@ export function readJournal(repo: Repository): JournalRead {
   }
 }
 
-export function removeJournal(repo: Repository): void {
-  rmSync(journalPath(repo), { force: true });
+export function removeJournal(repo: Repository, journal: Journal): void {
+  removeJournalFile(journalFileOf(repo, journal));
+}
+
+export function removeJournalFile(file: string): void {
+  rmSync(file, { force: true });
 }

@@ -1,5 +1,6 @@
-// Finishing or dropping what an interrupted run left behind (its journal says which; see run.ts).
-// Runs at the start of every patchtx command that opens a repository, and as `patchtx recover`.
+// Finishing or dropping what interrupted runs left behind (their journals say which; see run.ts).
+// Runs at the start of every patchtx command that opens a repository, and as `patchtx recover`:
+// the journal of this checkout's working tree and the journals of every ref (journal-place.ts).
 import { readdirSync, readlinkSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
@@ -20,13 +21,15 @@ import {
   lockWitness,
   readJournal,
   removeClaimsOn,
-  removeDeadTempFiles,
+  removeDeadJournalTemps,
   removeFinishedClaims,
   removeJournal,
+  removeJournalFile,
   removeLockWitnesses,
   transactionId,
   type Journal,
 } from './journal.js';
+import { checkoutJournalFile, refJournalDirs, refJournalsIn } from './journal-place.js';
 import { parseMark, processAlive } from './liveness.js';
 import { removeDeadRedoTemps } from './redo-stack.js';
 import { firstParents } from './history.js';
@@ -42,6 +45,18 @@ export interface RecoveryReport {
   commit?: string | null;
   pid?: number;
   warnings: string[];
+  /** the other interrupted runs recovered at the same time (of other refs), if any */
+  also?: RecoveryReport[];
+}
+
+export interface RecoveryScope {
+  /**
+   * A live transaction of this checkout's working tree stops the command (`stale`) rather than
+   * being passed over: so for every command in a checkout but one that names a ref (which, if it is
+   * the branch checked out here, meets that transaction's journal when it creates its own). A live
+   * transaction of a ref is always passed over: a run on that ref meets its journal likewise.
+   */
+  checkoutInUse: boolean;
 }
 
 /** How long an unreadable (just created) journal is taken to belong to a run that is starting. */
@@ -102,21 +117,46 @@ function removeWorktreeTemps(session: Session, journal: Journal): void {
   }
 }
 
-export async function recoverInterrupted(session: Session): Promise<RecoveryReport | null> {
+/** Recovers every journal whose run is gone (see RecoveryScope for those whose run is alive). */
+export async function recoverInterrupted(session: Session, scope: RecoveryScope): Promise<RecoveryReport | null> {
   const { repo } = session;
-  removeDeadTempFiles(repo);
-  const read = readJournal(repo);
-  removeFinishedClaims(repo, read.kind === 'journal' ? read.journal : null);
+  const reports: RecoveryReport[] = [];
+  const checkout = checkoutJournalFile(repo);
+  reports.push(...(await recoverIn(session, path.dirname(checkout), [checkout], scope.checkoutInUse)));
+  for (const dir of refJournalDirs(repo)) reports.push(...(await recoverIn(session, dir, refJournalsIn(dir), false)));
+  const [first, ...rest] = reports;
+  return first === undefined ? null : rest.length === 0 ? first : { ...first, also: rest };
+}
+
+/** Recovers the journals `files` of `dir`; `strict`: a live run's is `stale`, not passed over. */
+async function recoverIn(session: Session, dir: string, files: string[], strict: boolean): Promise<RecoveryReport[]> {
+  removeDeadJournalTemps(dir);
+  const journals = files.map((file) => readJournal(file)).flatMap((r) => (r.kind === 'journal' ? [r.journal] : []));
+  removeFinishedClaims(dir, journals);
+  const reports: RecoveryReport[] = [];
+  for (const file of files) {
+    const report = await recoverJournal(session, file, strict);
+    if (report) reports.push(report);
+  }
+  return reports;
+}
+
+/** Recovers the journal in `file`, if its run is gone (null: none there, or its run is alive). */
+async function recoverJournal(session: Session, file: string, strict: boolean): Promise<RecoveryReport | null> {
+  const { repo } = session;
+  const read = readJournal(file);
   if (read.kind === 'none') return null;
   if (read.kind === 'unreadable') {
     if (read.ageMs < STARTING_GRACE_MS) {
+      if (!strict) return null;
       throw new PatchtxError('stale', 'another patchtx transaction is starting in this checkout; retry in a moment');
     }
-    removeJournal(repo);
+    removeJournalFile(file);
     return { outcome: 'dropped', warnings: ['removed an empty journal left by a run that died while starting'] };
   }
   const journal = read.journal;
   if (journal.pid !== process.pid && processAlive(journal.pid, parseMark(journal.mark))) {
+    if (!strict) return null;
     throw new PatchtxError('stale', `another patchtx (pid ${journal.pid}) is in the middle of a transaction on ${journal.ref}; retry when it is done`, {
       ref: journal.ref,
       pid: journal.pid,
@@ -125,6 +165,7 @@ export async function recoverInterrupted(session: Session): Promise<RecoveryRepo
   // Only one process may recover a journal (see claimRecovery in journal.ts).
   const claim = claimRecovery(repo, journal);
   if (!claim.claimed) {
+    if (!strict) return null;
     throw new PatchtxError('stale', `another patchtx (pid ${claim.holder}) is recovering an interrupted transaction on ${journal.ref}; retry when it is done`, {
       ref: journal.ref,
       pid: claim.holder,
@@ -134,10 +175,10 @@ export async function recoverInterrupted(session: Session): Promise<RecoveryRepo
   // journal and exited between the read and the liveness check looks dead), or while another
   // recovery was finishing it: then its lock list names locks that belong to whoever started next.
   // Only a journal still there once we hold the claim is an orphan that is ours to recover.
-  const again = readJournal(repo);
+  const again = readJournal(file);
   if (again.kind !== 'journal' || transactionId(again.journal) !== transactionId(journal)) {
     dropClaim(claim);
-    return again.kind === 'none' ? null : recoverInterrupted(session);
+    return again.kind === 'none' ? null : recoverJournal(session, file, strict);
   }
   let report: RecoveryReport;
   try {
@@ -308,6 +349,6 @@ async function recoverClaimed(session: Session, journal: Journal): Promise<Recov
   }
   // rolled back: nothing refers to the dead run's objects, and its pack need not be kept
   await removeKeeps(session.store.objectsDir, keepText(journal));
-  removeJournal(repo);
+  removeJournal(repo, journal);
   return report;
 }

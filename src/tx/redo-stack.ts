@@ -12,26 +12,18 @@
 // idempotent, so the file also names the transaction that last changed it (a `# tx <id>` line,
 // written in the same atomic rename as the stack): a change whose transaction is already named there
 // is not made twice. Readers skip that line (they keep only commit-id lines).
-import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Repository } from '../git/repository.js';
 import { crashPoint } from './crash.js';
+import { refFileName } from './ref-file-name.js';
 import { removeDeadTempsOf, type Journal } from './journal.js';
 import { processAlive } from './liveness.js';
 
 const redoDir = (repo: Repository): string => path.join(repo.commonDir, 'patchtx', 'redo');
 
-/** Longest escaped ref name kept readable; a longer one is named by its hash (`~` never appears in
- * a ref name, so the two kinds of names cannot meet), staying below every file system's NAME_MAX. */
-const READABLE_NAME_MAX = 200;
-
 /** The stack file's name for `ref`: one component, the same for no two refs. */
-export function redoStackName(ref: string): string {
-  const escaped = ref.replace(/%/g, '%25').replace(/\//g, '%2F');
-  if (Buffer.byteLength(escaped) <= READABLE_NAME_MAX) return escaped;
-  return `long~${createHash('sha1').update(ref).digest('hex')}`;
-}
+export const redoStackName = refFileName;
 
 const stackFile = (repo: Repository, ref: string): string => path.join(redoDir(repo), redoStackName(ref));
 /** Where older patchtx kept the stack of `ref`. */

@@ -115,6 +115,8 @@ async function runSteps(
     oldOid: target.oldOid,
     newOid: null,
     worktree: target.worktree,
+    // without a working tree, runs on other refs need not wait for this one (journal-place.ts)
+    ...(target.worktree ? {} : { perRef: true }),
     paths: [],
     locks: target.worktree ? [`${indexPathOf(repo)}.lock`] : [],
   };
@@ -184,7 +186,7 @@ async function runSteps(
       }
       await lock?.release();
       await settleObjects(session);
-      removeJournal(repo);
+      removeJournal(repo, journal);
       return { prepared, published: false, warnings: leftAsItIs(left, target.ref) };
     }
     journal.state = 'published';
@@ -221,7 +223,7 @@ async function runSteps(
     session.store.discardBatch();
     await lock?.release().catch(() => undefined);
     await session.store.releaseKept().catch(() => undefined);
-    removeJournal(repo);
+    removeJournal(repo, journal);
     throw e;
   }
   crashPoint('after-ref');
@@ -347,6 +349,6 @@ export async function finishPublished(
   }
   await settleObjects(session);
   if (opts.recovering) await removeKeeps(session.store.objectsDir, keepText(journal));
-  removeJournal(session.repo);
+  removeJournal(session.repo, journal);
   return warnings;
 }

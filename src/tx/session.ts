@@ -26,6 +26,9 @@ export interface SessionOptions {
   env?: NodeJS.ProcessEnv;
   /** skip recovery (used by read-only commands that must not take locks) */
   noRecover?: boolean;
+  /** the ref the command names, if any: a transaction under way on this checkout's working tree
+   * is then left to the command to meet (see RecoveryScope in recover.ts) */
+  ref?: string;
 }
 
 export async function openSession(opts: SessionOptions = {}): Promise<Session> {
@@ -37,7 +40,7 @@ export async function openSession(opts: SessionOptions = {}): Promise<Session> {
   const store = new ObjectStore(repo, { compression: looseCompression(config), promisor: promisorRemote(config) });
   const session: Session = { repo, config, store, env, recovered: null };
   try {
-    if (!opts.noRecover) session.recovered = await recoverInterrupted(session);
+    if (!opts.noRecover) session.recovered = await recoverInterrupted(session, { checkoutInUse: repo.workdir !== null && opts.ref === undefined });
   } catch (e) {
     store.close();
     throw e;

@@ -1,5 +1,5 @@
-// Waiting for a lock instead of failing on it: another transaction in this checkout (its journal),
-// a recovery under way, a ref or the index locked by patchtx or git. The whole command is run
+// Waiting for a lock instead of failing on it: another transaction in this checkout or on the ref
+// (its journal), a recovery under way, a ref or the index locked by patchtx or git. The whole command is run
 // again once the lock may be gone, up to a deadline; a branch that moved, or a base or expected
 // head that no longer matches, is never waited out (it is no lock, and a retry would not be asked
 // for) unless the caller pinned nothing: apply_patch applies onto whatever the branch holds, so a

@@ -206,6 +206,8 @@ describe('objects the repository does not hold, or holds broken', () => {
     expect(error.kind).toBe('corrupt_repository');
     expect(error.message).toContain(blob);
     expect(git(repo, 'rev-parse', 'bot').trim()).toBe(git(repo, 'rev-parse', 'main').trim());
+    // the run's journal is its ref's (it touches no working tree): gone, as the checkout's is
+    expect(readdirSync(path.join(repo, '.git', 'patchtx', 'refs')).filter((n) => n.startsWith('journal'))).toEqual([]);
     expect(readdirSync(path.join(repo, '.git', 'patchtx')).filter((n) => n.startsWith('journal'))).toEqual([]);
   });
 });

@@ -270,7 +270,7 @@ describe('concurrent writers on one branch', () => {
     expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
   });
 
-  it('4 linked worktrees x 2 processes x 6 patches onto one --ref (separate journals: the ref lock and compare-and-swap decide)', { timeout: 600_000 }, async () => {
+  it('4 linked worktrees x 2 processes x 6 patches onto one --ref (one journal for the ref, whichever worktree a run is in: one run at a time, the others retry)', { timeout: 600_000 }, async () => {
     const dir = makeRepo('basic');
     const base = seedCheckout(dir, 8, 6);
     git(dir, 'branch', 'shared');

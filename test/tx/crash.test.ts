@@ -211,8 +211,10 @@ function describeTrial(t: Trial): string {
   return `crash at ${t.point}, recovery killed ${t.recoverPoint ? `at ${t.recoverPoint}` : `after ${t.recoverDelayMs} ms`}`;
 }
 
+/** The journal a killed run left: the checkout's, or (bare, --ref) its ref's. */
 function journalPhase(gitdir: string): string {
-  const file = path.join(gitdir, 'patchtx', 'journal.json');
+  const refJournal = path.join(gitdir, 'patchtx', 'refs', `journal-${REF.replace(/\//g, '%2F')}.json`);
+  const file = existsSync(refJournal) ? refJournal : path.join(gitdir, 'patchtx', 'journal.json');
   if (!existsSync(file)) return 'no journal';
   try {
     return `journal ${(JSON.parse(readFileSync(file, 'utf8')) as { state: string }).state}`;
@@ -439,9 +441,16 @@ describe('crash safety of the commit protocol (SIGKILL, then recovery)', () => {
     await runTrials(sc, [...pointTrials(), ...randomTrials(45), ...doubles]);
   });
 
-  it('apply to a bare repository with --ref: every crash point, random kills', { timeout: 300_000 }, async () => {
+  it('apply to a bare repository with --ref: every crash point, random kills, killed recoveries', { timeout: 300_000 }, async () => {
     const sc = await buildScenario({ name: 'apply-bare', bare: true, steps: APPLY_STEPS, args: (p) => ['apply', '--json', p.P1!], note: 'patch' });
-    await runTrials(sc, [...pointTrials(), ...randomTrials(25)]);
+    // the journal is the ref's (not the repository's): a recovery of it killed in turn
+    const doubles: Trial[] = [
+      ['after-publish-journal', 'after-note'],
+      ['after-ref', 'after-note'],
+      ['after-note', 'after-note'],
+    ].map(([point, recoverPoint]) => ({ kind: 'double', point: point!, recoverPoint }));
+    for (let i = 0; i < 4; i++) doubles.push({ kind: 'double', point: 'after-ref', recoverDelayMs: Math.round(startupMs + rand() * 100) });
+    await runTrials(sc, [...pointTrials(), ...randomTrials(25), ...doubles]);
   });
 
   it('undo and redo in a checkout: every crash point, random kills', { timeout: 300_000 }, async () => {
@@ -473,8 +482,13 @@ describe('crash safety of the commit protocol (SIGKILL, then recovery)', () => {
     await runTrials(revert, [...pointTrials(), ...randomTrials(12)]);
   });
 
-  it('undo in a bare repository with --ref: every crash point, random kills', { timeout: 300_000 }, async () => {
+  it('undo in a bare repository with --ref: every crash point, random kills, killed recoveries', { timeout: 300_000 }, async () => {
     const sc = await buildScenario({ name: 'undo-bare', bare: true, steps: [P1, P2], args: () => ['undo', '--json'] });
-    await runTrials(sc, [...pointTrials(), ...randomTrials(12)]);
+    const doubles: Trial[] = [
+      ['after-ref', 'mid-redo-stack'],
+      ['mid-redo-stack', 'mid-redo-stack'],
+      ['after-note', 'after-note'],
+    ].map(([point, recoverPoint]) => ({ kind: 'double', point: point!, recoverPoint }));
+    await runTrials(sc, [...pointTrials(), ...randomTrials(12), ...doubles]);
   });
 });
