@@ -10,10 +10,10 @@
 import { closeSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { Repository } from '../git/repository.js';
-import { shouldFsync } from '../git/fsync-policy.js';
-import { mkdirpSync } from '../git/fsx.js';
-import { fsError } from '../git/io-error.js';
+import type { Repository } from '../git/repo/repository.js';
+import { shouldFsync } from '../git/repo/fsync-policy.js';
+import { mkdirpSync } from '../git/fs/fsx.js';
+import { fsError } from '../git/fs/io-error.js';
 import { PatchtxError } from '../errors.js';
 import { crashPoint } from './crash.js';
 import { markOfThisProcess, markText, parseMark, processAlive, type ProcessMark } from './liveness.js';
@@ -153,7 +153,7 @@ export function removeDeadTempFiles(repo: Repository): void {
 }
 
 /**
- * The witness of a lock file `journal`'s run takes (see src/git/lock-file.ts): a file in patchtx's
+ * The witness of a lock file `journal`'s run takes (see src/git/fs/lock-file.ts): a file in patchtx's
  * directory, named after the transaction and the lock, whose inode the lock shares while it is
  * held. Recovery removes a lock the journal lists only when it is its witness's file.
  */
@@ -172,7 +172,7 @@ export function transactionId(journal: Journal): string {
   return journal.id ?? `${journal.pid}-${journal.startedAt}`;
 }
 
-/** The text of the .keep file of the pack a transaction writes (see src/git/objects.ts). */
+/** The text of the .keep file of the pack a transaction writes (see src/git/objects/store.ts). */
 export function keepText(journal: Journal): string {
   return `patchtx transaction ${transactionId(journal)}`;
 }

@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Repository } from '../git/repository.js';
+import type { Repository } from '../git/repo/repository.js';
 import { crashPoint } from './crash.js';
 import { removeDeadTempsOf, type Journal } from './journal.js';
 import { processAlive } from './liveness.js';

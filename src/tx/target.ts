@@ -4,11 +4,11 @@
 // With --ref, it moves that ref only and never reads or writes the working tree or index, unless
 // the ref is the very branch checked out here (then the checkout must follow, or `git status`
 // would lie).
-import { readdir, readFile } from '../git/fsx.js';
+import { readdir, readFile } from '../git/fs/fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
-import { operationInProgress } from '../git/in-progress.js';
-import { findRefNamed, hasAnyBranch, readHead, readRef, resolveRevision } from '../git/refs.js';
+import { operationInProgress } from '../git/repo/in-progress.js';
+import { findRefNamed, hasAnyBranch, readHead, readRef, resolveRevision } from '../git/refs/refs.js';
 import type { Session } from './session.js';
 
 export interface Target {

@@ -19,7 +19,7 @@ import {
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isPatchtxError, type PatchtxError } from '../../../src/errors.js';
-import { readIndex, statDataOf, type IndexEntry } from '../../../src/git/index-file.js';
+import { readIndex, statDataOf, type IndexEntry } from '../../../src/git/index/format.js';
 import {
   inspectWorktreePath,
   readWorktreeFile,
@@ -27,7 +27,7 @@ import {
   removeWorktreeFile,
   writeWorktreeFile,
   writeWorktreeSymlink,
-} from '../../../src/git/worktree.js';
+} from '../../../src/git/worktree/worktree.js';
 import { cleanupRepos, git, makeRepo } from '../../helpers/repos.js';
 import { repoAt, settle } from '../index/support.js';
 
