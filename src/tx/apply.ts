@@ -7,7 +7,9 @@ import type { FileChange, Plan, PlanOptions, PlanWarning } from '../engine/types
 import { converts } from '../git/worktree/convert.js';
 import { hashBlob } from '../git/objects/hash.js';
 import { resolveIdentity } from '../git/repo/identity.js';
-import { readIndex, validateIndexUpdates, type GitIndex } from '../git/index/format.js';
+import type { GitIndex } from '../git/index/format.js';
+import { readIndex } from '../git/index/read.js';
+import { validateIndexUpdates } from '../git/index/updates.js';
 import { appendTrailers, type Trailer } from '../git/objects/model/trailers.js';
 import type { Identity } from '../git/objects/model/identity.js';
 import { EMPTY_TREE_OID, type TreeMode } from '../git/objects/model/tree.js';

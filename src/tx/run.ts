@@ -12,7 +12,8 @@
 // step 6 is finished by the next patchtx command (see recover.ts).
 import { randomBytes } from 'node:crypto';
 import { PatchtxError } from '../errors.js';
-import { indexPathOf, lockIndex, type IndexLock } from '../git/index/format.js';
+import { lockIndex, type IndexLock } from '../git/index/lock.js';
+import { indexPathOf } from '../git/index/read.js';
 import type { Identity } from '../git/objects/model/identity.js';
 import { addNote, attachToNotes, writeNoteCommit } from '../git/refs/notes.js';
 import { waitWhileGcRuns } from '../git/objects/gc-running.js';

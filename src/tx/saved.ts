@@ -9,7 +9,7 @@
 // So `git gc` keeps them (they are reachable from the notes ref), `git show` gets them back, and
 // undo of the transaction puts them back as they were.
 import type { BigIntStats } from 'node:fs';
-import type { IndexEntry } from '../git/index/format.js';
+import type { IndexEntry } from '../git/index/entry.js';
 import type { TreeMode } from '../git/objects/model/tree.js';
 import type { ObjectStore } from '../git/objects/store.js';
 import { readNotesTree } from '../git/refs/notes.js';

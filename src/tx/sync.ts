@@ -11,7 +11,9 @@
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import { fsError } from '../git/fs/io-error.js';
 import path from 'node:path';
-import { indexPathOf, type IndexLock, type IndexUpdate } from '../git/index/format.js';
+import type { IndexLock } from '../git/index/lock.js';
+import { indexPathOf } from '../git/index/read.js';
+import type { IndexUpdate } from '../git/index/updates.js';
 import type { TreeEdit } from '../git/objects/tree-edit.js';
 import { inspectWorktreePath, removeWorktreeFile, worktreeSpaceRefusal, worktreeWriteRefusal, writeWorktreeFile, writeWorktreeSymlink, type WriteCheckCache } from '../git/worktree/worktree.js';
 import { inParallel } from '../in-parallel.js';

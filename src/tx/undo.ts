@@ -9,7 +9,7 @@ import { PatchtxError } from '../errors.js';
 import type { FileChange } from '../engine/types.js';
 import { hashBlob } from '../git/objects/hash.js';
 import { resolveIdentity } from '../git/repo/identity.js';
-import type { IndexLock } from '../git/index/format.js';
+import type { IndexLock } from '../git/index/lock.js';
 import type { CommitObject, Identity } from '../git/objects/model/commit.js';
 import { appendTrailers } from '../git/objects/model/trailers.js';
 import { resolveRevision } from '../git/refs/refs.js';

@@ -1,7 +1,8 @@
-// The git index (<gitdir>/index) kept as the byte buffer it was read from. A 20,000-file repository
-// has 20,000 entries and a patch touches a handful, so reading records only where each entry starts
-// (one typed array), lookups binary-search by comparing path bytes in place, and writing copies the
-// untouched byte ranges around the few entries that change. Versions 2 and 3 only.
+// The git index format: parsing <gitdir>/index and writing it with updates merged in. The index is
+// kept as the byte buffer it was read from. A 20,000-file repository has 20,000 entries and a patch
+// touches a handful, so reading records only where each entry starts (one typed array), lookups
+// binary-search by comparing path bytes in place, and writing copies the untouched byte ranges
+// around the few entries that change. Versions 2 and 3 only.
 //
 // On-disk layout (integers big-endian):
 //   header      "DIRC", version (u32), entry count (u32)
@@ -14,15 +15,19 @@
 //   extensions  4-byte signature + u32 size + data; an upper-case first letter means "optional"
 //   trailer     SHA-1 of everything before it (all zeros when written with index.skipHash)
 import { createHash } from 'node:crypto';
-import type { BigIntStats, Stats } from 'node:fs';
-import { open, rename, unlink } from '../fs/fsx.js';
-import { shouldFsync } from '../repo/fsync-policy.js';
-import type { FileHandle } from '../fs/fsx.js';
-import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
-import { fsError } from '../fs/io-error.js';
-import { createLockFile, removeWitness } from '../fs/lock-file.js';
-import type { Repository } from '../repo/repository.js';
+import { invalidateCacheTree } from './cache-tree.js';
+import {
+  ENTRY_FLAG_ASSUME_VALID,
+  ENTRY_FLAG_EXTENDED,
+  EXTENDED_FLAG_SKIP_WORKTREE,
+  MODE_GITLINK,
+  isRacilyClean,
+  statDataOf,
+  type IndexEntry,
+  type Timestamp,
+} from './entry.js';
+import { sortedValidUpdates, withCheckedOrder, type IndexUpdate, type SortedUpdate } from './updates.js';
 
 const HEADER_SIZE = 12;
 const TRAILER_SIZE = 20;
@@ -38,51 +43,9 @@ const AT_MODE = 24;
 const AT_OID = 40;
 const AT_FLAGS = 60;
 
-export const ENTRY_FLAG_ASSUME_VALID = 0x8000;
-export const ENTRY_FLAG_EXTENDED = 0x4000;
 const STAGE_MASK = 0x3000;
 const STAGE_SHIFT = 12;
 const NAME_LENGTH_MASK = 0x0fff;
-export const EXTENDED_FLAG_SKIP_WORKTREE = 0x4000;
-export const EXTENDED_FLAG_INTENT_TO_ADD = 0x2000;
-
-export const MODE_FILE = 0o100644;
-export const MODE_EXECUTABLE = 0o100755;
-export const MODE_SYMLINK = 0o120000;
-export const MODE_GITLINK = 0o160000;
-const ENTRY_MODES = new Set([MODE_FILE, MODE_EXECUTABLE, MODE_SYMLINK, MODE_GITLINK]);
-
-export interface Timestamp {
-  seconds: number;
-  nanoseconds: number;
-}
-
-/** The stat fields git records per entry, each truncated to 32 bits as on disk. */
-export interface StatData {
-  ctimeSeconds: number;
-  ctimeNanoseconds: number;
-  mtimeSeconds: number;
-  mtimeNanoseconds: number;
-  dev: number;
-  ino: number;
-  uid: number;
-  gid: number;
-  size: number;
-}
-
-export interface IndexEntry extends StatData {
-  /** repo-relative, `/`-separated (decoded as UTF-8) */
-  path: string;
-  oid: string;
-  /** 0o100644, 0o100755, 0o120000 or 0o160000 */
-  mode: number;
-  /** 0 = merged; 1 base, 2 ours, 3 theirs during a conflict */
-  stage: number;
-  /** the on-disk 16-bit flags (ENTRY_FLAG_*; the low 12 bits are the name length) */
-  flags: number;
-  /** the v3 extended flags (EXTENDED_FLAG_*), 0 when absent */
-  extendedFlags: number;
-}
 
 export interface IndexExtension {
   signature: string;
@@ -90,48 +53,6 @@ export interface IndexExtension {
   start: number;
   /** offset just past the extension's data */
   end: number;
-}
-
-const u32 = (value: number | bigint): number =>
-  typeof value === 'bigint' ? Number(BigInt.asUintN(32, value)) : value >>> 0;
-
-const NS_PER_SECOND = 1_000_000_000n;
-
-function timestampOfNs(ns: bigint): Timestamp {
-  return { seconds: u32(ns / NS_PER_SECOND), nanoseconds: Number(ns % NS_PER_SECOND) };
-}
-
-function timestampOfMs(ms: number): Timestamp {
-  // number Stats carry times as float milliseconds, which cannot hold every nanosecond: prefer
-  // lstat(..., { bigint: true }) so the recorded times match what git will see exactly
-  const seconds = Math.floor(ms / 1000);
-  const nanoseconds = Math.min(999_999_999, Math.max(0, Math.round((ms - seconds * 1000) * 1e6)));
-  return { seconds: u32(seconds), nanoseconds };
-}
-
-/** The stat data git would record for a file with this lstat result. */
-export function statDataOf(st: Stats | BigIntStats): StatData {
-  const ctime = typeof st.ctimeMs === 'bigint' ? timestampOfNs((st as BigIntStats).ctimeNs) : timestampOfMs(st.ctimeMs);
-  const mtime = typeof st.mtimeMs === 'bigint' ? timestampOfNs((st as BigIntStats).mtimeNs) : timestampOfMs(st.mtimeMs);
-  return {
-    ctimeSeconds: ctime.seconds,
-    ctimeNanoseconds: ctime.nanoseconds,
-    mtimeSeconds: mtime.seconds,
-    mtimeNanoseconds: mtime.nanoseconds,
-    dev: u32(st.dev),
-    ino: u32(st.ino),
-    uid: u32(st.uid),
-    gid: u32(st.gid),
-    size: u32(st.size),
-  };
-}
-
-/** Racy git: an entry whose mtime is not older than the index file itself may have been modified
- * after it was recorded without its stat data showing it, so its content has to be compared.
- * Same-second counts as racy: git built without nanosecond support (as on Linux by default)
- * compares seconds only. */
-export function isRacilyClean(entryMtimeSeconds: number, indexTimestamp: Timestamp | null): boolean {
-  return indexTimestamp !== null && entryMtimeSeconds >= indexTimestamp.seconds;
 }
 
 function corruptIndex(file: string, why: string): PatchtxError {
@@ -456,47 +377,8 @@ function isRacyAt(b: Buffer, o: number, flags: number): boolean {
   return !(flags & ENTRY_FLAG_EXTENDED && b.readUInt16BE(o + ENTRY_FIXED_SIZE) & EXTENDED_FLAG_SKIP_WORKTREE);
 }
 
-export function indexPathOf(repo: Repository): string {
-  return path.join(repo.gitdir, 'index');
-}
-
-/** see fsError: io_error for a full disk, a read-only mount..., internal otherwise */
-const ioError = (e: unknown, action: string, file: string): PatchtxError => fsError(e, action, file);
-
-/** Reads <gitdir>/index; null when the repository has no index file yet. */
-export async function readIndex(repo: Repository): Promise<GitIndex | null> {
-  const file = indexPathOf(repo);
-  let handle: FileHandle;
-  try {
-    handle = await open(file, 'r');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw ioError(e, 'read', file);
-  }
-  try {
-    // the timestamp and the bytes come from the same open file, so they describe the same index
-    const st = await handle.stat({ bigint: true });
-    const bytes = await handle.readKnownSize(Number(st.size));
-    return parseIndex(bytes, file, timestampOfNs(st.mtimeNs));
-  } catch (e) {
-    throw ioError(e, 'read', file);
-  } finally {
-    await handle.close();
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Writing
-
-/** New state of one path: a stage-0 entry (stat from lstat after writing the file, or null when
- * unknown: zeroed stat makes git compare the content), or null to remove every stage. */
-export type IndexUpdate = { oid: string; mode: number; stat: Stats | BigIntStats | null } | null;
-
-interface SortedUpdate {
-  path: string;
-  key: Buffer;
-  update: IndexUpdate;
-}
 
 /**
  * The bytes of `index` with `updates` merged in: entries of updated paths (all stages, so conflicts
@@ -582,96 +464,11 @@ export function renderIndexPieces(index: GitIndex | null, updates: ReadonlyMap<s
   return pieces;
 }
 
-/** Throws what IndexLock.write would throw for these updates ('dirty' when a new entry clashes
- * with one the index keeps, as directory against file; 'internal' for malformed updates), without
- * writing: lets a caller find out before it moves the branch. */
-export function validateIndexUpdates(index: GitIndex | null, updates: ReadonlyMap<string, IndexUpdate>): void {
-  sortedValidUpdates(index, updates);
-}
-
-function sortedValidUpdates(index: GitIndex | null, updates: ReadonlyMap<string, IndexUpdate>): SortedUpdate[] {
-  const sorted: SortedUpdate[] = [...updates].map(([p, update]) => ({ path: checkIndexPath(p), key: Buffer.from(p, 'utf8'), update }));
-  sorted.sort((a, b) => Buffer.compare(a.key, b.key));
-  for (const u of sorted) if (u.update) checkUpdate(u.path, u.update);
-  checkDirectoryFileConflicts(index, sorted);
-  return sorted;
-}
-
-/**
- * `updates` in the order of an earlier check of the same paths, each new or removed as then (the
- * checkout sync writes exactly the paths the transaction checked before it moved the ref, now with
- * stat data): sorting and the file/directory clash checks need not run again, only the entries'
- * own checks. Null when the paths differ in any way.
- */
-function withCheckedOrder(checked: readonly SortedUpdate[], updates: ReadonlyMap<string, IndexUpdate>): SortedUpdate[] | null {
-  if (checked.length !== updates.size) return null;
-  const sorted: SortedUpdate[] = [];
-  for (const u of checked) {
-    const update = updates.get(u.path);
-    if (update === undefined || (update === null) !== (u.update === null)) return null;
-    if (update) checkUpdate(u.path, update);
-    sorted.push({ path: u.path, key: u.key, update });
-  }
-  return sorted;
-}
-
 function extensionHeader(signature: string, size: number): Buffer {
   const header = Buffer.alloc(8);
   header.write(signature, 0, 'latin1');
   header.writeUInt32BE(size, 4);
   return header;
-}
-
-function checkIndexPath(p: string): string {
-  const ok = p !== '' && !p.startsWith('/') && !p.endsWith('/') && !p.includes('\0') && !p.split('/').some((c) => c === '' || c === '.' || c === '..');
-  if (!ok) throw new PatchtxError('internal', `not a valid index path: ${JSON.stringify(p)}`, { path: p });
-  return p;
-}
-
-function checkUpdate(p: string, update: NonNullable<IndexUpdate>): void {
-  if (!/^[0-9a-f]{40}$/.test(update.oid)) throw new PatchtxError('internal', `bad object id ${JSON.stringify(update.oid)} for ${p}`, { path: p });
-  if (!ENTRY_MODES.has(update.mode)) throw new PatchtxError('internal', `bad mode ${update.mode.toString(8)} for ${p}`, { path: p });
-}
-
-/** A path cannot be both a file and a directory in the index: the new entries must not sit below
- * a remaining file entry, nor above remaining entries. Such a clash with entries already in the
- * index means the index holds staged changes the patch would collide with. Each leading directory
- * is looked up once, however many updates share it. */
-function checkDirectoryFileConflicts(index: GitIndex | null, sorted: SortedUpdate[]): void {
-  const planned = new Map(sorted.map((u) => [u.path, u.update]));
-  const remains = (p: string): boolean => {
-    const update = planned.get(p);
-    return update === undefined ? (index?.has(p) ?? false) : update !== null;
-  };
-  // every leading directory of a new entry -> the first new entry below it
-  const newBelow = new Map<string, string>();
-  for (const u of sorted) {
-    if (!u.update) continue;
-    for (let slash = u.path.indexOf('/'); slash >= 0; slash = u.path.indexOf('/', slash + 1)) {
-      const dir = u.path.slice(0, slash);
-      if (newBelow.has(dir)) continue;
-      newBelow.set(dir, u.path);
-      if (remains(dir)) throw directoryFileConflict(u.path, dir, planned.has(dir));
-    }
-  }
-  for (const u of sorted) {
-    if (!u.update) continue;
-    const below = newBelow.get(u.path);
-    if (below !== undefined) throw directoryFileConflict(u.path, below, true);
-    if (!index) continue;
-    const [from, to] = index.rangeUnder(u.path);
-    for (let i = from; i < to; i++) {
-      const other = index.entryAt(i).path;
-      if (remains(other)) throw directoryFileConflict(u.path, other, planned.has(other));
-    }
-  }
-}
-
-function directoryFileConflict(p: string, other: string, bothPlanned: boolean): PatchtxError {
-  if (bothPlanned) {
-    return new PatchtxError('internal', `index update would hold both ${p} and ${other}`, { path: p, paths: [p, other] });
-  }
-  return new PatchtxError('dirty', `cannot stage ${p}: the index also holds ${other}`, { path: p, paths: [p, other] });
 }
 
 function encodeEntry(key: Buffer, update: NonNullable<IndexUpdate>): Buffer {
@@ -689,194 +486,4 @@ function encodeEntry(key: Buffer, update: NonNullable<IndexUpdate>): Buffer {
   entry.writeUInt16BE(Math.min(key.length, NAME_LENGTH_MASK), AT_FLAGS);
   key.copy(entry, ENTRY_FIXED_SIZE);
   return entry;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The cache tree ('TREE'): one record per directory, depth first, root first:
-//   path component NUL, entry count (ASCII, -1 = invalid), SP, subtree count (ASCII), LF,
-//   then the tree id (20 bytes) only when the entry count is not -1, then the subtrees.
-
-interface CacheTreeNode {
-  nameStart: number;
-  nameEnd: number;
-  subtrees: number;
-  childrenStart: number;
-}
-
-// The records are read from the data as one latin1 string (a character per byte, so positions are
-// the same as in the bytes), with the string builtins: a cache tree has one record per directory
-// of the repository, and every record is read to find where its siblings start. Through Buffer's
-// indexOf and toString (a JS wrapper per call, run before the JIT has compiled anything) the
-// 212-record cache tree of the 20,000-file repository took 4.7 ms to invalidate along 10 paths.
-function readCacheTreeNode(text: string, pos: number): CacheTreeNode {
-  const nul = text.indexOf('\0', pos);
-  if (nul < 0) throw new Error('truncated cache tree');
-  const space = text.indexOf(' ', nul + 1);
-  const newline = space < 0 ? -1 : text.indexOf('\n', space + 1);
-  if (newline < 0) throw new Error('truncated cache tree');
-  const entries = readCount(text.slice(nul + 1, space));
-  const subtrees = readCount(text.slice(space + 1, newline));
-  if (subtrees < 0) throw new Error('bad cache tree subtree count');
-  const childrenStart = newline + 1 + (entries >= 0 ? 20 : 0);
-  if (childrenStart > text.length) throw new Error('truncated cache tree');
-  return { nameStart: pos, nameEnd: nul, subtrees, childrenStart };
-}
-
-const COUNT = /^-?[0-9]{1,9}$/;
-
-/** An entry or subtree count: decimal, -1 for an invalidated entry count. */
-function readCount(digits: string): number {
-  if (!COUNT.test(digits)) throw new Error('bad cache tree count');
-  return Number(digits);
-}
-
-function skipCacheTreeNode(text: string, pos: number): number {
-  const node = readCacheTreeNode(text, pos);
-  let p = node.childrenStart;
-  for (let i = 0; i < node.subtrees; i++) p = skipCacheTreeNode(text, p);
-  return p;
-}
-
-/** Marks the node at `pos` invalid and recurses towards `targets` (paths relative to it); a
- * subtree named exactly like a target is dropped (a directory that became a file or vanished).
- * Appends the new bytes to `out` and returns where the node ended. The targets are grouped by
- * their first component once per node, so the cost follows the nodes on the targets' paths plus
- * the targets, not their product. */
-function invalidateCacheTreeNode(data: Buffer, text: string, pos: number, targets: Buffer[], out: Buffer[]): number {
-  const node = readCacheTreeNode(text, pos);
-  // first component (latin1, so any bytes round-trip) -> whether it is a whole target, and the
-  // remainders of the targets below it
-  const byFirst = new Map<string, { whole: boolean; deeper: Buffer[] }>();
-  for (const t of targets) {
-    const slash = t.indexOf(0x2f);
-    const first = t.toString('latin1', 0, slash < 0 ? t.length : slash);
-    let group = byFirst.get(first);
-    if (!group) byFirst.set(first, (group = { whole: false, deeper: [] }));
-    if (slash < 0) group.whole = true;
-    else group.deeper.push(t.subarray(slash + 1));
-  }
-  const children: Buffer[] = [];
-  let kept = 0;
-  let p = node.childrenStart;
-  for (let i = 0; i < node.subtrees; i++) {
-    const child = readCacheTreeNode(text, p);
-    const group = byFirst.get(text.slice(child.nameStart, child.nameEnd));
-    if (group?.whole) {
-      p = skipCacheTreeNode(text, p);
-      continue;
-    }
-    if (group && group.deeper.length) {
-      p = invalidateCacheTreeNode(data, text, p, group.deeper, children);
-    } else {
-      const end = skipCacheTreeNode(text, p);
-      children.push(data.subarray(p, end));
-      p = end;
-    }
-    kept++;
-  }
-  out.push(data.subarray(node.nameStart, node.nameEnd + 1), Buffer.from(`-1 ${kept}\n`, 'latin1'), ...children);
-  return p;
-}
-
-/** The TREE data with the directories leading to `changed` invalidated, or null when the data
- * does not parse (git then treats the cache tree as absent; so do we, by dropping it). */
-export function invalidateCacheTree(data: Buffer, changed: Buffer[]): Buffer | null {
-  try {
-    const out: Buffer[] = [];
-    const end = invalidateCacheTreeNode(data, data.toString('latin1'), 0, changed, out);
-    return end === data.length ? Buffer.concat(out) : null;
-  } catch {
-    return null;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Locking: git's protocol. Whoever creates <gitdir>/index.lock (O_CREAT|O_EXCL) owns the index
-// until it renames the lock over the index (commit) or deletes it (rollback).
-
-/** `witness`: see lock-file.ts; it goes when the lock does. */
-export async function lockIndex(repo: Repository, witness?: string): Promise<IndexLock> {
-  const lockPath = `${indexPathOf(repo)}.lock`;
-  let handle: FileHandle;
-  try {
-    handle = await createLockFile(lockPath, witness);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new PatchtxError('stale', `another git process holds ${lockPath}`, { path: lockPath });
-    }
-    throw ioError(e, 'create', lockPath);
-  }
-  try {
-    // read after locking: only now can nobody following the protocol change it under us
-    return new IndexLock(indexPathOf(repo), lockPath, handle, await readIndex(repo), witness);
-  } catch (e) {
-    await handle.close().catch(() => undefined);
-    await unlink(lockPath).catch(() => undefined);
-    removeWitness(witness);
-    throw e;
-  }
-}
-
-export class IndexLock {
-  readonly indexPath: string;
-  readonly lockPath: string;
-  /** the index as read after taking the lock (null: no index file yet) */
-  readonly index: GitIndex | null;
-  private handle: FileHandle | null;
-  /** the updates last vetted by check(), sorted */
-  private checked: SortedUpdate[] | undefined;
-
-  private readonly witness: string | undefined;
-
-  constructor(indexPath: string, lockPath: string, handle: FileHandle, index: GitIndex | null, witness?: string) {
-    this.indexPath = indexPath;
-    this.lockPath = lockPath;
-    this.handle = handle;
-    this.index = index;
-    this.witness = witness;
-  }
-
-  get held(): boolean {
-    return this.handle !== null;
-  }
-
-  /** Throws what write() would throw for updates of these paths (see validateIndexUpdates), and
-   * remembers their order: a write of the same paths then skips what was checked here. */
-  check(updates: ReadonlyMap<string, IndexUpdate>): void {
-    this.checked = undefined; // a failed check leaves nothing vetted behind
-    this.checked = sortedValidUpdates(this.index, updates);
-  }
-
-  /** Writes the index with `updates` merged in (see renderIndex) into the lock file, fsyncs it and
-   * renames it over the index; the lock is gone afterwards, also when this fails. */
-  async write(updates: ReadonlyMap<string, IndexUpdate>): Promise<void> {
-    const handle = this.handle;
-    if (!handle) throw new PatchtxError('internal', `${this.lockPath} is no longer held`, { path: this.lockPath });
-    try {
-      await handle.writeAll(renderIndexPieces(this.index, updates, this.checked));
-      if (shouldFsync('index')) await handle.sync();
-      this.handle = null;
-      await handle.close();
-      await rename(this.lockPath, this.indexPath);
-    } catch (e) {
-      this.handle = null;
-      await handle.close().catch(() => undefined);
-      await unlink(this.lockPath).catch(() => undefined);
-      throw ioError(e, 'write', this.indexPath);
-    } finally {
-      removeWitness(this.witness);
-    }
-  }
-
-  /** Gives the lock up without touching the index; a no-op once written or released. */
-  async release(): Promise<void> {
-    const handle = this.handle;
-    if (!handle) return;
-    this.handle = null;
-    await handle.close().catch(() => undefined);
-    await unlink(this.lockPath).catch((e: NodeJS.ErrnoException) => {
-      if (e.code !== 'ENOENT') throw ioError(e, 'remove', this.lockPath);
-    });
-    removeWitness(this.witness);
-  }
 }

@@ -19,7 +19,7 @@ import {
   statDataOf,
   type IndexEntry,
   type Timestamp,
-} from '../index/format.js';
+} from '../index/entry.js';
 
 export type WorktreePathState =
   /** the content is not read here (most callers need only the stat): see readWorktreeFile */

@@ -19,7 +19,8 @@ import {
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isPatchtxError, type PatchtxError } from '../../../src/errors.js';
-import { readIndex, statDataOf, type IndexEntry } from '../../../src/git/index/format.js';
+import { statDataOf, type IndexEntry } from '../../../src/git/index/entry.js';
+import { readIndex } from '../../../src/git/index/read.js';
 import {
   inspectWorktreePath,
   readWorktreeFile,
