@@ -18,6 +18,7 @@ import { formatIdentity, type Identity } from '../objects/model/identity.js';
 import { parseTagTarget } from '../objects/model/tag.js';
 import type { ObjectStore } from '../objects/store.js';
 import type { Repository } from '../repo/repository.js';
+import { isValidRefName } from './ref-name.js';
 
 const OID = /^[0-9a-f]{40}$/;
 const ZERO_OID = '0'.repeat(40);
@@ -27,14 +28,6 @@ export interface Head {
   ref: string | null;
   /** the commit HEAD resolves to, or null on an unborn branch */
   oid: string | null;
-}
-
-/** git's rules for ref names (check-ref-format), minus the ones that only matter for the CLI. */
-export function isValidRefName(ref: string): boolean {
-  if (ref === 'HEAD' || /^[A-Z][A-Z0-9_]*$/.test(ref)) return true;
-  if (!ref.startsWith('refs/') || ref.endsWith('/') || ref.endsWith('.') || ref === '@') return false;
-  if (/[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{|\/\//.test(ref)) return false;
-  return ref.split('/').every((c) => c !== '' && !c.startsWith('.') && !c.endsWith('.lock'));
 }
 
 function isPerWorktree(ref: string): boolean {
