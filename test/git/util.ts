@@ -1,4 +1,4 @@
-// Shared bits of the git store tests: open a fixture as a Repository + ObjectStore, and run git
+// Shared bits of the git layer tests: open a fixture as a Repository + ObjectStore, and run git
 // with data on stdin (the shared helper's git() has no input).
 import { execFileSync } from 'node:child_process';
 import { openRepository } from '../../src/git/repo/discover.js';
