@@ -6,7 +6,7 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import type { PlanWarning } from '../engine/types.js';
-import { openRepository } from '../git/discover.js';
+import { openRepository } from '../git/repo/discover.js';
 import { applyTransaction } from '../tx/apply.js';
 import { exitStatusFor, receivedSignal } from '../tx/interrupt.js';
 import { applyToDirectory } from '../tx/plain-dir.js';

@@ -2,8 +2,8 @@
 // one JSON object for machines (--json), unified diffs with colour when the terminal wants it.
 import { exitCodeFor, isPatchtxError, PatchtxError } from '../errors.js';
 import { unifiedDiff } from '../engine/diff.js';
-import { fsError, ioCauseOf } from '../git/io-error.js';
-import { formatTimezone, type Identity } from '../git/model/identity.js';
+import { fsError, ioCauseOf } from '../git/fs/io-error.js';
+import { formatTimezone, type Identity } from '../git/objects/model/identity.js';
 import type { FileContents, TxResult } from '../tx/apply.js';
 import type { RecoveryReport } from '../tx/recover.js';
 import { isTerminal, writeToFd } from './stdio.js';

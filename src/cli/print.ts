@@ -1,5 +1,5 @@
 // Human and JSON output of undo, redo and log.
-import { DEEPEN_REMEDY } from '../git/shallow.js';
+import { DEEPEN_REMEDY } from '../git/refs/shallow.js';
 import type { LogListing } from '../tx/log.js';
 import type { UndoResult } from '../tx/undo.js';
 import { changeLine } from '../tx/message.js';

@@ -6,7 +6,7 @@
 // as it is, as recovery does for edits made after a run died).
 import { PatchtxError } from '../errors.js';
 import type { BigIntStats } from 'node:fs';
-import { inspectWorktreePath, stampOf, statStamp, worktreeContentOid } from '../git/worktree.js';
+import { inspectWorktreePath, stampOf, statStamp, worktreeContentOid } from '../git/worktree/worktree.js';
 import type { PathState } from './state.js';
 
 export interface AsRead {

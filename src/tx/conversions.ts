@@ -1,12 +1,12 @@
-// The transaction's side of git's content conversion (src/git/convert.ts): which conversion each
+// The transaction's side of git's content conversion (src/git/worktree/convert.ts): which conversion each
 // touched path has in a given commit (its .gitattributes files), what `git add` would store for
 // working-tree bytes (reading the index's blob only when git's text=auto rule needs it), and what
 // `git checkout` would write for the blobs of a commit.
 import { PatchtxError } from '../errors.js';
-import { consultsIndex, converts, hasCrlfText, toGit, toWorktree, type Conversion, type ToGitResult } from '../git/convert.js';
-import { conversionsForPaths } from '../git/features.js';
-import type { ObjectStore } from '../git/objects.js';
-import { lookupPaths } from '../git/tree-edit.js';
+import { consultsIndex, converts, hasCrlfText, toGit, toWorktree, type Conversion, type ToGitResult } from '../git/worktree/convert.js';
+import { conversionsForPaths } from '../git/repo/features.js';
+import type { ObjectStore } from '../git/objects/store.js';
+import { lookupPaths } from '../git/objects/tree-edit.js';
 import type { Session } from './session.js';
 
 export type { Conversion };

@@ -1,11 +1,11 @@
 // Recognising patchtx commits and walking a ref's first-parent history for them (in a shallow
 // clone, as far as the clone holds it).
 import type { FileChange } from '../engine/types.js';
-import type { CommitObject } from '../git/model/commit.js';
-import type { PathDelta } from '../git/tree-diff.js';
-import { readTrailers } from '../git/model/trailers.js';
-import type { ObjectStore } from '../git/objects.js';
-import { readShallow } from '../git/shallow.js';
+import type { CommitObject } from '../git/objects/model/commit.js';
+import type { PathDelta } from '../git/objects/tree-diff.js';
+import { readTrailers } from '../git/objects/model/trailers.js';
+import type { ObjectStore } from '../git/objects/store.js';
+import { readShallow } from '../git/refs/shallow.js';
 import { PATCH_ID_TRAILER, TREE_TRAILER, UNDO_TRAILER } from './message.js';
 
 /** A tree diff as A/M/D changes; `reverse` reads it from the new side back to the old. */

@@ -11,8 +11,8 @@
 // recovery claims, kept beside it, are found from the journal alone.
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { isPerWorktree } from '../git/refs.js';
-import type { Repository } from '../git/repository.js';
+import { isPerWorktree } from '../git/refs/refs.js';
+import type { Repository } from '../git/repo/repository.js';
 import { refFileName } from './ref-file-name.js';
 
 /** The journal of a transaction on this checkout's working tree (and of all older versions'). */

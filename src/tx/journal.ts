@@ -11,10 +11,10 @@
 import { closeSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { Repository } from '../git/repository.js';
-import { shouldFsync } from '../git/fsync-policy.js';
-import { mkdirpSync } from '../git/fsx.js';
-import { fsError } from '../git/io-error.js';
+import type { Repository } from '../git/repo/repository.js';
+import { shouldFsync } from '../git/repo/fsync-policy.js';
+import { mkdirpSync } from '../git/fs/fsx.js';
+import { fsError } from '../git/fs/io-error.js';
 import { PatchtxError } from '../errors.js';
 import { crashPoint } from './crash.js';
 import { journalFileOf } from './journal-place.js';
@@ -174,7 +174,7 @@ export function removeDeadJournalTemps(dir: string): void {
 const dirOf = (repo: Repository, journal: Journal): string => path.dirname(journalFileOf(repo, journal));
 
 /**
- * The witness of a lock file `journal`'s run takes (see src/git/lock-file.ts): a file beside the
+ * The witness of a lock file `journal`'s run takes (see src/git/fs/lock-file.ts): a file beside the
  * journal, named after the transaction and the lock, whose inode the lock shares while it is
  * held. Recovery removes a lock the journal lists only when it is its witness's file.
  */
@@ -193,7 +193,7 @@ export function transactionId(journal: Journal): string {
   return journal.id ?? `${journal.pid}-${journal.startedAt}`;
 }
 
-/** The text of the .keep file of the pack a transaction writes (see src/git/objects.ts). */
+/** The text of the .keep file of the pack a transaction writes (see src/git/objects/store.ts). */
 export function keepText(journal: Journal): string {
   return `patchtx transaction ${transactionId(journal)}`;
 }

@@ -1,8 +1,8 @@
 // `patchtx log`: the patchtx transactions on a ref, newest first, with the files each changed.
 import type { FileChange } from '../engine/types.js';
-import { readNoteIn, readNotesTree } from '../git/notes.js';
-import { diffTrees } from '../git/tree-diff.js';
-import type { CommitObject } from '../git/model/commit.js';
+import { readNoteIn, readNotesTree } from '../git/refs/notes.js';
+import { diffTrees } from '../git/objects/tree-diff.js';
+import type { CommitObject } from '../git/objects/model/commit.js';
 import { changesOf, firstParents, patchtxInfo, type PatchtxCommitInfo } from './history.js';
 import { movedFrom, withMoves } from './moves.js';
 import { NOTES_REF } from './run.js';

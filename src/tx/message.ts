@@ -3,7 +3,7 @@
 // the body lists every change as A/M/D/R lines, the way `git status --short` would.
 import type { FileChange } from '../engine/types.js';
 import { PatchtxError } from '../errors.js';
-import { readTrailers, type Trailer } from '../git/model/trailers.js';
+import { readTrailers, type Trailer } from '../git/objects/model/trailers.js';
 
 const VERB: Record<FileChange['op'], string> = { A: 'add', M: 'update', D: 'delete', R: 'rename' };
 const SUBJECT_FILES = 2;

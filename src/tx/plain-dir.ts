@@ -7,7 +7,7 @@ import { PatchtxError } from '../errors.js';
 import { planPatch } from '../engine/plan.js';
 import type { PlanWarning } from '../engine/types.js';
 import type { Limits } from '../patch/limits.js';
-import { ioCauseOf } from '../git/io-error.js';
+import { ioCauseOf } from '../git/fs/io-error.js';
 import { parsePatchInvocation } from '../patch/parse.js';
 import { Overlay } from './overlay.js';
 import { patchDirectory, rerootPatch, touchedPaths } from './touched.js';

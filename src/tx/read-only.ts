@@ -4,8 +4,8 @@
 // the cause; apply_patch then writes the files without a commit (see src/cli/apply_patch.ts).
 import { accessSync, constants } from 'node:fs';
 import { PatchtxError } from '../errors.js';
-import { causeOfCode } from '../git/io-error.js';
-import type { Repository } from '../git/repository.js';
+import { causeOfCode } from '../git/fs/io-error.js';
+import type { Repository } from '../git/repo/repository.js';
 
 /** The errors by which a git directory refuses writes (their words: io-error.ts). */
 const READ_ONLY = new Set(['EROFS', 'EACCES', 'EPERM']);

@@ -4,16 +4,17 @@
 import { readdirSync, readlinkSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
-import { resolveIdentity } from '../git/identity.js';
-import { indexPathOf, lockIndex } from '../git/index-file.js';
-import { isWitnessedLock } from '../git/lock-file.js';
-import type { Identity } from '../git/model/identity.js';
-import { readHead, readRef } from '../git/refs.js';
-import { fileEntryOf, lookupPaths, type TreeEdit } from '../git/tree-edit.js';
-import { hashBlob } from '../git/hash.js';
-import { removeKeeps } from '../git/objects.js';
+import { resolveIdentity } from '../git/repo/identity.js';
+import { lockIndex } from '../git/index/lock.js';
+import { indexPathOf } from '../git/index/read.js';
+import { isWitnessedLock } from '../git/fs/lock-file.js';
+import type { Identity } from '../git/objects/model/identity.js';
+import { readHead, readRef } from '../git/refs/refs.js';
+import { fileEntryOf, lookupPaths, type TreeEdit } from '../git/objects/tree-edit.js';
+import { hashBlob } from '../git/objects/hash.js';
+import { removeKeeps } from '../git/objects/store.js';
 import { checkoutForms } from './conversions.js';
-import { inspectWorktreePath, readWorktreeFile } from '../git/worktree.js';
+import { inspectWorktreePath, readWorktreeFile } from '../git/worktree/worktree.js';
 import {
   claimRecovery,
   dropClaim,
@@ -87,7 +88,7 @@ function removeOwnLocks(session: Session, journal: Journal): void {
 
 /**
  * Removes the temporary files a run (or a recovery finishing it) killed while writing the working
- * tree left next to the run's paths: `.<name>.patchtx-<pid>-<8 hex>`, the names src/git/worktree.ts
+ * tree left next to the run's paths: `.<name>.patchtx-<pid>-<8 hex>`, the names src/git/worktree/worktree.ts
  * writes new content under before renaming it into place. Only files of processes that are gone,
  * the run's own included (its journal is being recovered: it is gone, whoever has its pid now).
  */

@@ -14,7 +14,7 @@
 // is not made twice. Readers skip that line (they keep only commit-id lines).
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Repository } from '../git/repository.js';
+import type { Repository } from '../git/repo/repository.js';
 import { crashPoint } from './crash.js';
 import { refFileName } from './ref-file-name.js';
 import { removeDeadTempsOf, type Journal } from './journal.js';

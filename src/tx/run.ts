@@ -3,7 +3,7 @@
 //   2. take index.lock (checkout mode): nobody following git's protocol changes the index now
 //   3. prepare: read the touched paths, validate, write blobs/trees/commit (unreachable until 5);
 //      they are held in memory and written together, with the note's objects, as one pack or as
-//      loose objects (objects.ts decides), once everything has been validated
+//      loose objects (git/objects/store.ts decides), once everything has been validated
 //   4. journal state "published", naming the new commit and the paths to sync
 //   5. look again at the touched paths of the checkout (refusing if any changed since they were
 //      read: as-read.ts), then compare-and-swap the ref (the commit point)
@@ -12,13 +12,14 @@
 // step 6 is finished by the next patchtx command (see recover.ts).
 import { randomBytes } from 'node:crypto';
 import { PatchtxError } from '../errors.js';
-import { indexPathOf, lockIndex, type IndexLock } from '../git/index-file.js';
-import type { Identity } from '../git/model/identity.js';
-import { addNote, attachToNotes, writeNoteCommit } from '../git/notes.js';
-import { waitWhileGcRuns } from '../git/gc-running.js';
-import { removeKeeps } from '../git/objects.js';
-import { readHead, readRef, refLockFile, updateRef } from '../git/refs.js';
-import type { TreeEdit } from '../git/tree-edit.js';
+import { lockIndex, type IndexLock } from '../git/index/lock.js';
+import { indexPathOf } from '../git/index/read.js';
+import type { Identity } from '../git/objects/model/identity.js';
+import { addNote, attachToNotes, writeNoteCommit } from '../git/refs/notes.js';
+import { waitWhileGcRuns } from '../git/objects/gc-running.js';
+import { removeKeeps } from '../git/objects/store.js';
+import { readHead, readRef, refLockFile, updateRef } from '../git/refs/refs.js';
+import type { TreeEdit } from '../git/objects/tree-edit.js';
 import { changedSinceRead, changedWhileRunning, type AsRead } from './as-read.js';
 import { crashPoint } from './crash.js';
 import { checkInterrupted, enterTransaction, leaveTransaction, passCommitPoint } from './interrupt.js';
@@ -47,7 +48,7 @@ export interface Prepared {
   syncWithoutCommit?: boolean;
   /** what the checkout held at the target paths when the run looked (see Journal.found) */
   found?: Map<string, string | null>;
-  /** the lstat data of the touched paths when the run looked (statStamp in git/worktree.ts) */
+  /** the lstat data of the touched paths when the run looked (statStamp in git/worktree/worktree.ts) */
   stamps?: Map<string, string>;
   /** index entries of paths whose entry is not what their file gets (LiveSync in sync.ts) */
   index?: Map<string, TreeEdit>;
@@ -246,7 +247,7 @@ async function runSteps(
 const GC_WAIT_MS = 30_000;
 
 /**
- * Once the refs point at the run's objects (see src/git/objects.ts): a git gc running meanwhile
+ * Once the refs point at the run's objects (see src/git/objects/store.ts): a git gc running meanwhile
  * may have pruned its loose objects before the refs held them. Waits for it to end, then writes
  * again whatever it took, and releases the run's pack.
  */

@@ -9,13 +9,13 @@
 // So `git gc` keeps them (they are reachable from the notes ref), `git show` gets them back, and
 // undo of the transaction puts them back as they were.
 import type { BigIntStats } from 'node:fs';
-import type { IndexEntry } from '../git/index-file.js';
-import type { TreeMode } from '../git/model/tree.js';
-import type { ObjectStore } from '../git/objects.js';
-import { readNotesTree } from '../git/notes.js';
-import type { Repository } from '../git/repository.js';
-import { editTree, fileEntryOf, lookupPaths, type TreeEdit } from '../git/tree-edit.js';
-import type { WorktreePathState } from '../git/worktree.js';
+import type { IndexEntry } from '../git/index/entry.js';
+import type { TreeMode } from '../git/objects/model/tree.js';
+import type { ObjectStore } from '../git/objects/store.js';
+import { readNotesTree } from '../git/refs/notes.js';
+import type { Repository } from '../git/repo/repository.js';
+import { editTree, fileEntryOf, lookupPaths, type TreeEdit } from '../git/objects/tree-edit.js';
+import type { WorktreePathState } from '../git/worktree/worktree.js';
 
 export const SAVED_DIR = 'patchtx-saved';
 

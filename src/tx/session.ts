@@ -3,12 +3,12 @@
 // whatever an interrupted earlier run left behind (see journal.ts), so every command starts from
 // a repository that is at a committed state.
 import { PatchtxError } from '../errors.js';
-import { openRepository } from '../git/discover.js';
-import { loadConfig, type GitConfig } from '../git/config.js';
-import { checkRepositorySupported } from '../git/features.js';
-import { configureFsync } from '../git/fsync-policy.js';
-import { looseCompression, ObjectStore, promisorRemote } from '../git/objects.js';
-import type { Repository } from '../git/repository.js';
+import { openRepository } from '../git/repo/discover.js';
+import { loadConfig, type GitConfig } from '../git/repo/config.js';
+import { checkRepositorySupported } from '../git/repo/features.js';
+import { configureFsync } from '../git/repo/fsync-policy.js';
+import { looseCompression, ObjectStore, promisorRemote } from '../git/objects/store.js';
+import type { Repository } from '../git/repo/repository.js';
 import { recoverInterrupted, type RecoveryReport } from './recover.js';
 
 export interface Session {

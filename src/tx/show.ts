@@ -1,7 +1,7 @@
 // `patchtx show`: the original patch text of a transaction, kept as a git note in refs/notes/patchtx.
 import { PatchtxError } from '../errors.js';
-import { readNote } from '../git/notes.js';
-import { resolveRevision } from '../git/refs.js';
+import { readNote } from '../git/refs/notes.js';
+import { resolveRevision } from '../git/refs/refs.js';
 import { NOTES_REF } from './run.js';
 import { withSession, type SessionOptions } from './session.js';
 

@@ -2,15 +2,16 @@
 // working tree. From that: the refusals that protect the user (symlinks, gitlinks, uncommitted
 // work) and the overlay the engine runs on. Only touched paths are ever looked at.
 import type { BigIntStats } from 'node:fs';
-import { lstat } from '../git/fsx.js';
+import { lstat } from '../git/fs/fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
-import { converts, toWorktree } from '../git/convert.js';
-import { hashBlob } from '../git/hash.js';
-import type { GitIndex, IndexEntry } from '../git/index-file.js';
-import { lookupPaths, type PathInfo } from '../git/tree-edit.js';
+import { converts, toWorktree } from '../git/worktree/convert.js';
+import { hashBlob } from '../git/objects/hash.js';
+import type { IndexEntry } from '../git/index/entry.js';
+import type { GitIndex } from '../git/index/format.js';
+import { lookupPaths, type PathInfo } from '../git/objects/tree-edit.js';
 import { lengthProblem, quotePath } from '../patch/paths.js';
-import { inspectWorktreePath, isWorktreeFileModified, readWorktreeFile, type ModifiedCheckOptions, type WorktreePathState } from '../git/worktree.js';
+import { inspectWorktreePath, isWorktreeFileModified, readWorktreeFile, type ModifiedCheckOptions, type WorktreePathState } from '../git/worktree/worktree.js';
 import { conversionsInTree, storedForm, type Conversion } from './conversions.js';
 import { Overlay } from './overlay.js';
 import type { Session } from './session.js';

@@ -9,11 +9,13 @@
 // system will not let us write, room for the new files, and files of the user's that writing would
 // need removed.
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
-import { fsError } from '../git/io-error.js';
+import { fsError } from '../git/fs/io-error.js';
 import path from 'node:path';
-import { indexPathOf, type IndexLock, type IndexUpdate } from '../git/index-file.js';
-import type { TreeEdit } from '../git/tree-edit.js';
-import { inspectWorktreePath, removeWorktreeFile, worktreeSpaceRefusal, worktreeWriteRefusal, writeWorktreeFile, writeWorktreeSymlink, type WriteCheckCache } from '../git/worktree.js';
+import type { IndexLock } from '../git/index/lock.js';
+import { indexPathOf } from '../git/index/read.js';
+import type { IndexUpdate } from '../git/index/updates.js';
+import type { TreeEdit } from '../git/objects/tree-edit.js';
+import { inspectWorktreePath, removeWorktreeFile, worktreeSpaceRefusal, worktreeWriteRefusal, writeWorktreeFile, writeWorktreeSymlink, type WriteCheckCache } from '../git/worktree/worktree.js';
 import { inParallel } from '../in-parallel.js';
 import { stillAsRead, type AsRead } from './as-read.js';
 import { crashPoint } from './crash.js';
@@ -28,7 +30,7 @@ import type { Session } from './session.js';
 const POOLED_WRITES_MIN = 64;
 /**
  * Twice libuv's four threads: each replacement is a chain of calls through the pool (unlink,
- * create, write: pooledIo in src/git/worktree.ts), and between two of them it waits for the main
+ * create, write: pooledIo in src/git/worktree/worktree.ts), and between two of them it waits for the main
  * thread; with eight under way the threads find the next call queued. Measured in alternating runs, 8 at a time against 4: medians 4-9%
  * lower for 1,000 files (both benchmark repositories), 3% for 100; 16 no faster than 8, 2 slower
  * than 4.

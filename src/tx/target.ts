@@ -4,11 +4,11 @@
 // With --ref, it moves that ref only and never reads or writes the working tree or index, unless
 // the ref is the very branch checked out here (then the checkout must follow, or `git status`
 // would lie).
-import { readdir, readFile } from '../git/fsx.js';
-import path from 'node:path';
 import { PatchtxError } from '../errors.js';
-import { operationInProgress } from '../git/in-progress.js';
-import { findRefNamed, hasAnyBranch, readHead, readRef, resolveRevision } from '../git/refs.js';
+import { operationInProgress } from '../git/repo/in-progress.js';
+import { normaliseRefName } from '../git/refs/ref-name.js';
+import { findRefNamed, hasAnyBranch, readHead, readRef, resolveRevision } from '../git/refs/refs.js';
+import { checkedOutElsewhere } from '../git/repo/worktrees.js';
 import type { Session } from './session.js';
 
 export interface Target {
@@ -31,59 +31,6 @@ export interface TargetOptions {
   readOnly?: boolean;
   /** committing onto the ref (apply): a ref that does not exist yet is created, from `base` */
   commits?: boolean;
-}
-
-/**
- * The other checkouts of this repository whose HEAD is the branch `ref`: moving it from here would
- * leave their index and working tree describing the old commit (their `git status` would show the
- * change reversed), so, as git does for `git branch -f`, that is refused.
- */
-async function checkedOutElsewhere(repo: Session['repo'], ref: string, mainIsCheckout: boolean): Promise<string | null> {
-  const candidates: { gitdir: string; where: () => Promise<string> }[] = [];
-  if (repo.gitdir !== repo.commonDir && mainIsCheckout) {
-    candidates.push({ gitdir: repo.commonDir, where: async () => path.dirname(repo.commonDir) });
-  }
-  let names: string[] = [];
-  try {
-    names = await readdir(path.join(repo.commonDir, 'worktrees'));
-  } catch {
-    // no linked worktrees
-  }
-  for (const name of names) {
-    const gitdir = path.join(repo.commonDir, 'worktrees', name);
-    candidates.push({
-      gitdir,
-      where: async () => {
-        try {
-          return path.dirname((await readFile(path.join(gitdir, 'gitdir'), 'utf8')).trim());
-        } catch {
-          return gitdir;
-        }
-      },
-    });
-  }
-  for (const c of candidates) {
-    if (path.resolve(c.gitdir) === path.resolve(repo.gitdir)) continue;
-    let head: string;
-    try {
-      head = (await readFile(path.join(c.gitdir, 'HEAD'), 'utf8')).trim();
-    } catch {
-      continue;
-    }
-    if (head === `ref: ${ref}`) return c.where();
-  }
-  return null;
-}
-
-const BAD_REF = /(^|\/)\.|\.\.|[\x00-\x20~^:?*[\\\x7f]|@\{|\/\/|\/$|\.lock(\/|$)|^@$/;
-
-export function normaliseRefName(name: string): string {
-  const full = name.startsWith('refs/') ? name : `refs/heads/${name}`;
-  // git refuses a branch named HEAD (`git branch HEAD`): it would shadow HEAD in every revision
-  if (BAD_REF.test(full) || full.endsWith('.') || full === 'refs/heads/HEAD' || name.startsWith('-')) {
-    throw new PatchtxError('usage', `'${name}' is not a valid ref name`, { ref: name });
-  }
-  return full;
 }
 
 export async function resolveTarget(session: Session, opts: TargetOptions): Promise<Target> {

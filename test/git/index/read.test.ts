@@ -5,7 +5,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isPatchtxError, type PatchtxError } from '../../../src/errors.js';
-import { parseIndex, readIndex, type GitIndex } from '../../../src/git/index-file.js';
+import { parseIndex, type GitIndex } from '../../../src/git/index/format.js';
+import { readIndex } from '../../../src/git/index/read.js';
 import { cleanupRepos, git, makeRepo } from '../../helpers/repos.js';
 import { lsFilesDebug, repoAt, writeBlob } from './support.js';
 

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { lutimesSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Repository } from '../../../src/git/repository.js';
+import type { Repository } from '../../../src/git/repo/repository.js';
 import { git, gitEnv } from '../../helpers/repos.js';
 
 export function repoAt(workdir: string): Repository {

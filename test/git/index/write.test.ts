@@ -5,8 +5,12 @@ import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isPatchtxError } from '../../../src/errors.js';
-import { invalidateCacheTree, lockIndex, parseIndex, readIndex, renderIndex, renderIndexPieces, validateIndexUpdates, type IndexUpdate } from '../../../src/git/index-file.js';
-import { removeWorktreeFile, writeWorktreeFile } from '../../../src/git/worktree.js';
+import { invalidateCacheTree } from '../../../src/git/index/cache-tree.js';
+import { parseIndex, renderIndex, renderIndexPieces } from '../../../src/git/index/format.js';
+import { lockIndex } from '../../../src/git/index/lock.js';
+import { readIndex } from '../../../src/git/index/read.js';
+import { validateIndexUpdates, type IndexUpdate } from '../../../src/git/index/updates.js';
+import { removeWorktreeFile, writeWorktreeFile } from '../../../src/git/worktree/worktree.js';
 import { cleanupRepos, git, makeRepo } from '../../helpers/repos.js';
 import { atStartOfSecond, commitWithoutIndex, parseCacheTree, repoAt, settle, treeFromScratch, writeBlob, type TreeChange } from './support.js';
 
@@ -227,7 +231,7 @@ describe('IndexLock.write', () => {
     const oid = writeBlob(repo, content);
     writeFileSync(path.join(repo, 'src/math.js'), content);
     const linkOid = writeBlob(repo, '../README.md');
-    const { writeWorktreeSymlink } = await import('../../../src/git/worktree.js');
+    const { writeWorktreeSymlink } = await import('../../../src/git/worktree/worktree.js');
     const linkStat = await writeWorktreeSymlink(repo, 'docs/readme-link', '../README.md');
     commitWithoutIndex(repo, [
       ['src/math.js', { mode: '100644', oid }],

@@ -19,7 +19,8 @@ import {
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isPatchtxError, type PatchtxError } from '../../../src/errors.js';
-import { readIndex, statDataOf, type IndexEntry } from '../../../src/git/index-file.js';
+import { statDataOf, type IndexEntry } from '../../../src/git/index/entry.js';
+import { readIndex } from '../../../src/git/index/read.js';
 import {
   inspectWorktreePath,
   readWorktreeFile,
@@ -27,7 +28,7 @@ import {
   removeWorktreeFile,
   writeWorktreeFile,
   writeWorktreeSymlink,
-} from '../../../src/git/worktree.js';
+} from '../../../src/git/worktree/worktree.js';
 import { cleanupRepos, git, makeRepo } from '../../helpers/repos.js';
 import { repoAt, settle } from '../index/support.js';
 

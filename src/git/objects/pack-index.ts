@@ -1,0 +1,139 @@
+// Lookups in `objects/pack/*.idx`, answered by binary search on the files' sorted id tables (nothing
+// is parsed into maps): where an object sits in which pack, whether it exists, which objects a short
+// id names — O(log n) per pack, whatever the size of the repository.
+//
+// Index layout (v2): "\xfftOc" + version 2, a 256-entry fan-out table of big-endian counts (entry b =
+// number of ids whose first byte <= b), the n sorted 20-byte ids, n CRC32s, n 4-byte pack offsets
+// (high bit set: an index into the table of 8-byte offsets that follows, for packs over 2 GiB).
+// Version 1 (no magic) has the fan-out table at offset 0 followed by (4-byte offset, 20-byte id)
+// records.
+import { readdir, readFile } from '../fs/fsx.js';
+import path from 'node:path';
+
+interface LoadedIndex {
+  file: string;
+  /** the .pack file the index describes */
+  pack: string;
+  data: Buffer;
+  count: number;
+  /** byte offset of id 0 and distance between consecutive ids */
+  idsAt: number;
+  stride: number;
+  fanoutAt: number;
+}
+
+function loadIndex(file: string, data: Buffer): LoadedIndex | null {
+  const v2 = data.length >= 8 && data.readUInt32BE(0) === 0xff744f63;
+  if (v2 && data.readUInt32BE(4) !== 2) return null;
+  const fanoutAt = v2 ? 8 : 0;
+  if (data.length < fanoutAt + 1024) return null;
+  const count = data.readUInt32BE(fanoutAt + 255 * 4);
+  const idsAt = v2 ? fanoutAt + 1024 : 1024 + 4;
+  const stride = v2 ? 20 : 24;
+  if (data.length < idsAt + (count - 1) * stride + 20) return null;
+  return { file, pack: file.replace(/\.idx$/, '.pack'), data, count, idsAt, stride, fanoutAt };
+}
+
+/** Byte offset in the pack of the object at sorted position i. */
+function packOffset(index: LoadedIndex, i: number): number {
+  if (index.stride === 24) return index.data.readUInt32BE(1024 + i * 24); // v1
+  const table = index.idsAt + index.count * 24; // after the ids and the CRC32s
+  const small = index.data.readUInt32BE(table + i * 4);
+  if ((small & 0x80000000) === 0) return small;
+  const large = table + index.count * 4 + (small & 0x7fffffff) * 8;
+  return Number(index.data.readBigUInt64BE(large));
+}
+
+export interface PackLocation {
+  /** path of the .pack file */
+  pack: string;
+  offset: number;
+}
+
+/** Sign of (id number i) - `id`. */
+function compareAt(index: LoadedIndex, i: number, id: Buffer): number {
+  const at = index.idsAt + i * index.stride;
+  return index.data.compare(id, 0, id.length, at, at + id.length);
+}
+
+/** First position whose id is >= `id` (a full or zero-padded 20-byte id) within the fan-out bucket. */
+function lowerBound(index: LoadedIndex, id: Buffer): number {
+  const first = id[0]!;
+  let lo = first === 0 ? 0 : index.data.readUInt32BE(index.fanoutAt + (first - 1) * 4);
+  let hi = index.data.readUInt32BE(index.fanoutAt + first * 4);
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareAt(index, mid, id) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export class PackIndexSet {
+  private loaded: Promise<LoadedIndex[]> | null = null;
+  /** packs never change under a given name, so a re-scan only reads indexes it has not seen */
+  private readonly byFile = new Map<string, LoadedIndex>();
+
+  constructor(private readonly objectsDir: string) {}
+
+  private load(): Promise<LoadedIndex[]> {
+    this.loaded ??= (async () => {
+      const packDir = path.join(this.objectsDir, 'pack');
+      let names: string[];
+      try {
+        names = (await readdir(packDir)).filter((n) => n.endsWith('.idx'));
+      } catch {
+        return [];
+      }
+      const result: LoadedIndex[] = [];
+      for (const name of names.sort()) {
+        const file = path.join(packDir, name);
+        let index = this.byFile.get(file) ?? null;
+        if (!index) {
+          try {
+            index = loadIndex(file, await readFile(file));
+          } catch {
+            // a pack removed by a concurrent gc between readdir and read: its objects live elsewhere now
+          }
+          if (index) this.byFile.set(file, index);
+        }
+        if (index) result.push(index);
+      }
+      return result;
+    })();
+    return this.loaded;
+  }
+
+  /** Re-scan the pack directory on the next query (after a concurrent repack, say). */
+  refresh(): void {
+    this.loaded = null;
+  }
+
+  async locate(oid: string): Promise<PackLocation | null> {
+    const id = Buffer.from(oid, 'hex');
+    for (const index of await this.load()) {
+      const i = lowerBound(index, id);
+      if (i < index.count && compareAt(index, i, id) === 0) return { pack: index.pack, offset: packOffset(index, i) };
+    }
+    return null;
+  }
+
+  async has(oid: string): Promise<boolean> {
+    return (await this.locate(oid)) !== null;
+  }
+
+  /** Ids in any pack that start with the hex `prefix`, up to `limit` of them. */
+  async findByPrefix(prefix: string, limit = 16): Promise<string[]> {
+    const low = Buffer.from(prefix.padEnd(40, '0'), 'hex');
+    const found = new Set<string>();
+    for (const index of await this.load()) {
+      for (let i = lowerBound(index, low); i < index.count && found.size < limit; i++) {
+        const at = index.idsAt + i * index.stride;
+        const hex = index.data.toString('hex', at, at + 20);
+        if (!hex.startsWith(prefix)) break;
+        found.add(hex);
+      }
+    }
+    return [...found];
+  }
+}

@@ -1,0 +1,553 @@
+// The object database of one repository (its common dir's objects/).
+//
+// Reads cost what they read: a loose object is one file; a packed one is found by binary search in
+// the pack indexes (pack-index.ts) and read with positional reads (pack-file.ts), deltas included, so
+// neither the size of the packs nor the number of objects matters. (isomorphic-git's readObject,
+// still available as `reader: 'isomorphic-git'`, loads and checksums every pack it touches in full
+// before the first object, which is proportional to the repository.) Every object read is checked
+// against its id.
+//
+// Writes never touch existing objects, and an object that already exists (loose or packed) is not
+// written again. A new object is written loose (zlib-deflated "<type> <size>\0<content>") to a
+// temporary file in objects/xx/ and renamed into place, so readers never see half an object. Inside
+// a batch (a transaction's prepare step) objects are held in memory until flushBatch(): a batch of
+// PACK_THRESHOLD objects or more is written as one pack and its index instead (as git keeps a
+// received pack of transfer.unpackLimit objects or more), so a patch touching hundreds of files
+// creates two files, not hundreds of files in up to 256 new directories; a small batch stays loose,
+// so that many small transactions do not pile up packs.
+//
+// New objects are unreachable until a ref points at them, and `git gc --prune=now` (`git prune
+// --expire=now`, `git repack -a -d`) run in that moment deletes them: the branch would then move to
+// a commit that is gone, and every later git command fail on it. Git's manual leaves that risk to
+// whoever prunes "now" next to a writer; patchtx narrows it. A repack drops unreachable objects
+// from every pack it did not find kept, so a batch's pack has a .keep file until the transaction's
+// refs point at it (as git's receive-pack keeps an incoming pack until its refs are updated); a
+// crashed run's is removed by recovery, found by its text (removeKeeps). Loose objects cannot be
+// kept from a prune that way ("now" prunes whatever is unreachable, however new), so the batch's
+// loose objects stay in memory until the refs point at them, and settleBatch() writes again any
+// that a prune took meanwhile (the transaction first waits for a running git gc to end).
+import * as fs from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from '../fs/fsx.js';
+import { shouldFsync, shouldFsyncTransactionPack } from '../repo/fsync-policy.js';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { deflateObjectSync } from './deflate.js';
+import { PatchtxError } from '../../errors.js';
+import { fsError } from '../fs/io-error.js';
+import { crashPoint } from '../../test-points.js';
+import { frameObject, hashObject, type ObjectType } from './hash.js';
+import { parseCommit, serializeCommit, type CommitObject } from './model/commit.js';
+import { EMPTY_PARSED_TREE, EMPTY_TREE_OID, editTreeBytes, entryKey, parseTreeObject, serializeTree, type ParsedTree, type TreeEntry } from './model/tree.js';
+import { DeltaBaseCache, PackFile } from './pack-file.js';
+import { PackIndexSet } from './pack-index.js';
+import { buildPack } from './pack-write.js';
+import type { GitConfig } from '../repo/config.js';
+import type { Repository } from '../repo/repository.js';
+
+export interface RawObject {
+  type: ObjectType;
+  content: Uint8Array;
+}
+
+export interface ObjectStoreOptions {
+  /** how objects are read: our positional pack reader (default), or isomorphic-git's readObject */
+  reader?: 'patchtx' | 'isomorphic-git';
+  /** zlib level of new objects, loose or packed (see looseCompression) */
+  compression?: number;
+  /** in a partial clone, the remote that has the objects it left out (see promisorRemote) */
+  promisor?: string | null;
+}
+
+/**
+ * The promisor remote of a partial clone (`git clone --filter=blob:none`): the one configured
+ * with remote.NAME.promisor, else extensions.partialClone; null in a complete repository.
+ */
+export function promisorRemote(config: GitConfig): string | null {
+  for (const e of config.entries) {
+    if (e.section !== 'remote' || e.subsection === null || e.name !== 'promisor') continue;
+    try {
+      if (config.getBool(`remote.${e.subsection}.promisor`) === true) return e.subsection;
+    } catch {
+      // a value that is not a boolean names no promisor
+    }
+  }
+  return config.get('extensions.partialClone') ?? null;
+}
+
+/**
+ * The zlib level git gives loose objects: core.looseCompression, else core.compression, else 1
+ * (best speed). patchtx's packs stand in for loose objects (git gc recompresses everything when
+ * it repacks), so they get the same level. -1 is zlib's default; values out of range are ignored.
+ */
+export function looseCompression(config: GitConfig): number {
+  for (const key of ['core.looseCompression', 'core.compression']) {
+    const value = config.get(key);
+    if (value === undefined) continue;
+    const level = Number(value.trim());
+    if (Number.isInteger(level) && level >= -1 && level <= 9) return level;
+  }
+  return 1;
+}
+
+const OID = /^[0-9a-f]{40}$/;
+/** a batch of at least this many new objects is written as a pack (see the top of this file) */
+export const PACK_THRESHOLD = 16;
+/** how often a write is tried when its directory or temporary file vanished under it (see writeLoose) */
+const WRITE_ATTEMPTS = 5;
+const OBJECT_TYPES: ReadonlySet<string> = new Set(['blob', 'tree', 'commit', 'tag']);
+/**
+ * Removes the .keep files of the packs a transaction wrote (flushBatch's `keep`), found by their
+ * text: for a transaction that died before it could (releaseKept). Other packs' .keep files, git's
+ * or a user's, hold other text and stay.
+ */
+export async function removeKeeps(objectsDir: string, keep: string): Promise<void> {
+  const dir = path.join(objectsDir, 'pack');
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return; // no packs
+  }
+  for (const name of names) {
+    if (!name.startsWith('pack-') || !name.endsWith('.keep')) continue;
+    const file = path.join(dir, name);
+    const text = await readFile(file, 'utf8').catch(() => null);
+    if (text === `${keep}\n`) await rm(file, { force: true });
+  }
+}
+
+/** An object the repository does not hold (pruned, or beyond a shallow or partial clone's boundary). */
+export function missingObject(oid: string): PatchtxError {
+  return new PatchtxError(
+    'missing_object',
+    `object ${oid} is not in the repository (removed by git gc or git prune, or beyond the boundary of a shallow or partial clone)`,
+    { oid },
+  );
+}
+
+function isMissingFile(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+export class ObjectStore {
+  readonly repo: Repository;
+  /** isomorphic-git's cache; reuse it for any other isomorphic-git call on this repository */
+  readonly cache: object = {};
+  readonly objectsDir: string;
+  private readonly reader: 'patchtx' | 'isomorphic-git';
+  private readonly compression: number;
+  private readonly promisor: string | null;
+  private readonly packs: PackIndexSet;
+  private readonly deltaBases = new DeltaBaseCache();
+  /** trees are immutable and the ones along touched paths are read more than once per transaction */
+  private readonly trees = new Map<string, ParsedTree>();
+  /** the same trees by entry name, shared by every lookup of a command (see treeIndex) */
+  private readonly treeIndexes = new Map<string, Promise<ReadonlyMap<string, Readonly<TreeEntry>>>>();
+  /** objects this store wrote or found, so repeated checks cost nothing */
+  private readonly known = new Set<string>();
+  /** packs read from so far, kept open until close() */
+  private readonly openPacks = new Map<string, PackFile>();
+  /** objects written since beginBatch(), not yet on disk */
+  private staged: Map<string, RawObject> | null = null;
+  /** .keep files of the packs flushBatch wrote, until settleBatch() or releaseKept() */
+  private readonly kept: string[] = [];
+  /** the loose objects flushBatch wrote or found, until settleBatch() or releaseKept() */
+  private unsettled = new Map<string, RawObject>();
+
+  constructor(repo: Repository, options: ObjectStoreOptions = {}) {
+    this.repo = repo;
+    this.objectsDir = path.join(repo.commonDir, 'objects');
+    this.packs = new PackIndexSet(this.objectsDir);
+    this.reader = options.reader ?? (process.env.PATCHTX_OBJECT_READER === 'isomorphic-git' ? 'isomorphic-git' : 'patchtx');
+    this.compression = options.compression ?? 1;
+    this.promisor = options.promisor ?? null;
+  }
+
+  /**
+   * An object that is not here: in a partial clone, left out by its filter (the promisor remote
+   * has it); otherwise pruned, or a shallow clone's history. `path`: what the object is, if known.
+   */
+  private missing(oid: string, path?: string): PatchtxError {
+    const what = path === undefined ? `object ${oid}` : `object ${oid} (${path})`;
+    if (this.promisor === null) {
+      if (path === undefined) return missingObject(oid);
+      const e = missingObject(oid);
+      return new PatchtxError('missing_object', e.message.replace(`object ${oid}`, what), { oid, path });
+    }
+    return new PatchtxError(
+      'missing_object',
+      `${what} is not in this partial clone: its promisor remote '${this.promisor}' has it; fetch it with 'git fetch ${this.promisor} ${oid}', then run the command again`,
+      { oid, remote: this.promisor, ...(path === undefined ? {} : { path }) },
+    );
+  }
+
+  /** Closes the pack files this store opened; it opens them again if used afterwards. */
+  close(): void {
+    for (const pack of this.openPacks.values()) pack.close();
+    this.openPacks.clear();
+  }
+
+  async readRaw(oid: string): Promise<RawObject> {
+    if (!OID.test(oid)) throw new PatchtxError('internal', `not an object id: ${JSON.stringify(oid)}`, { oid });
+    if (oid === EMPTY_TREE_OID) return { type: 'tree', content: new Uint8Array(0) }; // git knows it without storing it
+    const staged = this.staged?.get(oid);
+    if (staged) return { type: staged.type, content: Buffer.from(staged.content) };
+    const raw = this.reader === 'isomorphic-git' ? await this.readWithIsomorphicGit(oid) : await this.readDirect(oid);
+    if (hashObject(raw.type, raw.content) !== oid) {
+      throw new PatchtxError('corrupt_repository', `object ${oid} is corrupt (its content hashes differently)`, { oid });
+    }
+    this.known.add(oid);
+    return raw;
+  }
+
+  private async readLoose(oid: string): Promise<RawObject | null> {
+    let file: Buffer;
+    try {
+      file = await readFile(this.loosePath(oid));
+    } catch (e) {
+      if (isMissingFile(e)) return null;
+      throw fsError(e, 'read object', this.loosePath(oid), { oid });
+    }
+    let framed: Buffer;
+    try {
+      // zlib's default 16 KB output buffer would stay attached to each small object. Pieces of
+      // twice the compressed size: longer output (most source text) is joined into an exact fit.
+      framed = inflateSync(file, { chunkSize: Math.max(64, Math.min(16 * 1024, file.length * 2)) });
+    } catch (e) {
+      throw new PatchtxError('corrupt_repository', `malformed loose object ${oid}: ${(e as Error).message}`, { oid });
+    }
+    const nul = framed.indexOf(0);
+    const [type, size] = framed.toString('latin1', 0, Math.max(nul, 0)).split(' ');
+    const content = framed.subarray(nul + 1);
+    if (nul < 0 || !OBJECT_TYPES.has(type!) || Number(size) !== content.length) {
+      throw new PatchtxError('corrupt_repository', `malformed loose object ${oid}: its header does not parse`, { oid });
+    }
+    return { type: type as ObjectType, content };
+  }
+
+  private async readPacked(oid: string): Promise<RawObject | null> {
+    const location = await this.packs.locate(oid);
+    if (!location) return null;
+    const readBase = async (base: string) => {
+      const raw = await this.readRaw(base);
+      return { type: raw.type, content: Buffer.from(raw.content.buffer, raw.content.byteOffset, raw.content.byteLength) };
+    };
+    let pack = this.openPacks.get(location.pack);
+    if (!pack) {
+      pack = PackFile.open(location.pack);
+      this.openPacks.set(location.pack, pack);
+    }
+    // the object is the caller's own (PackFile.read copies what its base cache shares)
+    return pack.read(location.offset, this.deltaBases, readBase);
+  }
+
+  private async readDirect(oid: string): Promise<RawObject> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        // packs first, as git looks: in a packed repository nearly every object is there, and a
+        // failed open of a loose file per object would cost a system call and an exception each
+        const found = (await this.readPacked(oid)) ?? (await this.readLoose(oid));
+        if (found) return found;
+      } catch (e) {
+        if (!isMissingFile(e) || attempt > 0) throw e; // a pack deleted under us by a repack
+      }
+      // a concurrent gc may have moved the object into a new pack: look again once
+      this.packs.refresh();
+    }
+    throw this.missing(oid);
+  }
+
+  private async readWithIsomorphicGit(oid: string): Promise<RawObject> {
+    // loaded on first use: the default reader does not need it, and start-up time matters
+    const isogit = await import('isomorphic-git');
+    // the bundler may hand over the CommonJS build, whose exports sit under `default`
+    const readObject = isogit.readObject ?? (isogit as unknown as { default: typeof isogit }).default.readObject;
+    let result;
+    try {
+      result = await readObject({ fs, gitdir: this.repo.commonDir, oid, format: 'content', cache: this.cache });
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === 'NotFoundError') {
+        throw this.missing(oid);
+      }
+      throw new PatchtxError('internal', `cannot read object ${oid}: ${(e as Error).message}`, { oid });
+    }
+    return { type: result.type as ObjectType, content: result.object as Uint8Array };
+  }
+
+  private async readTyped(oid: string, type: ObjectType): Promise<Uint8Array> {
+    const raw = await this.readRaw(oid);
+    if (raw.type !== type) {
+      throw new PatchtxError('internal', `object ${oid} is a ${raw.type}, expected a ${type}`, { oid, type: raw.type });
+    }
+    return raw.content;
+  }
+
+  /** A blob; `path` (where the caller found it) goes into the error should it be missing. */
+  async readBlob(oid: string, path?: string): Promise<Uint8Array> {
+    try {
+      return await this.readTyped(oid, 'blob');
+    } catch (e) {
+      if (path !== undefined && e instanceof PatchtxError && e.kind === 'missing_object' && e.data.oid === oid) throw this.missing(oid, path);
+      throw e;
+    }
+  }
+
+  /** A tree as read, parsed once per store and cached: not to be changed (see treeIndex). */
+  private async parsedTree(oid: string): Promise<ParsedTree> {
+    let tree = this.trees.get(oid);
+    if (!tree) {
+      tree = oid === EMPTY_TREE_OID ? EMPTY_PARSED_TREE : parseTreeObject(await this.readTyped(oid, 'tree'), oid);
+      this.trees.set(oid, tree);
+    }
+    return tree;
+  }
+
+  /**
+   * A tree's entries by entryKey (the name, for every name that is valid UTF-8), read and indexed
+   * once per store and shared by every caller, so read-only. A transaction looks the root tree and
+   * the trees along the touched paths up many times (the paths, then each directory's
+   * .gitattributes): on a 200-entry root tree, copying and indexing it again for every lookup cost
+   * about 2 ms of a 10-file patch.
+   */
+  treeIndex(oid: string): Promise<ReadonlyMap<string, Readonly<TreeEntry>>> {
+    let index = this.treeIndexes.get(oid);
+    if (!index) {
+      const reading = this.parsedTree(oid).then((tree) => {
+        const byKey = new Map<string, TreeEntry>();
+        for (const e of tree.entries) byKey.set(e.rawName ? entryKey(e) : e.name, e);
+        return byKey;
+      });
+      // a failed read is not remembered
+      reading.catch(() => this.treeIndexes.get(oid) === reading && this.treeIndexes.delete(oid));
+      this.treeIndexes.set(oid, (index = reading));
+    }
+    return index;
+  }
+
+  async readCommit(oid: string): Promise<CommitObject> {
+    return parseCommit(await this.readTyped(oid, 'commit'), oid);
+  }
+
+  /** True when the object is stored loose or in a pack (the content is not checked). */
+  async hasObject(oid: string): Promise<boolean> {
+    if (this.known.has(oid)) return true;
+    if (!OID.test(oid)) return false;
+    const found =
+      (await this.packs.has(oid)) ||
+      (await stat(this.loosePath(oid)).then(
+        () => true,
+        () => false,
+      ));
+    if (found) this.known.add(oid);
+    return found;
+  }
+
+  /** Full ids of the objects whose id starts with `prefix` (>= 2 hex digits), loose and packed. */
+  async findByPrefix(prefix: string, limit = 16): Promise<string[]> {
+    prefix = prefix.toLowerCase();
+    if (!/^[0-9a-f]{2,40}$/.test(prefix)) return [];
+    const found = new Set<string>();
+    try {
+      for (const name of await readdir(path.join(this.objectsDir, prefix.slice(0, 2)))) {
+        const oid = prefix.slice(0, 2) + name;
+        if (OID.test(oid) && oid.startsWith(prefix)) found.add(oid);
+      }
+    } catch {
+      // no loose objects under this prefix
+    }
+    for (const oid of await this.packs.findByPrefix(prefix, limit)) found.add(oid);
+    return [...found].slice(0, limit);
+  }
+
+  async writeObject(type: ObjectType, content: Uint8Array): Promise<string> {
+    const oid = hashObject(type, content);
+    if (this.staged) {
+      // only the in-memory checks here: a loose copy of an object that ends up in a pack as well
+      // is harmless (git keeps whichever it finds), and a loose write checks again (flushBatch)
+      if (!this.staged.has(oid) && !this.known.has(oid) && !(await this.packs.has(oid))) this.staged.set(oid, { type, content });
+      return oid;
+    }
+    if (!(await this.hasObject(oid))) await this.writeLoose(oid, type, content);
+    return oid;
+  }
+
+  /** From now on, written objects are held in memory (and readable) until flushBatch(). */
+  beginBatch(): void {
+    this.staged ??= new Map();
+  }
+
+  /** Forgets the objects held since beginBatch() (nothing refers to them). */
+  discardBatch(): void {
+    this.staged = null;
+  }
+
+  /**
+   * Writes the objects held since beginBatch(): as one pack when there are enough of them, else
+   * loose. The pack is kept from a concurrent repack by a .keep file holding `keep` (a text naming
+   * the transaction) until releaseKept().
+   */
+  async flushBatch(keep: string): Promise<void> {
+    const staged = this.staged;
+    this.staged = null;
+    if (!staged || staged.size === 0) return;
+    if (staged.size >= PACK_THRESHOLD) {
+      await this.writePack(staged, keep);
+    } else {
+      for (const [oid, o] of staged) if (!(await this.hasObject(oid))) await this.writeLoose(oid, o.type, o.content);
+      // one found loose (an earlier run's, say) may be as unreachable as a new one
+      this.unsettled = staged;
+    }
+  }
+
+  /** True when the last batch was written loose (see settleBatch). */
+  holdsLooseBatch(): boolean {
+    return this.unsettled.size > 0;
+  }
+
+  /**
+   * Once refs point at the last batch's objects: writes again any of its loose objects that a
+   * prune removed before the refs did (see the top of this file), and releases its pack.
+   */
+  async settleBatch(): Promise<void> {
+    const loose = this.unsettled;
+    this.unsettled = new Map();
+    let packsRead = false;
+    for (const [oid, o] of loose) {
+      if (await stat(this.loosePath(oid)).then(() => true, () => false)) continue;
+      // a repack may have moved it into a new pack: look at the packs as they are now
+      if (!packsRead) this.packs.refresh();
+      packsRead = true;
+      if (!(await this.packs.has(oid))) await this.writeLoose(oid, o.type, o.content);
+    }
+    await this.releaseKept();
+  }
+
+  /** Removes the .keep files of the packs flushBatch wrote (the refs do not need them, or hold them). */
+  async releaseKept(): Promise<void> {
+    this.unsettled = new Map();
+    for (const file of this.kept.splice(0)) await rm(file, { force: true });
+  }
+
+  private async writePack(objects: Map<string, RawObject>, keep: string): Promise<void> {
+    const { checksum, pack, index } = await buildPack(
+      [...objects].map(([oid, o]) => ({ oid, type: o.type, content: o.content })),
+      this.compression,
+    );
+    const dir = path.join(this.objectsDir, 'pack');
+    await mkdir(dir, { recursive: true });
+    const tag = `${process.pid}_${randomBytes(6).toString('hex')}`;
+    // "tmp_" is the prefix git's prune cleans up, should a crash leave a file behind
+    const files = [
+      { temp: path.join(dir, `tmp_pack_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.pack`), data: pack, sync: shouldFsyncTransactionPack('pack') },
+      { temp: path.join(dir, `tmp_idx_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.idx`), data: [index], sync: shouldFsyncTransactionPack('pack-metadata') },
+    ];
+    // before the pack is visible, so that no repack ever sees it unkept
+    const keepFile = path.join(dir, `pack-${checksum}.keep`);
+    await writeFile(keepFile, `${keep}\n`).catch((e: unknown) => {
+      throw fsError(e, 'write pack', keepFile, { pack: checksum });
+    });
+    this.kept.push(keepFile);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.writePackFiles(files);
+        break;
+      } catch (e) {
+        for (const f of files) await rm(f.temp, { force: true });
+        // a temporary file removed by git prune (tmp_ files go at once with --prune=now): again
+        if (isMissingFile(e) && attempt < WRITE_ATTEMPTS) {
+          await mkdir(dir, { recursive: true });
+          continue;
+        }
+        throw fsError(e, 'write pack', path.join(dir, `pack-${checksum}.pack`), { pack: checksum });
+      }
+    }
+    this.packs.refresh();
+    for (const oid of objects.keys()) this.known.add(oid);
+  }
+
+  /** Writes a pack's files to their temporary names, then renames them into place. */
+  private async writePackFiles(files: ReadonlyArray<{ temp: string; final: string; data: Buffer[]; sync: boolean }>): Promise<void> {
+    for (const f of files) {
+      const handle = await open(f.temp, 'wx', 0o444);
+      try {
+        // in pieces of about a megabyte: few system calls, no second copy of the whole pack
+        for (let i = 0; i < f.data.length; ) {
+          const group: Buffer[] = [];
+          let size = 0;
+          while (i < f.data.length && (group.length === 0 || size + f.data[i]!.length <= 1 << 20)) {
+            size += f.data[i]!.length;
+            group.push(f.data[i++]!);
+          }
+          await handle.writeFile(group.length === 1 ? group[0]! : Buffer.concat(group, size));
+        }
+        // not by git's default: these are the objects `git commit` would write loose (see
+        // shouldFsyncTransactionPack), as their compression level is (looseCompression)
+        if (f.sync) await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    }
+    // the pack first: the index is what makes a pack visible to readers
+    for (const f of files) await rename(f.temp, f.final);
+  }
+
+  private async writeLoose(oid: string, type: ObjectType, content: Uint8Array): Promise<void> {
+    const target = this.loosePath(oid);
+    const dir = path.dirname(target);
+    const data = deflateObjectSync(frameObject(type, content), this.compression);
+    for (let attempt = 1; ; attempt++) {
+      await mkdir(dir, { recursive: true });
+      crashPoint('loose-object-dir');
+      // "tmp_" is the prefix git's prune cleans up, should a crash leave the file behind
+      const temp = path.join(dir, `tmp_obj_patchtx_${process.pid}_${randomBytes(6).toString('hex')}`);
+      try {
+        const handle = await open(temp, 'wx', 0o444);
+        try {
+          await handle.writeFile(data);
+          if (shouldFsync('loose-object')) await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await rename(temp, target);
+        break;
+      } catch (e) {
+        await rm(temp, { force: true });
+        // git prune-packed removes a fan-out directory once it is empty, and git prune removes
+        // temporary files (at once, with --prune=now): as git does, make the directory again
+        // and write the object anew, a few times
+        if (isMissingFile(e) && attempt < WRITE_ATTEMPTS) continue;
+        throw fsError(e, `write object ${oid} to`, target, { oid });
+      }
+    }
+    this.known.add(oid);
+  }
+
+  writeBlob(content: Uint8Array): Promise<string> {
+    return this.writeObject('blob', content);
+  }
+
+  writeTree(entries: readonly TreeEntry[]): Promise<string> {
+    return this.writeObject('tree', serializeTree(entries));
+  }
+
+  /**
+   * Writes tree `base` (null: an empty one) with `changes` made (entryKey -> the new entry, or null
+   * to remove it) and returns the new tree's id. The entries left alone are copied as stored
+   * (editTreeBytes).
+   */
+  async writeEditedTree(base: string | null, changes: ReadonlyMap<string, TreeEntry | null>): Promise<string> {
+    const tree = base === null ? EMPTY_PARSED_TREE : await this.parsedTree(base);
+    return this.writeObject('tree', editTreeBytes(tree, changes));
+  }
+
+  writeCommit(commit: CommitObject): Promise<string> {
+    return this.writeObject('commit', serializeCommit(commit));
+  }
+
+  private loosePath(oid: string): string {
+    return path.join(this.objectsDir, oid.slice(0, 2), oid.slice(2));
+  }
+}

@@ -1,0 +1,142 @@
+// Writing a transaction's objects as one pack: git must read every object from it, accept the
+// pack and its index (`git verify-pack`, `git fsck --strict`), and patchtx's own reader must find
+// them again; small batches stay loose.
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { GitConfig } from '../../../src/git/repo/config.js';
+import { FileHandle } from '../../../src/git/fs/fsx.js';
+import { configureFsync } from '../../../src/git/repo/fsync-policy.js';
+import { hashObject, type ObjectType } from '../../../src/git/objects/hash.js';
+import { ObjectStore, PACK_THRESHOLD } from '../../../src/git/objects/store.js';
+import { DeltaBaseCache, PackFile } from '../../../src/git/objects/pack-file.js';
+import { buildPack } from '../../../src/git/objects/pack-write.js';
+import { cleanupRepos, git, gitTry, makeRepo } from '../../helpers/repos.js';
+import { openFixture as open } from '../util.js';
+
+afterAll(cleanupRepos);
+
+const packsOf = (dir: string) => readdirSync(path.join(dir, '.git/objects/pack')).sort();
+const looseDirsOf = (dir: string) => readdirSync(path.join(dir, '.git/objects')).filter((n) => /^[0-9a-f]{2}$/.test(n));
+
+function blobs(n: number, tag: string): Buffer[] {
+  // sizes on both sides of the 4-bit / 7-bit steps of the entry header, and one large blob
+  return Array.from({ length: n }, (_, i) => Buffer.from(`${tag} ${i}\n`.repeat(i === 0 ? 40_000 : (i * 7) % 300)));
+}
+
+describe('buildPack', () => {
+  it('writes a pack and index git accepts, entries compressed at the given level', async () => {
+    const dir = makeRepo('empty');
+    const objects = blobs(20, 'pure').map((content) => ({ oid: hashObject('blob', content), type: 'blob' as ObjectType, content }));
+    const { checksum, pack, index } = await buildPack(objects, 1);
+    const packBytes = Buffer.concat(pack);
+    expect(packBytes.subarray(0, 4).toString()).toBe('PACK');
+    expect(packBytes.subarray(-20).toString('hex')).toBe(checksum);
+    const base = path.join(dir, '.git/objects/pack', `pack-${checksum}`);
+    writeFileSync(`${base}.pack`, packBytes);
+    writeFileSync(`${base}.idx`, index);
+    const verified = git(dir, 'verify-pack', '-v', `${base}.idx`);
+    expect(verified).toContain(`${base}.pack: ok`);
+    for (const o of objects) expect(Buffer.from(git(dir, 'cat-file', 'blob', o.oid), 'utf8')).toEqual(o.content);
+  });
+});
+
+describe('ObjectStore batches', () => {
+  it(`writes a batch of ${PACK_THRESHOLD} or more objects as one pack that git and patchtx read`, async () => {
+    const { dir, store } = await open('basic');
+    const packsBefore = packsOf(dir);
+    const looseBefore = looseDirsOf(dir).length;
+    store.beginBatch();
+    const contents = blobs(PACK_THRESHOLD + 4, 'batch');
+    const oids = [];
+    for (const c of contents) oids.push(await store.writeBlob(c));
+    const tree = await store.writeTree(oids.map((oid, i) => ({ mode: '100644' as const, name: `f${i}.txt`, oid })));
+    // readable before the flush, from memory
+    expect(Buffer.from(await store.readBlob(oids[3]!))).toEqual(contents[3]);
+    await store.flushBatch("patchtx test");
+    const added = packsOf(dir).filter((n) => !packsBefore.includes(n));
+    expect(added.filter((n) => n.endsWith('.pack'))).toHaveLength(1);
+    expect(added.filter((n) => n.endsWith('.idx'))).toHaveLength(1);
+    expect(added.some((n) => n.startsWith('tmp_'))).toBe(false);
+    expect(looseDirsOf(dir).length).toBe(looseBefore);
+    expect(git(dir, 'ls-tree', '--name-only', tree).trim().split('\n')).toHaveLength(contents.length);
+    expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+    // a fresh store (another process) finds every object in the new pack
+    const again = new ObjectStore(store.repo);
+    for (const [i, oid] of oids.entries()) expect(Buffer.from(await again.readBlob(oid))).toEqual(contents[i]);
+    again.close();
+    store.close();
+  });
+
+  it('fsyncs the pack and its index when loose objects would be or core.fsync asks, not by git\'s default', async () => {
+    // the pack holds what a commit would write loose, which git's default does not fsync
+    const { store } = await open('basic');
+    const sync = vi.spyOn(FileHandle.prototype, 'sync');
+    try {
+      const flush = async (configText: string, tag: string) => {
+        configureFsync(GitConfig.fromText(configText));
+        sync.mockClear();
+        store.beginBatch();
+        for (const c of blobs(PACK_THRESHOLD, tag)) await store.writeBlob(c);
+        await store.flushBatch("patchtx test");
+        return sync.mock.calls.length;
+      };
+      expect(await flush('', 'default')).toBe(0);
+      expect(await flush('[core]\n\tfsync = loose-object\n', 'loose')).toBe(2);
+      expect(await flush('[core]\n\tfsyncObjectFiles = true\n', 'older setting')).toBe(2);
+      // a core.fsync the user set keeps the pack components unless it removes them
+      expect(await flush('[core]\n\tfsync = pack\n', 'pack')).toBe(2);
+      expect(await flush('[core]\n\tfsync = reference\n', 'reference')).toBe(2);
+      expect(await flush('[core]\n\tfsync = -pack-metadata\n', 'no idx')).toBe(1);
+      expect(await flush('[core]\n\tfsync = none\n', 'none')).toBe(0);
+    } finally {
+      sync.mockRestore();
+      configureFsync(GitConfig.fromText(''));
+      store.close();
+    }
+  });
+
+  it('writes a small batch as loose objects, and nothing for a discarded one', async () => {
+    const { dir, store } = await open('basic');
+    const packsBefore = packsOf(dir);
+    store.beginBatch();
+    const oid = await store.writeBlob(Buffer.from('one small object\n'));
+    await store.flushBatch("patchtx test");
+    expect(packsOf(dir)).toEqual(packsBefore);
+    expect(git(dir, 'cat-file', '-t', oid).trim()).toBe('blob');
+    store.beginBatch();
+    const dropped = await store.writeBlob(Buffer.from('never written\n'));
+    store.discardBatch();
+    expect(gitTry(dir, 'cat-file', '-e', dropped).status).not.toBe(0);
+  });
+});
+
+describe('PackFile.read of a corrupt entry', () => {
+  it('refuses an entry whose header claims a huge size, without allocating that size first', async () => {
+    // one blob entry: type 3, a size varint claiming 2^40 bytes, then a zlib stream of 5 bytes
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'patchtx-pack-'));
+    const size = 2 ** 40;
+    const header = [0x80 | (3 << 4) | (size & 0x0f)];
+    for (let rest = Math.floor(size / 16); rest > 0; rest = Math.floor(rest / 128)) {
+      header.push((rest >= 128 ? 0x80 : 0) | (rest % 128));
+    }
+    const head = Buffer.alloc(12);
+    head.write('PACK', 0, 'latin1');
+    head.writeUInt32BE(2, 4);
+    head.writeUInt32BE(1, 8);
+    const file = path.join(dir, 'corrupt.pack');
+    writeFileSync(file, Buffer.concat([head, Buffer.from(header), deflateSync('hello'), Buffer.alloc(20)]));
+    const pack = PackFile.open(file);
+    try {
+      await expect(pack.read(12, new DeltaBaseCache(), () => Promise.reject(new Error('no base')))).rejects.toMatchObject({
+        kind: 'corrupt_repository',
+        message: expect.stringMatching(/inflated 5 bytes, header says 1099511627776/),
+      });
+    } finally {
+      pack.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
