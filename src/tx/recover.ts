@@ -12,6 +12,8 @@ import { fileEntryOf, lookupPaths, type TreeEdit } from '../git/tree-edit.js';
 import { hashBlob } from '../git/hash.js';
 import { removeKeeps } from '../git/objects.js';
 import { checkoutForms } from './conversions.js';
+import { crashPoint } from './crash.js';
+import { checkInterrupted, enterTransaction, leaveTransaction, passCommitPoint } from './interrupt.js';
 import { inspectWorktreePath, readWorktreeFile } from '../git/worktree.js';
 import {
   claimRecovery,
@@ -103,6 +105,17 @@ function removeWorktreeTemps(session: Session, journal: Journal): void {
 }
 
 export async function recoverInterrupted(session: Session): Promise<RecoveryReport | null> {
+  // a signal is held as during a transaction: it stops a recovery that has changed nothing yet,
+  // and waits for one that has begun (interrupt.ts)
+  enterTransaction();
+  try {
+    return await recoverOrphan(session);
+  } finally {
+    leaveTransaction();
+  }
+}
+
+async function recoverOrphan(session: Session): Promise<RecoveryReport | null> {
   const { repo } = session;
   removeDeadTempFiles(repo);
   const read = readJournal(repo);
@@ -137,10 +150,17 @@ export async function recoverInterrupted(session: Session): Promise<RecoveryRepo
   const again = readJournal(repo);
   if (again.kind !== 'journal' || transactionId(again.journal) !== transactionId(journal)) {
     dropClaim(claim);
-    return again.kind === 'none' ? null : recoverInterrupted(session);
+    return again.kind === 'none' ? null : recoverOrphan(session);
   }
   let report: RecoveryReport;
   try {
+    crashPoint('recovery-claimed');
+    await checkInterrupted(`before the recovery of the interrupted transaction on ${journal.ref} had changed anything: it is left as it was, for the next patchtx command to recover`, {
+      ref: journal.ref,
+    });
+    // from here on the recovery changes the repository: like a run past its commit point, it finishes
+    passCommitPoint();
+    crashPoint('recovery-under-way');
     report = await recoverClaimed(session, journal);
   } catch (e) {
     dropClaim(claim);
