@@ -18,6 +18,7 @@ import { formatIdentity, type Identity } from './model/identity.js';
 import { parseTagTarget } from './model/tag.js';
 import type { ObjectStore } from './objects.js';
 import type { Repository } from './repository.js';
+import { crashPoint } from '../test-points.js';
 
 const OID = /^[0-9a-f]{40}$/;
 const ZERO_OID = '0'.repeat(40);
@@ -313,6 +314,8 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
     }
     throw fsError(e, 'create the lock file', lockFile, { ref, lockFile });
   }
+  // tests: a run killed while it holds the ref's lock
+  crashPoint('ref-locked');
 
   let renamed = false;
   try {

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
+import { cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
 import { cleanupRepos, makeRepo } from '../helpers/repos.js';
 import { applyPatch, cleanupScratch, expectFsckClean, g, gTry, isolateGitEnv, patchFile, patchtxJson, rev, v4a } from './support.js';
 
@@ -86,6 +86,35 @@ describe('uncommitted work a transaction replaces', () => {
     expect(g(dir, 'show', spec!)).toBe('export const name = "edited";\n');
     g(dir, 'gc', '--quiet', '--prune=now');
     expect(g(dir, 'show', spec!)).toBe('export const name = "edited";\n');
+    expectFsckClean(dir);
+  });
+
+  it('no commit, killed while it holds the notes ref\'s lock to save the edit: recovery removes that lock, and the edit is still there', async () => {
+    const dir = makeRepo('basic');
+    const head = rev(dir);
+    writeFileSync(path.join(dir, 'src/util/name.js'), 'export const name = "edited";\n');
+    const patch = patchFile(v4a('*** Update File: src/util/name.js', '@@', '-export const name = "edited";', '+export const name = "util";'));
+    const killed = await runCli(['apply', '--repo', dir, '--dirty=include', patch], { env: { PATCHTX_TEST_CRASH_AT: 'ref-locked' } });
+    expect(killed.signal, killed.stdout + killed.stderr).toBe('SIGKILL');
+    // killed where it was meant to be: the notes ref locked by the run, nothing of the checkout changed
+    // (besides the run's witnesses of its locks: patchtx/lock-*)
+    expect(leftoverFiles(path.join(dir, '.git')).filter((f) => !f.startsWith('patchtx/lock-'))).toEqual(['index.lock', 'patchtx/journal.json', 'refs/notes/patchtx.lock']);
+    const r = await runCli(['recover', '--repo', dir, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).recovered).toMatchObject({ outcome: 'dropped', op: 'apply' });
+    expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
+    expectFsckClean(dir);
+    expect(rev(dir)).toBe(head);
+    expect(readFileSync(path.join(dir, 'src/util/name.js'), 'utf8')).toBe('export const name = "edited";\n');
+    expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(' M src/util/name.js\n');
+    // and the notes ref takes the saved edit when the patch is applied again
+    const again = await runCli(['apply', '--repo', dir, '--dirty=include', '--json', patch]);
+    expect(again.status, again.stderr).toBe(0);
+    const spec = /git show (refs\/notes\/patchtx:patchtx-saved\/\S+\/worktree\/src\/util\/name\.js)/.exec(again.stdout)?.[1];
+    expect(spec, again.stdout).toBeDefined();
+    expect(g(dir, 'show', spec!)).toBe('export const name = "edited";\n');
+    expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+    expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
     expectFsckClean(dir);
   });
 
