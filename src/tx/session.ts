@@ -43,7 +43,7 @@ export async function openSession(opts: SessionOptions = {}): Promise<Session> {
       // a signal that waited for the recovery to finish: the command itself is not started
       if (session.recovered) {
         const r = session.recovered;
-        await checkInterrupted(`while an interrupted transaction on ${r.ref} was recovered (${r.outcome === 'finished' ? 'finished' : 'dropped'} first): nothing else was done`, { recovered: r });
+        await checkInterrupted(`while an interrupted transaction on ${r.ref} was recovered (${r.outcome} first): nothing else was done`, { recovered: r });
       }
     }
   } catch (e) {
