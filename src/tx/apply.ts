@@ -134,6 +134,21 @@ function checkBlockedAdds(plan: Plan, states: Map<string, PathState>): void {
 }
 
 /**
+ * The patch's changes as the commit makes them (result, message and log then agree): the engine
+ * compares with what it was given, which with --dirty=include is the working tree, so an Add over
+ * an untracked file looks like an update to it (A: the path is new to the commit), and one where a
+ * tracked file was deleted from the working tree like an add (M: it replaces the committed file).
+ */
+function asCommitted(changes: FileChange[], states: Map<string, PathState>): FileChange[] {
+  return changes.map((c) => {
+    if (c.op !== 'A' && c.op !== 'M') return c;
+    const base = states.get(c.path)?.base.type;
+    const op = base === 'blob' || base === 'symlink' ? 'M' : 'A';
+    return op === c.op ? c : { ...c, op };
+  });
+}
+
+/**
  * What the checkout holds at each target path (Journal.found): the base entry where the path is
  * clean (for a converted file, the hash of its working-tree form), the hash of the bytes on disk
  * where --dirty=include took them in (the overlay has them).
@@ -270,6 +285,7 @@ async function build(session: Session, target: Target, patch: Patch, opts: Apply
     targets.set(p, entry);
     contents.set(p, form.worktree);
   }
+  plan.changes = asCommitted(plan.changes, states);
   const tree = await editTree(store, target.baseTree, edits);
   const unchanged = tree === (target.baseTree ?? EMPTY_TREE_OID);
   const prepared: Prepared = {

@@ -6,6 +6,9 @@
 //   - before the commit point: makes the run stop at its next check, which throws; the run then
 //     rolls back as for any failure (its index lock and journal removed);
 //   - after the commit point: is noted, and the run finishes.
+// Recovery of an interrupted run (recover.ts) is held the same way: before it has changed anything
+// a signal stops it at its check, leaving the journal for the next command; once it has begun,
+// it finishes (it is past the point of no return too), and the command it opened does not run.
 // The program then exits with the conventional status, 128 + the signal's number.
 //
 // Signals reach JavaScript only between turns of the event loop, so the checks let one turn
@@ -53,17 +56,18 @@ export function leaveTransaction(): void {
   phase = 'idle';
 }
 
-/** Throws (stale, retry) when a signal arrived before the commit point. */
-export async function checkInterrupted(): Promise<void> {
+const STOPPED_RUN = "before the commit point: nothing was committed, and the run's locks and journal are removed";
+
+/** Throws (stale, retry) when a signal arrived before the commit point; `what` says what stopped
+ * where (`interrupted by SIGINT <what>`), `data` goes with the error. */
+export async function checkInterrupted(what = STOPPED_RUN, data: Record<string, unknown> = {}): Promise<void> {
   if (received === null) await new Promise<void>((resolve) => setImmediate(resolve));
-  throwIfInterrupted();
+  throwIfInterrupted(what, data);
 }
 
 /** Throws (stale, retry) when a signal has arrived: nothing more is to be started. */
-export function throwIfInterrupted(): void {
+export function throwIfInterrupted(what = STOPPED_RUN, data: Record<string, unknown> = {}): void {
   if (received !== null && phase !== 'after-commit') {
-    throw new PatchtxError('stale', `interrupted by ${received} before the commit point: nothing was committed, and the run's locks and journal are removed`, {
-      signal: received,
-    });
+    throw new PatchtxError('stale', `interrupted by ${received} ${what}`, { ...data, signal: received });
   }
 }

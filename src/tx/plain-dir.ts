@@ -10,6 +10,7 @@ import type { Limits } from '../patch/limits.js';
 import { ioCauseOf } from '../git/fs/io-error.js';
 import { parsePatchInvocation } from '../patch/parse.js';
 import { Overlay } from './overlay.js';
+import { specialKind } from './state.js';
 import { patchDirectory, rerootPatch, touchedPaths } from './touched.js';
 
 /**
@@ -44,6 +45,11 @@ function loadPath(root: string, p: string, overlay: Overlay): void {
         } catch (e) {
           throw fileError(e, 'read', p);
         }
+      } else {
+        // a named pipe, a socket, a device: replacing it would lose it (and opening a pipe blocks)
+        throw new PatchtxError('dirty', `the patch cannot be applied: patchtx never replaces or removes a special file:\n  ${p}: ${specialKind(st)} in the way\nmove or remove it first`, {
+          paths: [p],
+        });
       }
     } else if (!st.isDirectory()) {
       return;

@@ -14,6 +14,8 @@ import { fileEntryOf, lookupPaths, type TreeEdit } from '../git/objects/tree-edi
 import { hashBlob } from '../git/objects/hash.js';
 import { removeKeeps } from '../git/objects/store.js';
 import { checkoutForms } from './conversions.js';
+import { crashPoint } from './crash.js';
+import { checkInterrupted, enterTransaction, leaveTransaction, passCommitPoint } from './interrupt.js';
 import { inspectWorktreePath, readWorktreeFile } from '../git/worktree/worktree.js';
 import {
   claimRecovery,
@@ -120,6 +122,17 @@ function removeWorktreeTemps(session: Session, journal: Journal): void {
 
 /** Recovers every journal whose run is gone (see RecoveryScope for those whose run is alive). */
 export async function recoverInterrupted(session: Session, scope: RecoveryScope): Promise<RecoveryReport | null> {
+  // a signal is held as during a transaction: it stops a recovery that has changed nothing yet,
+  // and waits for one that has begun (interrupt.ts)
+  enterTransaction();
+  try {
+    return await recoverAll(session, scope);
+  } finally {
+    leaveTransaction();
+  }
+}
+
+async function recoverAll(session: Session, scope: RecoveryScope): Promise<RecoveryReport | null> {
   const { repo } = session;
   const reports: RecoveryReport[] = [];
   const checkout = checkoutJournalFile(repo);
@@ -183,6 +196,13 @@ async function recoverJournal(session: Session, file: string, strict: boolean): 
   }
   let report: RecoveryReport;
   try {
+    crashPoint('recovery-claimed');
+    await checkInterrupted(`before the recovery of the interrupted transaction on ${journal.ref} had changed anything: it is left as it was, for the next patchtx command to recover`, {
+      ref: journal.ref,
+    });
+    // from here on the recovery changes the repository: like a run past its commit point, it finishes
+    passCommitPoint();
+    crashPoint('recovery-under-way');
     report = await recoverClaimed(session, journal);
   } catch (e) {
     dropClaim(claim);

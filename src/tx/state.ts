@@ -85,7 +85,7 @@ async function dirtyReason(
   const wt = st.worktree!;
   if (staged) {
     if (wt.kind === 'missing') return 'deleted in the working tree';
-    if (wt.kind !== 'file' && wt.kind !== 'symlink') return `replaced by a ${wt.kind === 'dir' ? 'directory' : 'special file'} in the working tree`;
+    if (wt.kind !== 'file' && wt.kind !== 'symlink') return `replaced by a ${wt.kind === 'dir' ? 'directory' : wt.kind === 'other' ? specialKind(wt.stat) : 'special file'} in the working tree`;
     // a converted file is compared as git compares it: what git add would store from it
     const converted = converts(st.conversion) && wt.kind === 'file' && staged.mode !== 0o120000;
     const options = converted ? { ...statOptions(), storedForm: (bytes: Buffer) => stored(st.conversion, bytes, staged.oid) } : statOptions();
@@ -95,7 +95,31 @@ async function dirtyReason(
   // not in the base, not in the index: anything on disk is untracked work the patch would clobber
   if (wt.kind === 'file' || wt.kind === 'symlink') return 'untracked file in the way';
   if (wt.kind === 'dir' && b.type !== 'tree') return 'untracked directory in the way';
+  if (wt.kind === 'other') return `untracked ${specialKind(wt.stat)} in the way`;
   return undefined;
+}
+
+/** What a special file (neither a regular file, a symbolic link nor a directory) is, in words. */
+export function specialKind(st: Pick<BigIntStats, 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice'>): string {
+  if (st.isFIFO()) return 'named pipe (FIFO)';
+  if (st.isSocket()) return 'socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'device';
+  return 'special file';
+}
+
+/**
+ * Refuses (dirty) when a touched path of the working tree is a special file: replacing or removing
+ * it would lose it for good (its content cannot be saved, and opening a named pipe would block),
+ * so not even uncommitted work taken in (--dirty=include) lets it through.
+ */
+function refuseSpecialFiles(states: Iterable<PathState>): void {
+  const special = [...states].filter((s) => s.worktree?.kind === 'other' && s.dirty !== undefined);
+  if (special.length === 0) return;
+  throw new PatchtxError(
+    'dirty',
+    `the patch cannot be applied: patchtx never replaces or removes a special file:\n${dirtyList(special)}\nmove or remove it first`,
+    { paths: special.map((s) => s.path), reasons: Object.fromEntries(special.map((s) => [s.path, s.dirty])) },
+  );
 }
 
 /** Refuses a path the working tree cannot hold: a component or, with the working tree's directory
@@ -173,6 +197,7 @@ async function baseBlobContent(session: Session, st: PathState, oid: string): Pr
 export async function loadTouched(session: Session, baseTree: string | null, touched: Map<string, TouchedPath>, opts: LoadOptions): Promise<LoadedState> {
   const states = await inspectPaths(session, baseTree, [...touched.keys()], opts.index, opts.worktree, (p, base) => checkBaseKind(touched.get(p)!, base));
   const overlay = new Overlay();
+  refuseSpecialFiles(states.values());
 
   const dirty = [...states.values()].filter((s) => s.dirty !== undefined);
   if (dirty.length > 0 && opts.dirty === 'refuse') {

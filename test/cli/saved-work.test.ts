@@ -2,10 +2,10 @@
 // changes into its commit) and `patchtx apply --dirty=include` store the working-tree bytes and
 // the index entries of such paths as objects under the transaction's notes commit
 // (`patchtx-saved/<2 hex>/<38 hex>/` of refs/notes/patchtx), say where, and `git gc` keeps them.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
+import { cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
 import { cleanupRepos, makeRepo } from '../helpers/repos.js';
 import { applyPatch, cleanupScratch, expectFsckClean, g, gTry, isolateGitEnv, patchFile, patchtxJson, rev, v4a } from './support.js';
 
@@ -89,6 +89,35 @@ describe('uncommitted work a transaction replaces', () => {
     expectFsckClean(dir);
   });
 
+  it('no commit, killed while it holds the notes ref\'s lock to save the edit: recovery removes that lock, and the edit is still there', async () => {
+    const dir = makeRepo('basic');
+    const head = rev(dir);
+    writeFileSync(path.join(dir, 'src/util/name.js'), 'export const name = "edited";\n');
+    const patch = patchFile(v4a('*** Update File: src/util/name.js', '@@', '-export const name = "edited";', '+export const name = "util";'));
+    const killed = await runCli(['apply', '--repo', dir, '--dirty=include', patch], { env: { PATCHTX_TEST_CRASH_AT: 'ref-locked' } });
+    expect(killed.signal, killed.stdout + killed.stderr).toBe('SIGKILL');
+    // killed where it was meant to be: the notes ref locked by the run, nothing of the checkout changed
+    // (besides the run's witnesses of its locks: patchtx/lock-*)
+    expect(leftoverFiles(path.join(dir, '.git')).filter((f) => !f.startsWith('patchtx/lock-'))).toEqual(['index.lock', 'patchtx/journal.json', 'refs/notes/patchtx.lock']);
+    const r = await runCli(['recover', '--repo', dir, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).recovered).toMatchObject({ outcome: 'dropped', op: 'apply' });
+    expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
+    expectFsckClean(dir);
+    expect(rev(dir)).toBe(head);
+    expect(readFileSync(path.join(dir, 'src/util/name.js'), 'utf8')).toBe('export const name = "edited";\n');
+    expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(' M src/util/name.js\n');
+    // and the notes ref takes the saved edit when the patch is applied again
+    const again = await runCli(['apply', '--repo', dir, '--dirty=include', '--json', patch]);
+    expect(again.status, again.stderr).toBe(0);
+    const spec = /git show (refs\/notes\/patchtx:patchtx-saved\/\S+\/worktree\/src\/util\/name\.js)/.exec(again.stdout)?.[1];
+    expect(spec, again.stdout).toBeDefined();
+    expect(g(dir, 'show', spec!)).toBe('export const name = "edited";\n');
+    expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+    expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
+    expectFsckClean(dir);
+  });
+
   it('the notes ref moving between the commit point and the note (git notes, another worktree): the saved work still goes with the note', async () => {
     const dir = makeRepo('basic');
     writeFileSync(path.join(dir, 'docs/notes.txt'), 'notes\nmy local edit\n');
@@ -105,6 +134,28 @@ describe('uncommitted work a transaction replaces', () => {
     expect(existsSync(path.join(dir, '.git', 'patchtx', 'journal.json'))).toBe(false);
     expect(g(dir, 'notes', '--ref=patchtx', 'show', 'HEAD~1^{tree}')).toBe('by git meanwhile\n');
     expectSurvivesGcAndGitNotes(dir, commit, { [savedSpec(commit, 'docs/notes.txt')]: 'notes\nmy local edit\n' });
+  });
+
+  it('an Add over an untracked file is A in the result, the commit message and the log; over a tracked file deleted from the working tree, M in all three', async () => {
+    const dir = makeRepo('basic');
+    writeFileSync(path.join(dir, 'loose.txt'), 'untracked work\n');
+    rmSync(path.join(dir, 'docs/notes.txt'));
+    const patch = patchFile(v4a('*** Add File: loose.txt', '+added', '*** Add File: docs/notes.txt', '+written anew'));
+    const r = await runCli(['apply', '--repo', dir, '--dirty=include', '--json', patch]);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    const result = JSON.parse(r.stdout);
+    const ops = (files: { op: string; path: string }[]): string[] => files.map((f) => `${f.op} ${f.path}`).sort();
+    // what git itself says the commit did
+    const byGit = g(dir, 'diff-tree', '--no-commit-id', '--name-status', '-r', result.commit).trim().split('\n').map((l) => l.replace('\t', ' ')).sort();
+    expect(byGit).toEqual(['A loose.txt', 'M docs/notes.txt']);
+    expect(ops(result.files)).toEqual(byGit);
+    const body = g(dir, 'log', '-1', '--format=%B', result.commit);
+    expect(body).toMatch(/^Apply patch: add loose\.txt, update docs\/notes\.txt\n\nA loose\.txt\nM docs\/notes\.txt\n/);
+    const log = await runCli(['log', '--repo', dir, '-n', '1', '--json']);
+    expect(log.status, log.stderr).toBe(0);
+    expect(ops(JSON.parse(log.stdout)[0].files)).toEqual(byGit);
+    // the untracked file's bytes are saved, as for any uncommitted work the run replaced
+    expect(g(dir, 'show', savedSpec(result.commit, 'loose.txt'))).toBe('untracked work\n');
   });
 
   it('nothing is saved when the touched paths were clean', async () => {

@@ -99,7 +99,8 @@ export function worktreeFiles(dir: string): Record<string, string> {
       else if (st.isDirectory()) {
         out[r + '/'] = 'dir';
         walk(r);
-      } else out[r] = `file ${(st.mode & 0o111) !== 0 ? 'x' : '-'} ${createHash('sha1').update(readFileSync(abs)).digest('hex')}`;
+      } else if (!st.isFile()) out[r] = st.isFIFO() ? 'fifo' : st.isSocket() ? 'socket' : 'device'; // never opened: a FIFO would block
+      else out[r] = `file ${(st.mode & 0o111) !== 0 ? 'x' : '-'} ${createHash('sha1').update(readFileSync(abs)).digest('hex')}`;
     }
   };
   walk('');

@@ -1,15 +1,25 @@
 // A transaction that turns a directory back into a file (undo or revert of `Delete a` + `Add a/b`)
 // must not find out after the ref moved that the directory also holds untracked or ignored files:
 // it refuses before the commit point, as git checkout does ("untracked working tree files would be
-// removed"), and leaves the repository exactly as it was. Real repositories, cross-checked with git.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// removed"), and leaves the repository exactly as it was. A special file (a named pipe, a socket)
+// where the patch writes or removes a file is never replaced, not even with uncommitted work taken
+// in: its content cannot be saved, and opening a named pipe would block. Real repositories,
+// cross-checked with git.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupRepos, makeRepo } from '../helpers/repos.js';
-import { cleanupScratch, expectFsckClean, expectUntouched, g, isolateGitEnv, patchFile, patchtxJson, rev, snapshot, v4a } from './support.js';
+import { builtCliPath, cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupRepos, gitEnv, makeRepo } from '../helpers/repos.js';
+import { cleanupScratch, expectFsckClean, expectUntouched, g, isolateGitEnv, patchFile, patchtxJson, rev, snapshot, tempDir, v4a } from './support.js';
 
-beforeAll(() => isolateGitEnv());
+beforeAll(() => {
+  isolateGitEnv();
+  requireBuiltCli();
+});
 afterAll(() => {
+  cleanupBuiltCli();
   cleanupRepos();
   cleanupScratch();
 });
@@ -73,5 +83,101 @@ describe('undo of a file turned into a directory', () => {
     expect(r.json.error).toMatchObject({ kind: 'undo_refused', paths: ['docs/notes.txt/mine.txt'] });
     expectUntouched(dir, before);
     expect(rev(dir)).toBe(later.json.commit);
+  });
+});
+
+/** A named pipe at `p` of the checkout. */
+function mkfifo(dir: string, p: string): void {
+  execFileSync('mkfifo', [path.join(dir, p)]);
+}
+
+/** The built CLI in `dir`; killed if it blocks (opening a FIFO nobody writes to never returns). */
+async function cli(dir: string, args: string[]): Promise<{ status: number | null; json: any; out: string }> {
+  const r = await runCli([...args, '--json'], { cwd: dir, killAfterMs: 30_000 });
+  const out = r.stdout + r.stderr;
+  return { status: r.status, json: r.stdout.trim() === '' ? null : JSON.parse(r.stdout.trim().split('\n').pop()!), out };
+}
+
+describe('a special file where the patch writes or removes a file', () => {
+  for (const dirty of ['refuse', 'include'] as const) {
+    it(`an untracked named pipe at an Add's path, --dirty=${dirty}: refused (dirty) naming it, nothing written, never opened`, async () => {
+      const dir = makeRepo('basic');
+      mkfifo(dir, 'docs/pipe.txt');
+      const before = snapshot(dir);
+      const r = await cli(dir, ['apply', `--dirty=${dirty}`, patchFile(v4a('*** Add File: docs/pipe.txt', '+added'))]);
+      expect(r.status, r.out).toBe(6);
+      expect(r.json.error).toMatchObject({ kind: 'dirty', paths: ['docs/pipe.txt'] });
+      expect(r.json.error.message).toMatch(/docs\/pipe\.txt: .*named pipe/);
+      expect(lstatSync(path.join(dir, 'docs/pipe.txt')).isFIFO()).toBe(true);
+      expectUntouched(dir, before);
+    });
+  }
+
+  it('check refuses it the same way; a move onto it and apply_patch too', async () => {
+    const dir = makeRepo('basic');
+    mkfifo(dir, 'moved.txt');
+    const before = snapshot(dir);
+    const checked = await cli(dir, ['check', patchFile(v4a('*** Add File: moved.txt', '+added'))]);
+    expect(checked.status, checked.out).toBe(6);
+    expect(checked.json.error).toMatchObject({ kind: 'dirty', paths: ['moved.txt'] });
+    const moved = await cli(dir, ['apply', '--dirty=include', patchFile(v4a('*** Update File: docs/notes.txt', '*** Move to: moved.txt'))]);
+    expect(moved.status, moved.out).toBe(6);
+    expect(moved.json.error).toMatchObject({ kind: 'dirty', paths: ['moved.txt'] });
+    const viaApplyPatch = spawnSync(process.execPath, [path.join(path.dirname(builtCliPath()), 'apply_patch.cjs')], {
+      cwd: dir,
+      env: gitEnv,
+      input: v4a('*** Add File: moved.txt', '+added'),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(viaApplyPatch.status, viaApplyPatch.stderr).toBe(1);
+    expect(viaApplyPatch.stderr).toMatch(/moved\.txt: .*named pipe/);
+    expect(lstatSync(path.join(dir, 'moved.txt')).isFIFO()).toBe(true);
+    expectUntouched(dir, before);
+  });
+
+  it('apply_patch outside a repository: a named pipe at an Add\'s path is refused too, and stays', () => {
+    const dir = tempDir();
+    mkfifo(dir, 'pipe.txt');
+    const r = spawnSync(process.execPath, [path.join(path.dirname(builtCliPath()), 'apply_patch.cjs')], {
+      cwd: dir,
+      env: { ...gitEnv, GIT_CEILING_DIRECTORIES: path.dirname(dir) },
+      input: v4a('*** Add File: pipe.txt', '+added', '*** Add File: other.txt', '+other'),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/pipe\.txt: .*named pipe/);
+    expect(lstatSync(path.join(dir, 'pipe.txt')).isFIFO()).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['pipe.txt']);
+  });
+
+  it('an untracked socket at an Add\'s path: refused the same way', async () => {
+    const dir = makeRepo('basic');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(path.join(dir, 'sock'), resolve));
+    try {
+      const before = snapshot(dir);
+      const r = await cli(dir, ['apply', '--dirty=include', patchFile(v4a('*** Add File: sock', '+added'))]);
+      expect(r.status, r.out).toBe(6);
+      expect(r.json.error).toMatchObject({ kind: 'dirty', paths: ['sock'] });
+      expect(r.json.error.message).toMatch(/sock: .*socket/);
+      expect(lstatSync(path.join(dir, 'sock')).isSocket()).toBe(true);
+      expectUntouched(dir, before);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('a tracked file replaced by a named pipe, added anew with --dirty=include: refused, the pipe stays', async () => {
+    const dir = makeRepo('basic');
+    rmSync(path.join(dir, 'docs/notes.txt'));
+    mkfifo(dir, 'docs/notes.txt');
+    const before = snapshot(dir);
+    const r = await cli(dir, ['apply', '--dirty=include', patchFile(v4a('*** Add File: docs/notes.txt', '+added'))]);
+    expect(r.status, r.out).toBe(6);
+    expect(r.json.error).toMatchObject({ kind: 'dirty', paths: ['docs/notes.txt'] });
+    expect(lstatSync(path.join(dir, 'docs/notes.txt')).isFIFO()).toBe(true);
+    expectUntouched(dir, before);
   });
 });

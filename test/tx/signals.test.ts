@@ -1,13 +1,15 @@
 // Ctrl-C (SIGINT), a CI timeout (SIGTERM) and a closed terminal (SIGHUP) during a transaction.
 // Before the commit point the run rolls back: no index.lock, no journal, the repository at the old
 // state, git free to run at once. After it the run finishes. Either way the process exits with
-// 128 + the signal's number. A real apply is held at a named point, signalled, and let go.
+// 128 + the signal's number. Recovery of an interrupted run is held the same way: stopped before it
+// has changed anything, finished once it has begun. A real command is held at a named point,
+// signalled, and let go.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtCliPath, cleanupBuiltCli, leftoverFiles, requireBuiltCli, waitFor } from '../helpers/cli.js';
+import { builtCliPath, cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
 import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';
 
 beforeAll(requireBuiltCli);
@@ -95,5 +97,102 @@ describe('a signal after the commit point', () => {
     expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
     expect(git(dir, 'notes', '--ref=patchtx', 'list', 'HEAD').trim()).not.toBe('');
     expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
+  });
+});
+
+/** Starts `args`, holds it at `point` until signalled there with `signal`, then lets it go on. */
+async function commandSignalledAt(args: string[], point: string, signal: NodeJS.Signals, release: string): Promise<Ended> {
+  const child = spawn(process.execPath, [builtCliPath(), ...args], {
+    env: { ...gitEnv, PATCHTX_TEST_PAUSE_AT: point, PATCHTX_TEST_PAUSE_UNTIL: release },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const ended = new Promise<Ended>((resolve) => child.on('close', (status, sig) => resolve({ status, signal: sig, stdout, stderr })));
+  await waitFor(() => existsSync(`${release}.held`), `the command reached ${point}`);
+  child.kill(signal);
+  // the signal is delivered before the command goes on (it is pending while the command is held)
+  await new Promise((r) => setTimeout(r, 100));
+  writeFileSync(release, '');
+  return ended;
+}
+
+/** A repository whose last apply (adding landed.txt) was killed just after its ref moved. */
+async function killedAfterRef(): Promise<{ dir: string; before: string; landed: string }> {
+  const dir = makeRepo('basic');
+  const before = git(dir, 'rev-parse', 'HEAD').trim();
+  const patch = path.join(dir, '..', 'killed.patch');
+  writeFileSync(patch, '*** Begin Patch\n*** Add File: landed.txt\n+landed\n*** End Patch\n');
+  const r = await runCli(['apply', '--repo', dir, patch], { env: { PATCHTX_TEST_CRASH_AT: 'after-ref' } });
+  expect(r.signal, r.stderr).toBe('SIGKILL');
+  const landed = git(dir, 'rev-parse', 'HEAD').trim();
+  expect(landed).not.toBe(before);
+  expect(existsSync(journalOf(dir))).toBe(true);
+  return { dir, before, landed };
+}
+
+/** The interrupted apply of killedAfterRef was finished: working tree, index, note, nothing left. */
+function expectFinished(dir: string, landed: string, opts: { note?: boolean } = {}): void {
+  expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(landed);
+  expect(readFileSync(path.join(dir, 'landed.txt'), 'utf8')).toBe('landed\n');
+  expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+  if (opts.note !== false) expect(git(dir, 'notes', '--ref=patchtx', 'list', landed).trim()).not.toBe('');
+  expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
+  git(dir, 'fsck', '--strict', '--no-progress');
+}
+
+describe('a signal while an interrupted transaction is recovered', () => {
+  // git notes holding the notes ref's lock meanwhile makes the recovery wait for it (event-loop
+  // turns in which a signal is handled) before it gives up on the note and goes on
+  const notesLock = (dir: string): string => {
+    mkdirSync(path.join(dir, '.git', 'refs', 'notes'), { recursive: true });
+    return path.join(dir, '.git', 'refs', 'notes', 'patchtx.lock');
+  };
+
+  it('SIGTERM once patchtx recover has begun finishing it: the recovery finishes, then exits 143', async () => {
+    const { dir, landed } = await killedAfterRef();
+    writeFileSync(notesLock(dir), '');
+    const r = await commandSignalledAt(['recover', '--repo', dir, '--json'], 'recovery-under-way', 'SIGTERM', path.join(dir, '..', 'go'));
+    expect(r.signal, r.stderr).toBe(null);
+    expect(r.status, r.stderr).toBe(143);
+    const report = JSON.parse(r.stdout).recovered;
+    expect(report).toMatchObject({ outcome: 'finished', commit: landed });
+    expect(report.warnings.join('\n')).toMatch(/could not be stored as a note/);
+    rmSync(notesLock(dir));
+    expectFinished(dir, landed, { note: false });
+  });
+
+  it('SIGINT during the recovery at the start of another apply: the recovery finishes, the new patch is not applied, exit 130', async () => {
+    const { dir, landed } = await killedAfterRef();
+    writeFileSync(notesLock(dir), '');
+    const patch = path.join(dir, '..', 'next.patch');
+    writeFileSync(patch, '*** Begin Patch\n*** Add File: next.txt\n+next\n*** End Patch\n');
+    const r = await commandSignalledAt(['apply', '--repo', dir, '--json', patch], 'recovery-under-way', 'SIGINT', path.join(dir, '..', 'go'));
+    expect(r.signal, r.stderr).toBe(null);
+    expect(r.status, r.stderr).toBe(130);
+    expect(JSON.parse(r.stdout).error).toMatchObject({ kind: 'stale', signal: 'SIGINT', recovered: { outcome: 'finished', commit: landed } });
+    expect(existsSync(path.join(dir, 'next.txt'))).toBe(false);
+    rmSync(notesLock(dir));
+    expectFinished(dir, landed, { note: false });
+  });
+
+  it('SIGTERM before the recovery changed anything: it stops, leaving the interrupted run as it was for the next command', async () => {
+    const { dir, landed } = await killedAfterRef();
+    const left = leftoverFiles(path.join(dir, '.git'));
+    expect(left).toContain('patchtx/journal.json');
+    const r = await commandSignalledAt(['recover', '--repo', dir, '--json'], 'recovery-claimed', 'SIGTERM', path.join(dir, '..', 'go'));
+    expect(r.signal, r.stderr).toBe(null);
+    expect(r.status, r.stderr).toBe(143);
+    expect(JSON.parse(r.stdout).error).toMatchObject({ kind: 'stale', signal: 'SIGTERM' });
+    expect(r.stderr).not.toMatch(/^\s+at /m);
+    // exactly what the killed run left (no claim of the stopped recovery among it)
+    expect(leftoverFiles(path.join(dir, '.git'))).toEqual(left);
+    expect(existsSync(path.join(dir, 'landed.txt'))).toBe(false);
+    const again = await runCli(['recover', '--repo', dir, '--json']);
+    expect(again.status, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).recovered).toMatchObject({ outcome: 'finished', commit: landed });
+    expectFinished(dir, landed);
   });
 });

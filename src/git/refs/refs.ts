@@ -19,6 +19,7 @@ import { parseTagTarget } from '../objects/model/tag.js';
 import type { ObjectStore } from '../objects/store.js';
 import type { Repository } from '../repo/repository.js';
 import { isValidRefName } from './ref-name.js';
+import { crashPoint } from '../../test-points.js';
 
 const OID = /^[0-9a-f]{40}$/;
 const ZERO_OID = '0'.repeat(40);
@@ -307,6 +308,8 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
     }
     throw fsError(e, 'create the lock file', lockFile, { ref, lockFile });
   }
+  // tests: a run killed while it holds the ref's lock
+  crashPoint('ref-locked');
 
   let renamed = false;
   try {
