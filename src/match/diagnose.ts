@@ -7,9 +7,9 @@
 import type { Chunk } from '../patch/types.js';
 import { PatchtxError, type ErrorData } from '../errors.js';
 import { trimEndRust, trimRust } from '../patch/grammar.js';
-import { foldTypography, normalizeLine, type MatchPass } from '../match/normalize.js';
-import { type SearchableLines, lineAt, normalizedLines } from '../match/searchable.js';
-import { seekSequence } from '../match/seek.js';
+import { foldTypography, normalizeLine, type MatchPass } from './normalize.js';
+import { type SearchableLines, lineAt, normalizedLines } from './searchable.js';
+import { seekSequence } from './seek.js';
 
 export interface ChunkFailure {
   search: SearchableLines;
