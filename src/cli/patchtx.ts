@@ -1,7 +1,7 @@
 // The patchtx command line. Each command parses its options, calls one transaction function and
 // prints the result; nothing here touches the repository itself.
 import { Command, CommanderError, Option } from 'commander';
-import { PatchtxError } from '../errors.js';
+import { PatchtxError, type ErrorDataOf } from '../errors.js';
 import type { Limits } from '../patch/limits.js';
 import { applyTransaction, type ApplyOptions } from '../tx/apply.js';
 import { listTransactions } from '../tx/log.js';
@@ -96,7 +96,7 @@ function withIdentityOption(e: unknown): unknown {
   // a series' error already has it (added before the series note)
   if (!(e instanceof PatchtxError) || e.kind !== 'missing_identity' || / or pass --(author|committer) /.test(e.message)) return e;
   const option = e.data.role === 'committer' ? '--committer' : '--author';
-  return new PatchtxError('missing_identity', `${e.message}; or pass ${option} "Name <email>"`, e.data);
+  return new PatchtxError('missing_identity', `${e.message}; or pass ${option} "Name <email>"`, e.data as ErrorDataOf<'missing_identity'>);
 }
 
 /** `parserQuiet`: commander's own messages are not printed (with --json, the result object says it). */
