@@ -75,7 +75,7 @@ export interface ErrorDataByKind {
   is_directory: { path?: string; line?: number };
   binary_or_encoding: { path: string };
   no_changes: Record<string, never>;
-  usage: { ref?: string; file?: string; key?: string; value?: unknown; variable?: string; reason?: string };
+  usage: { ref?: string; target?: string; file?: string; key?: string; value?: unknown; variable?: string; reason?: string };
   not_a_repository: { dir?: string; file?: string; gitdir?: string };
   unsupported_repository: { feature?: string; path?: string; reason?: string };
   bad_revision: { revision?: string; ref?: string; commit?: string };
@@ -83,7 +83,7 @@ export interface ErrorDataByKind {
   missing_object: { oid: string; path?: string; commit?: string };
   /** `limit`: the Limits key; `max`: its value */
   limit_exceeded: { limit: string; max: number };
-  corrupt_repository: { oid?: string; path?: string; pack?: string; offset?: number };
+  corrupt_repository: { oid?: string; path?: string; pack?: string; offset?: number; ref?: string; type?: string };
   parse_error: { line?: number; offset?: number; format?: string | null };
   path_rejected: { path: string; reason?: string; by?: string; line?: number };
   stale: { ref?: string; expected?: string | null; actual?: string | null; journal?: string; pid?: number };

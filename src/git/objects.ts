@@ -272,7 +272,7 @@ export class ObjectStore {
       if (code === 'NotFoundError') {
         throw this.missing(oid);
       }
-      throw new PatchtxError('internal', `cannot read object ${oid}: ${(e as Error).message}`, { oid });
+      throw new PatchtxError('corrupt_repository', `cannot read object ${oid}: ${(e as Error).message}`, { oid });
     }
     return { type: result.type as ObjectType, content: result.object as Uint8Array };
   }
@@ -280,7 +280,7 @@ export class ObjectStore {
   private async readTyped(oid: string, type: ObjectType): Promise<Uint8Array> {
     const raw = await this.readRaw(oid);
     if (raw.type !== type) {
-      throw new PatchtxError('internal', `object ${oid} is a ${raw.type}, expected a ${type}`, { oid, type: raw.type });
+      throw new PatchtxError('corrupt_repository', `object ${oid} is a ${raw.type}, expected a ${type}`, { oid, type: raw.type });
     }
     return raw.content;
   }

@@ -922,6 +922,21 @@ describe('--ref: branches only, a new one from --base', () => {
     expect(g(dir, 'for-each-ref')).toBe(refsBefore);
   });
 
+  it('a branch that is a symbolic ref to another is refused (usage, exit 2) naming its target, moving nothing', async () => {
+    const dir = makeRepo('bare');
+    g(dir, 'config', 'user.name', 'Bare User');
+    g(dir, 'config', 'user.email', 'bare@example.invalid');
+    g(dir, 'symbolic-ref', 'refs/heads/alias', 'refs/heads/main');
+    const refsBefore = g(dir, 'for-each-ref');
+    const r = await patchtxJson('apply', '--repo', dir, '--ref', 'alias', patchFile(v4a('*** Add File: n.txt', '+n')));
+    expect(r.code, r.out).toBe(2);
+    expect(r.json.error).toMatchObject({ kind: 'usage', ref: 'refs/heads/alias', target: 'refs/heads/main' });
+    expect(r.json.error.message).toContain('refs/heads/alias is a symbolic ref to refs/heads/main');
+    expect(g(dir, 'for-each-ref')).toBe(refsBefore);
+    expect(g(dir, 'symbolic-ref', 'refs/heads/alias').trim()).toBe('refs/heads/main');
+    expectNoLeftovers(dir);
+  });
+
   it('a short name that git reads as a tag or a remote-tracking ref is refused, not made into a shadowing branch', async () => {
     const dir = makeRepo('bare');
     g(dir, 'tag', 'v1', 'main');

@@ -210,6 +210,24 @@ describe('objects the repository does not hold, or holds broken', () => {
   });
 });
 
+describe('refs the repository holds broken', () => {
+  it('a branch whose ref file holds garbage: corrupt_repository (exit 2) naming the ref, nothing written', async () => {
+    const repo = makeRepo('basic');
+    git(repo, 'branch', 'bot');
+    const refFile = path.join(repo, '.git', 'refs', 'heads', 'bot');
+    writeFileSync(refFile, 'not an object id\n');
+    const patch = path.join(tempDir(), 'p.patch');
+    writeFileSync(patch, addPatch('new.txt', 'hello'));
+    const r = await runCli(['apply', '--repo', repo, '--ref', 'bot', patch, '--json']);
+    expect(r.status, r.stderr).toBe(2);
+    const error = JSON.parse(r.stdout).error;
+    expect(error.kind).toBe('corrupt_repository');
+    expect(error.message).toContain('refs/heads/bot');
+    expect(readFileSync(refFile, 'utf8')).toBe('not an object id\n');
+    expect(leftoverFiles(path.join(repo, '.git'))).toEqual([]);
+  });
+});
+
 describe('a bug', () => {
   const capture = () => {
     let err = '';
@@ -241,5 +259,13 @@ describe('a bug', () => {
   it('a file system error nobody mapped still names its cause', () => {
     const e = Object.assign(new Error('EROFS: read-only file system, open /x/y'), { code: 'EROFS', path: '/x/y' });
     expect(toError(e)).toMatchObject({ kind: 'io_error', data: { path: '/x/y', errno: 'EROFS' } });
+  });
+
+  it('a file system failure of a less common cause is io_error (exit 74) with the system message, not a bug', async () => {
+    const e = Object.assign(new Error("EXDEV: cross-device link not permitted, rename '/x/a' -> '/y/a'"), { code: 'EXDEV', syscall: 'rename', path: '/x/a' });
+    const error = toError(e);
+    expect(error).toMatchObject({ kind: 'io_error', data: { path: '/x/a', errno: 'EXDEV' } });
+    expect(error.message).toBe("cannot use /x/a: EXDEV: cross-device link not permitted, rename '/x/a' -> '/y/a'");
+    expect(await printError({ out: () => undefined, err: () => undefined }, error, false)).toBe(74);
   });
 });
