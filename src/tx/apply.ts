@@ -6,7 +6,7 @@ import { planPatch } from '../engine/plan.js';
 import type { FileChange, Plan, PlanOptions, PlanWarning } from '../engine/types.js';
 import { converts } from '../git/convert.js';
 import { hashBlob } from '../git/hash.js';
-import { resolveIdentity } from '../git/identity.js';
+import { parseIdentityOverride, resolveIdentity } from '../git/identity.js';
 import { readIndex, validateIndexUpdates, type GitIndex } from '../git/index-file.js';
 import { appendTrailers, type Trailer } from '../git/model/trailers.js';
 import type { Identity } from '../git/model/identity.js';
@@ -349,6 +349,7 @@ function resolveCommitter(session: Session, opts: ApplyOptions): Identity {
     return resolveIdentity(session.config, 'committer', session.env);
   } catch (e) {
     if (opts.author !== undefined && e instanceof PatchtxError && e.kind === 'missing_identity') {
+      parseIdentityOverride(opts.author, 'author'); // a malformed author is reported as the author's
       return resolveIdentity(session.config, 'committer', session.env, opts.author);
     }
     throw e;

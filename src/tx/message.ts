@@ -32,9 +32,12 @@ const isReserved = (key: string): boolean => [PATCH_ID_TRAILER, UNDO_TRAILER, TR
 export function parseTrailerOption(spec: string): Trailer {
   const m = /^([A-Za-z0-9][A-Za-z0-9-]*)\s*[=:]\s*(.*)$/s.exec(spec);
   if (!m || m[2].includes('\n')) {
-    throw new PatchtxError('usage', `invalid --trailer '${spec}': expected KEY=VALUE with a key of letters, digits and '-' and a one-line value`);
+    throw new PatchtxError('usage', `invalid trailer '${spec}': expected KEY=VALUE with a key of letters, digits and '-' and a one-line value`, {
+      option: 'trailers',
+      value: spec,
+    });
   }
-  if (isReserved(m[1])) throw new PatchtxError('usage', `--trailer ${m[1]} is reserved: patchtx writes it itself`, { trailer: m[1] });
+  if (isReserved(m[1])) throw new PatchtxError('usage', `the trailer ${m[1]} is reserved: patchtx writes it itself`, { option: 'trailers', trailer: m[1] });
   return { key: m[1], value: m[2].trim() };
 }
 
