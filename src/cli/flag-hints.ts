@@ -6,6 +6,7 @@ import { PatchtxError, type ErrorDataOf } from '../errors.js';
 
 /** patchtx's flag for each option of the transaction layer that an error may name. */
 const FLAGS: Readonly<Record<string, string>> = {
+  message: '-m',
   ref: '--ref',
   base: '--base',
   expectHead: '--expect-head',

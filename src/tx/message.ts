@@ -41,10 +41,10 @@ export function parseTrailerOption(spec: string): Trailer {
   return { key: m[1], value: m[2].trim() };
 }
 
-/** Refuses a -m message git would refuse (empty) or one that forges patchtx's own trailers. */
+/** Refuses a caller's message git would refuse (empty) or one that forges patchtx's own trailers. */
 export function checkMessageOption(message: string | undefined): void {
   if (message === undefined) return;
-  if (message.trim() === '') throw new PatchtxError('usage', 'the commit message (-m) is empty');
+  if (message.trim() === '') throw new PatchtxError('usage', 'the commit message is empty', { option: 'message' });
   const forged = readTrailers(message).find((t) => isReserved(t.key));
-  if (forged) throw new PatchtxError('usage', `the commit message (-m) has a ${forged.key} trailer; patchtx writes it itself`, { trailer: forged.key });
+  if (forged) throw new PatchtxError('usage', `the commit message has a ${forged.key} trailer; patchtx writes it itself`, { option: 'message', trailer: forged.key });
 }

@@ -58,6 +58,8 @@ describe('transaction errors name no command-line flag', () => {
       [{ trailers: ['Patch-Id=x'] }, 'trailers'],
       [{ author: 'nobody' }, 'author'],
       [{ committer: 'nobody' }, 'committer'],
+      [{ message: '  ' }, 'message'],
+      [{ message: 'Subject\n\nPatch-Id: forged' }, 'message'],
     ];
     for (const [opts, option] of cases) {
       const e = await refusal({ repoDir: dir, patchText: ADD, ...opts });
