@@ -38,7 +38,7 @@ import { fsError } from './io-error.js';
 import { crashPoint } from '../test-points.js';
 import { frameObject, hashObject, type ObjectType } from './hash.js';
 import { parseCommit, serializeCommit, type CommitObject } from './model/commit.js';
-import { EMPTY_PARSED_TREE, EMPTY_TREE_OID, editTreeBytes, entryKey, parseTreeObject, serializeTree, type ParsedTree, type TreeEntry } from './model/tree.js';
+import { EMPTY_PARSED_TREE, EMPTY_TREE_OID, editTreeBytes, entryKey, parseTreeObject, serializeTree, storableName, type ParsedTree, type TreeEntry } from './model/tree.js';
 import { DeltaBaseCache, PackFile } from './pack-file.js';
 import { PackIndexSet } from './pack-index.js';
 import { buildPack } from './pack-write.js';
@@ -540,6 +540,11 @@ export class ObjectStore {
    */
   async writeEditedTree(base: string | null, changes: ReadonlyMap<string, TreeEntry | null>): Promise<string> {
     const tree = base === null ? EMPTY_PARSED_TREE : await this.parsedTree(base);
+    // a stored tree git would not write is rewritten from its entries: one git cannot store is broken
+    const unstorable = tree.copyable ? undefined : tree.entries.find((e) => !storableName(e.name));
+    if (unstorable !== undefined) {
+      throw new PatchtxError('corrupt_repository', `malformed tree object: tree ${base} has an entry named ${JSON.stringify(unstorable.name)}`, { oid: base! });
+    }
     return this.writeObject('tree', editTreeBytes(tree, changes));
   }
 
