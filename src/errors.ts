@@ -1,41 +1,48 @@
 // Every failure patchtx reports is a PatchtxError with a stable `kind` (also exposed as `code`,
 // as isomorphic-git does) and structured data, so callers (agents, CI bots) can act on it
-// without parsing the message.
+// without parsing the message. The kinds, their exit codes and their meanings are one table
+// (ERROR_KINDS): the README's exit-code table is generated from it (test/errors.test.ts).
 
-export type ErrorKind =
-  // the patch text itself is malformed (exit 3)
-  | 'parse_error'
-  // a path in the patch is not acceptable: absolute, `..`, `.git`, symlink prefix, gitlink (exit 4)
-  | 'path_rejected'
-  // the patch does not apply to the files it names (exit 1)
-  | 'context_not_found'
-  | 'ambiguous_match'
-  | 'file_not_found'
-  | 'already_exists'
-  | 'is_directory'
-  | 'binary_or_encoding'
-  | 'no_changes'
-  // transaction-level outcomes
-  | 'stale' // the branch moved, or another patchtx holds the lock (exit 5)
-  | 'dirty' // touched paths have uncommitted changes (exit 6)
-  | 'undo_refused' // exit 7
-  // the invocation or the environment is wrong (exit 2)
-  | 'usage'
-  | 'not_a_repository'
-  | 'unsupported_repository'
-  | 'bad_revision'
-  | 'missing_identity'
-  // an object the repository should hold is absent (shallow or partial clone, pruned) (exit 2)
-  | 'missing_object'
-  // a configured bound on input size or matching work was exceeded; options raise them (exit 2)
-  | 'limit_exceeded'
-  // the repository is corrupt: an object or file git wrote does not parse (exit 2)
-  | 'corrupt_repository'
-  // the file system refused: disk full, read-only, permission denied, name too long (exit 74)
-  | 'io_error'
-  // a bug we did not expect (exit 70)
-  | 'internal';
+interface KindInfo {
+  /** the process exit code of the programs for this kind */
+  readonly exit: number;
+  /** one line for the README's table */
+  readonly meaning: string;
+}
 
+/** Every error kind, in the order the README lists them (by exit code). */
+export const ERROR_KINDS = {
+  context_not_found: { exit: 1, meaning: "a chunk's old lines or `@@` context are not in the file (the closest region is named)" },
+  ambiguous_match: { exit: 1, meaning: 'strict mode: a chunk matches at more than one place' },
+  file_not_found: { exit: 1, meaning: 'a file to update, delete or move does not exist' },
+  already_exists: { exit: 1, meaning: 'strict mode: Add File or a move onto a file that exists' },
+  is_directory: { exit: 1, meaning: 'the patch names a directory where it needs a file' },
+  binary_or_encoding: { exit: 1, meaning: 'a file to update is not UTF-8 text' },
+  no_changes: { exit: 1, meaning: 'a Patch with no hunk given to the library (patch text without one is a `parse_error`)' },
+  usage: { exit: 2, meaning: 'the invocation is wrong: an option, an argument, an operation in progress in the checkout' },
+  not_a_repository: { exit: 2, meaning: 'no git repository where one is needed' },
+  unsupported_repository: { exit: 2, meaning: 'a repository feature patchtx does not handle (named), or a git directory it cannot write' },
+  bad_revision: { exit: 2, meaning: 'a revision or ref that does not resolve' },
+  missing_identity: { exit: 2, meaning: 'no author or committer name and email configured' },
+  missing_object: { exit: 2, meaning: 'an object the repository should hold is absent (shallow or partial clone, pruned)' },
+  limit_exceeded: { exit: 2, meaning: 'a bound on input size or matching work was exceeded (how to raise it is named)' },
+  corrupt_repository: { exit: 2, meaning: 'an object or file git wrote does not parse' },
+  parse_error: { exit: 3, meaning: 'the patch text is malformed (the line is named)' },
+  path_rejected: {
+    exit: 4,
+    meaning:
+      'a path is not acceptable: absolute, `..`, `.git`, backslash, control characters, a symbolic link or submodule on the way, a name of more than 255 bytes, a path of 4,096 bytes or more with the working tree in front',
+  },
+  stale: { exit: 5, meaning: 'the branch moved, the expected head or base did not match, or another process holds a lock: retry' },
+  dirty: { exit: 6, meaning: 'touched paths have uncommitted changes (listed)' },
+  undo_refused: { exit: 7, meaning: 'the commit cannot be undone (the reason is named)' },
+  internal: { exit: 70, meaning: 'a bug: one line; `PATCHTX_DEBUG=1` adds the stack' },
+  io_error: { exit: 74, meaning: 'the file system refused: disk full, read-only file system, permission denied (the cause is named)' },
+} as const satisfies Record<string, KindInfo>;
+
+export type ErrorKind = keyof typeof ERROR_KINDS;
+
+/** Fields any kind may carry; each kind's own are in ErrorDataByKind. */
 export interface ErrorData {
   /** the path the error is about, as spelled in the patch */
   path?: string;
@@ -47,26 +54,65 @@ export interface ErrorData {
   candidates?: number[];
   /** several paths (dirty, undo_refused) */
   paths?: string[];
+  /**
+   * The caller's option whose value is wrong (an ApplyOptions key: `ref`, `base`, `trailers`...);
+   * the programs name their flag for it.
+   */
+  option?: string;
+  /** The option setting that would get past this error; the programs name their flag for it. */
+  remedy?: { option: string; value: string };
   [key: string]: unknown;
 }
 
-export class PatchtxError extends Error {
-  readonly kind: ErrorKind;
+type Located = { path: string; chunk?: number; line?: number; candidates?: number[] };
+
+/** The data each kind carries besides ErrorData's common fields. */
+export interface ErrorDataByKind {
+  context_not_found: Located;
+  ambiguous_match: Located & { candidates: number[] };
+  file_not_found: Located & { suggestion?: string };
+  already_exists: Located & { from?: string; conflictsWith?: string };
+  is_directory: { path?: string; line?: number };
+  binary_or_encoding: { path: string };
+  no_changes: Record<string, never>;
+  usage: { ref?: string; target?: string; file?: string; key?: string; value?: unknown; variable?: string; reason?: string };
+  not_a_repository: { dir?: string; file?: string; gitdir?: string };
+  unsupported_repository: { feature?: string; path?: string; reason?: string };
+  bad_revision: { revision?: string; ref?: string; commit?: string };
+  missing_identity: { role: 'author' | 'committer'; missing: string[] };
+  missing_object: { oid: string; path?: string; commit?: string };
+  /** `limit`: the Limits key; `max`: its value */
+  limit_exceeded: { limit: string; max: number };
+  corrupt_repository: { oid?: string; path?: string; pack?: string; offset?: number; ref?: string; type?: string };
+  parse_error: { line?: number; offset?: number; format?: string | null };
+  path_rejected: { path: string; reason?: string; by?: string; line?: number };
+  stale: { ref?: string; expected?: string | null; actual?: string | null; journal?: string; pid?: number };
+  dirty: { paths: string[]; reasons?: Record<string, string | undefined> };
+  undo_refused: { commit?: string; paths?: string[] };
+  internal: { path?: string };
+  /** `errno`: the system's code (ENOSPC, EROFS, EACCES...) */
+  io_error: { path?: string; errno?: string };
+}
+
+export type ErrorDataOf<K extends ErrorKind> = ErrorDataByKind[K] & ErrorData;
+
+export class PatchtxError<K extends ErrorKind = ErrorKind> extends Error {
+  readonly kind: K;
   readonly data: ErrorData;
 
-  constructor(kind: ErrorKind, message: string, data: ErrorData = {}) {
+  constructor(kind: K, message: string, ...data: {} extends ErrorDataOf<K> ? [data?: ErrorDataOf<K>] : [data: ErrorDataOf<K>]) {
     super(message);
     this.name = 'PatchtxError';
     this.kind = kind;
-    this.data = data;
+    this.data = data[0] ?? {};
   }
 
   /** isomorphic-git style alias of `kind` */
-  get code(): ErrorKind {
+  get code(): K {
     return this.kind;
   }
 
-  toJSON(): { kind: ErrorKind; message: string } & ErrorData {
+  toJSON(): { kind: K; message: string } & ErrorData {
     return { kind: this.kind, message: this.message, ...this.data };
   }
 }
@@ -75,33 +121,7 @@ export function isPatchtxError(e: unknown): e is PatchtxError {
   return e instanceof PatchtxError;
 }
 
-/** Exit code per error class; the README lists them. */
+/** The exit code of the programs for `kind` (see ERROR_KINDS). */
 export function exitCodeFor(kind: ErrorKind): number {
-  switch (kind) {
-    case 'parse_error':
-      return 3;
-    case 'path_rejected':
-      return 4;
-    case 'stale':
-      return 5;
-    case 'dirty':
-      return 6;
-    case 'undo_refused':
-      return 7;
-    case 'usage':
-    case 'not_a_repository':
-    case 'unsupported_repository':
-    case 'bad_revision':
-    case 'missing_identity':
-    case 'missing_object':
-    case 'limit_exceeded':
-    case 'corrupt_repository':
-      return 2;
-    case 'io_error':
-      return 74;
-    case 'internal':
-      return 70;
-    default:
-      return 1;
-  }
+  return ERROR_KINDS[kind]?.exit ?? ERROR_KINDS.internal.exit;
 }

@@ -2,8 +2,8 @@
 export { parsePatch } from './api/parsePatch.js';
 export { applyPatch } from './api/applyPatch.js';
 export type { ApplyPatchOptions, ApplyPatchResult, FileInput, FileMap } from './api/applyPatch.js';
-export { PatchtxError, isPatchtxError, exitCodeFor } from './errors.js';
-export type { ErrorData, ErrorKind } from './errors.js';
+export { PatchtxError, isPatchtxError, exitCodeFor, ERROR_KINDS } from './errors.js';
+export type { ErrorData, ErrorDataByKind, ErrorDataOf, ErrorKind } from './errors.js';
 export type { Chunk, ChunkLine, Hunk, Patch } from './patch/types.js';
 export { planPatch } from './engine/plan.js';
 export type { FileChange, FileLookup, Plan, PlanOptions, PlanWarning } from './engine/types.js';

@@ -53,7 +53,7 @@ async function applyInRepository(patchText: string, cwd: string, place: { workdi
     // agents send patches to different files at once: a lock held by another call is waited for,
     // and a branch another call moved is applied onto anew (PATCHTX_WAIT seconds, 30 by default),
     // as a Codex-style tool cannot be asked to retry
-    const wait = parseWaitSeconds(process.env.PATCHTX_WAIT ?? String(DEFAULT_WAIT_SECONDS));
+    const wait = parseWaitSeconds(process.env.PATCHTX_WAIT ?? String(DEFAULT_WAIT_SECONDS), 'PATCHTX_WAIT');
     const result = await waitingForLocks(wait, () => applyTransaction({ patchText, cwd, dirty: 'include', pathPrefix: place.prefix, limits }), true);
     if (result.alreadyApplied !== undefined) streams.err(`note: ${alreadyAppliedText(result)}\n`);
     return result;

@@ -2,7 +2,7 @@
 // one JSON object for machines (--json), unified diffs with colour when the terminal wants it.
 import { exitCodeFor, isPatchtxError, PatchtxError } from '../errors.js';
 import { unifiedDiff } from '../engine/diff.js';
-import { fsError, ioCauseOf } from '../git/fs/io-error.js';
+import { errnoOf, fsError, ioCauseOf } from '../git/fs/io-error.js';
 import { formatTimezone, type Identity } from '../git/objects/model/identity.js';
 import type { FileContents, TxResult } from '../tx/apply.js';
 import type { RecoveryReport } from '../tx/recover.js';
@@ -51,14 +51,14 @@ export function jsonResult(result: TxResult, diff?: string): Record<string, unkn
 }
 
 /**
- * Any error as a PatchtxError. A file system error that got this far without being mapped still
- * names its cause (see fsError); anything else is a bug, reported in one line, with the stack
+ * Any error as a PatchtxError. A file system error that got this far without being mapped is still
+ * an io_error naming its cause (see fsError); anything else is a bug, reported in one line, with the stack
  * kept for PATCHTX_DEBUG=1 (see printError).
  */
 export function toError(e: unknown): PatchtxError {
   if (isPatchtxError(e)) return e;
   const err = e as NodeJS.ErrnoException;
-  if (ioCauseOf(err) !== null) return fsError(err, 'use', err.path ?? '(unknown path)');
+  if (errnoOf(err) !== null) return fsError(err, 'use', err.path ?? '(unknown path)');
   const message = err instanceof Error ? err.message : String(e);
   const wrapped = new PatchtxError('internal', `internal error: ${message.split('\n')[0]}`);
   if (err instanceof Error && err.stack) wrapped.stack = err.stack;

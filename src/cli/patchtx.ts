@@ -1,7 +1,7 @@
 // The patchtx command line. Each command parses its options, calls one transaction function and
 // prints the result; nothing here touches the repository itself.
 import { Command, CommanderError, Option } from 'commander';
-import { PatchtxError } from '../errors.js';
+import { PatchtxError, type ErrorDataOf } from '../errors.js';
 import type { Limits } from '../patch/limits.js';
 import { applyTransaction, type ApplyOptions } from '../tx/apply.js';
 import { listTransactions } from '../tx/log.js';
@@ -11,6 +11,7 @@ import { showPatch } from '../tx/show.js';
 import { redoTransaction, undoTransaction } from '../tx/undo.js';
 import { parseWaitSeconds, waitingForLocks } from '../tx/wait.js';
 import { jsonError, printApplied, printError, processStreams, recoveredRuns, recoveryText, toError, type Streams } from './output.js';
+import { withFlagHints } from './flag-hints.js';
 import { limitsFrom, withLimitRemedy } from './limits.js';
 import { readPatchSource } from './read-patch.js';
 import { printLog, printUndo } from './print.js';
@@ -96,7 +97,7 @@ function withIdentityOption(e: unknown): unknown {
   // a series' error already has it (added before the series note)
   if (!(e instanceof PatchtxError) || e.kind !== 'missing_identity' || / or pass --(author|committer) /.test(e.message)) return e;
   const option = e.data.role === 'committer' ? '--committer' : '--author';
-  return new PatchtxError('missing_identity', `${e.message}; or pass ${option} "Name <email>"`, e.data);
+  return new PatchtxError('missing_identity', `${e.message}; or pass ${option} "Name <email>"`, e.data as ErrorDataOf<'missing_identity'>);
 }
 
 /** `parserQuiet`: commander's own messages are not printed (with --json, the result object says it). */
@@ -108,7 +109,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .configureOutput({ writeOut: streams.out, writeErr: parserQuiet ? () => undefined : streams.err });
 
   const run = (json: boolean | undefined, fn: () => Promise<void>) =>
-    fn().catch(async (e) => setExit(await printError(streams, toError(withLimitRemedy(e, 'patchtx')), json === true)));
+    fn().catch(async (e) => setExit(await printError(streams, toError(withFlagHints(withLimitRemedy(e, 'patchtx'))), json === true)));
   // apply and check take the identity as an option too; the git layer's message cannot know that
   const runWithIdentityOptions = (json: boolean | undefined, fn: () => Promise<void>) =>
     run(json, () =>
@@ -129,7 +130,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
         // every patch is read before the first is applied: a missing file must not leave a half-applied series
         const texts: string[] = [];
         for (const source of list) texts.push(await readPatchSource(source, limits));
-        const wait = parseWaitSeconds(flags.wait);
+        const wait = parseWaitSeconds(flags.wait, '--wait');
         let chained = flags;
         for (const [i, patchText] of texts.entries()) {
           const result = await Promise.resolve()
@@ -137,7 +138,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
             .then(() => throwIfInterrupted())
             .then(() => waitingForLocks(wait, () => applyTransaction(applyOptions(chained, patchText, false, limits))))
             .catch((e: unknown) => {
-              throw list.length > 1 ? inSeries(withIdentityOption(e), list, i) : e;
+              throw list.length > 1 ? inSeries(withFlagHints(withIdentityOption(e)), list, i) : e;
             });
           await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
           // the next patch applies on top of this one: --base and --expect-head were about the first
@@ -152,7 +153,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
       runWithIdentityOptions(flags.json, async () => {
         const limits = limitsFrom(flags.limits);
         const patchText = await readPatchSource(source, limits);
-        const result = await waitingForLocks(parseWaitSeconds(flags.wait), () => applyTransaction(applyOptions(flags, patchText, true, limits)));
+        const result = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () => applyTransaction(applyOptions(flags, patchText, true, limits)));
         await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
       }),
     );
@@ -168,7 +169,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .option('--json', 'print one JSON result object')
     .action((commit: string | undefined, flags: CommonFlags & { ref?: string; revert?: boolean; wait?: string }) =>
       run(flags.json, async () => {
-        const r = await waitingForLocks(parseWaitSeconds(flags.wait), () => undoTransaction({ repoDir: flags.repo, ref: flags.ref, commit, revert: flags.revert }));
+        const r = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () => undoTransaction({ repoDir: flags.repo, ref: flags.ref, commit, revert: flags.revert }));
         printUndo(streams, r, flags.json === true);
       }),
     );
@@ -183,7 +184,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .option('--json', 'print one JSON result object')
     .action((flags: CommonFlags & { ref?: string; revert?: boolean; wait?: string }) =>
       run(flags.json, async () => {
-        const r = await waitingForLocks(parseWaitSeconds(flags.wait), () => redoTransaction({ repoDir: flags.repo, ref: flags.ref, revert: flags.revert }));
+        const r = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () => redoTransaction({ repoDir: flags.repo, ref: flags.ref, revert: flags.revert }));
         printUndo(streams, r, flags.json === true);
       }),
     );
@@ -257,7 +258,7 @@ async function runMain(argv: string[], streams: Streams): Promise<number> {
       if (json) streams.out(JSON.stringify(jsonError(new PatchtxError('usage', e.message.replace(/^error: /, '')))) + '\n');
       return 2;
     }
-    return await printError(streams, toError(e), json);
+    return await printError(streams, toError(withFlagHints(e)), json);
   }
   return code;
 }

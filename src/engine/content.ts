@@ -4,7 +4,7 @@
 // (a fresh multi-megabyte buffer per conversion), so content stays in the form it came in: an
 // Update of bytes produces bytes (untouched stretches copied), an Update of text produces text.
 import { Buffer, isUtf8 } from 'node:buffer';
-import { decodeText } from '../apply/text.js';
+import { decodeText } from '../text/decode.js';
 
 const encoder = new TextEncoder();
 

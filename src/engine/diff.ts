@@ -2,7 +2,7 @@
 // `a/` and `b/` prefixes, /dev/null for a file that does not exist on one side, and git's
 // "Binary files ... differ" line for content that is not text.
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
-import { decodeText } from '../apply/text.js';
+import { decodeText } from '../text/decode.js';
 import { sameBytes } from './content.js';
 
 /**

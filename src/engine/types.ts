@@ -1,6 +1,8 @@
 // The engine's contract: a parsed patch plus a read-only view of the current files in,
 // a plan (final contents of every touched path) out. No disk I/O anywhere below this line.
 
+import type { MatchWarning } from '../match/locate.js';
+
 export interface FileLookup {
   /** bytes of the regular file at `path`, or undefined when there is no file there */
   read(path: string): Uint8Array | undefined;
@@ -31,18 +33,9 @@ export interface FileChange {
   from?: string;
 }
 
-export interface PlanWarning {
-  kind: 'ambiguous_match' | 'overwrite' | string;
-  message: string;
-  path: string;
-  chunk?: number;
-  line?: number;
-  /** 1-based file line numbers of the other places the chunk also matched */
-  candidates?: number[];
-  /** lenient_match: the pass that found the chunk (`trim_end`, `trim`, `fold`) */
-  pass?: string;
-  /** lenient_match: the first and last file line matched (1-based) */
-  fileLines?: [number, number];
+/** A matcher's warning (see MatchWarning), or one of the layers above it. */
+export interface PlanWarning extends Omit<MatchWarning, 'kind'> {
+  kind: MatchWarning['kind'] | 'overwrite' | string;
   /** dirty_included: the uncommitted changes were replaced, not taken into the commit */
   replaced?: true;
 }

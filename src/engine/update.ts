@@ -1,7 +1,8 @@
 // One Update hunk's chunks applied to one file's content: place the chunks, rebuild.
 import type { Chunk } from '../patch/types.js';
-import { recycleFileLines, splitFileLines } from '../apply/lines.js';
-import { notTextError, rebuildBytes, rebuildText } from '../apply/text.js';
+import { recycleFileLines, splitFileLines } from '../text/lines.js';
+import { notTextError } from '../text/decode.js';
+import { rebuildBytes, rebuildText } from '../apply/rebuild.js';
 import { locateChunks } from '../match/locate.js';
 import { type MatchBudget, matchBudget } from '../match/budget.js';
 import { type SearchableLines, searchableLines } from '../match/searchable.js';

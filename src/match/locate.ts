@@ -9,14 +9,34 @@
 // headers of an earlier chunk (`@@ class T` again before the next method) are that scope, found
 // again behind the cursor, which stays where it is.
 import type { Chunk, ChunkLine } from '../patch/types.js';
-import type { PlanOptions, PlanWarning } from '../engine/types.js';
 import { PatchtxError } from '../errors.js';
 import { trimEndRust, trimRust } from '../patch/grammar.js';
-import { contextNotFoundError, linesNotFoundError } from '../apply/diagnose.js';
+import { contextNotFoundError, linesNotFoundError } from './diagnose.js';
 import { MATCH_PASSES, type MatchPass, normalizeLine } from './normalize.js';
 import { type SearchableLines, lineAt } from './searchable.js';
 import { indentUnit, reindentChunk } from './reindent.js';
 import { DEFAULT_MAX_OTHERS, type SeekMatch, findMatchesOfPass, seekSequence } from './seek.js';
+
+/** What the caller decides about matching (the engine's PlanOptions carries it). */
+export interface LocateOptions {
+  /** refuse an ambiguous match and a match that needed more than trailing whitespace ignored */
+  strict?: boolean;
+}
+
+/** How a chunk was placed when it was not placed plainly; the engine reports it as a PlanWarning. */
+export interface MatchWarning {
+  kind: 'ambiguous_match' | 'lenient_match' | 'nonstandard_form';
+  message: string;
+  path: string;
+  chunk?: number;
+  line?: number;
+  /** 1-based file line numbers of the other places the chunk also matched */
+  candidates?: number[];
+  /** lenient_match: the pass that found the chunk (`trim_end`, `trim`, `fold`) */
+  pass?: string;
+  /** lenient_match: the first and last file line matched (1-based) */
+  fileLines?: [number, number];
+}
 
 /** One chunk placed in the file. */
 export interface LineEdit {
@@ -31,7 +51,7 @@ export interface LineEdit {
 export interface LocateResult {
   /** in file order (chunks placed at the same line keep patch order) */
   edits: LineEdit[];
-  warnings: PlanWarning[];
+  warnings: MatchWarning[];
 }
 
 /** What a placed chunk needs for the ambiguity check that runs once all chunks are placed. */
@@ -48,7 +68,7 @@ export function locateChunks(
   search: SearchableLines,
   chunks: readonly Chunk[],
   path: string,
-  options: PlanOptions = {},
+  options: LocateOptions = {},
 ): LocateResult {
   const edits: LineEdit[] = [];
   const placements: Placement[] = [];
@@ -56,7 +76,7 @@ export function locateChunks(
   /** lines earlier chunks consumed as `@@` headers, in file order: the scopes still open */
   const headerLines: number[] = [];
   /** warnings of lenient matches and non-standard forms, in patch order */
-  const lenientWarnings: PlanWarning[] = [];
+  const lenientWarnings: MatchWarning[] = [];
 
   chunks.forEach((chunk, i) => {
     const chunkNumber = i + 1;
@@ -128,9 +148,9 @@ function ambiguityWarnings(
   search: SearchableLines,
   placements: readonly Placement[],
   path: string,
-  options: PlanOptions,
-): PlanWarning[] {
-  const warnings: PlanWarning[] = [];
+  options: LocateOptions,
+): MatchWarning[] {
+  const warnings: MatchWarning[] = [];
   let bound = search.count; // first line consumed by a later chunk
   for (let k = placements.length - 1; k >= 0; k--) {
     const p = placements[k]!;
@@ -176,8 +196,8 @@ interface HeaderSearch {
   cursor: number;
   /** lines earlier chunks consumed as `@@` headers (this chunk's are added) */
   headerLines: number[];
-  options: PlanOptions;
-  warnings: PlanWarning[];
+  options: LocateOptions;
+  warnings: MatchWarning[];
 }
 
 interface PlacedHeaders {
@@ -280,7 +300,7 @@ interface LenientFind {
  * differed; otherwise a warning naming the pass and the lines, and, when leading whitespace was
  * ignored, the `+` lines re-indented to the file (reindent.ts).
  */
-function lenientMatch(search: SearchableLines, f: LenientFind, options: PlanOptions): { lines: readonly ChunkLine[]; warning: PlanWarning } {
+function lenientMatch(search: SearchableLines, f: LenientFind, options: LocateOptions): { lines: readonly ChunkLine[]; warning: MatchWarning } {
   const pass = f.pass as Exclude<MatchPass, 'exact'>;
   const first = f.index + 1;
   const last = f.index + f.size;

@@ -9,7 +9,7 @@
 // line text to positions would be exact but costs some 30 ms to build for such a file, more
 // than the scans it saves; lines that share a key are told apart by the comparison that
 // follows anyway.
-import { type FileLines, fileLinesOf, keepShapesAlive, lineText } from '../apply/lines.js';
+import { type FileLines, fileLinesOf, keepShapesAlive, lineText } from '../text/lines.js';
 import { type MatchBudget, matchBudget, spend } from './budget.js';
 import { type MatchPass, normalizeLine } from './normalize.js';
 

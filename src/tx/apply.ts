@@ -6,7 +6,7 @@ import { planPatch } from '../engine/plan.js';
 import type { FileChange, Plan, PlanOptions, PlanWarning } from '../engine/types.js';
 import { converts } from '../git/worktree/convert.js';
 import { hashBlob } from '../git/objects/hash.js';
-import { resolveIdentity } from '../git/repo/identity.js';
+import { parseIdentityOverride, resolveIdentity } from '../git/repo/identity.js';
 import type { GitIndex } from '../git/index/format.js';
 import { readIndex } from '../git/index/read.js';
 import { validateIndexUpdates } from '../git/index/updates.js';
@@ -367,6 +367,7 @@ function resolveCommitter(session: Session, opts: ApplyOptions): Identity {
     return resolveIdentity(session.config, 'committer', session.env);
   } catch (e) {
     if (opts.author !== undefined && e instanceof PatchtxError && e.kind === 'missing_identity') {
+      parseIdentityOverride(opts.author, 'author'); // a malformed author is reported as the author's
       return resolveIdentity(session.config, 'committer', session.env, opts.author);
     }
     throw e;

@@ -32,16 +32,19 @@ const isReserved = (key: string): boolean => [PATCH_ID_TRAILER, UNDO_TRAILER, TR
 export function parseTrailerOption(spec: string): Trailer {
   const m = /^([A-Za-z0-9][A-Za-z0-9-]*)\s*[=:]\s*(.*)$/s.exec(spec);
   if (!m || m[2].includes('\n')) {
-    throw new PatchtxError('usage', `invalid --trailer '${spec}': expected KEY=VALUE with a key of letters, digits and '-' and a one-line value`);
+    throw new PatchtxError('usage', `invalid trailer '${spec}': expected KEY=VALUE with a key of letters, digits and '-' and a one-line value`, {
+      option: 'trailers',
+      value: spec,
+    });
   }
-  if (isReserved(m[1])) throw new PatchtxError('usage', `--trailer ${m[1]} is reserved: patchtx writes it itself`, { trailer: m[1] });
+  if (isReserved(m[1])) throw new PatchtxError('usage', `the trailer ${m[1]} is reserved: patchtx writes it itself`, { option: 'trailers', trailer: m[1] });
   return { key: m[1], value: m[2].trim() };
 }
 
-/** Refuses a -m message git would refuse (empty) or one that forges patchtx's own trailers. */
+/** Refuses a caller's message git would refuse (empty) or one that forges patchtx's own trailers. */
 export function checkMessageOption(message: string | undefined): void {
   if (message === undefined) return;
-  if (message.trim() === '') throw new PatchtxError('usage', 'the commit message (-m) is empty');
+  if (message.trim() === '') throw new PatchtxError('usage', 'the commit message is empty', { option: 'message' });
   const forged = readTrailers(message).find((t) => isReserved(t.key));
-  if (forged) throw new PatchtxError('usage', `the commit message (-m) has a ${forged.key} trailer; patchtx writes it itself`, { trailer: forged.key });
+  if (forged) throw new PatchtxError('usage', `the commit message has a ${forged.key} trailer; patchtx writes it itself`, { option: 'message', trailer: forged.key });
 }

@@ -87,13 +87,13 @@ export async function withPathHint(e: unknown, session: Session, opts: HintOptio
     const here = session.repo.workdir === null || opts.pathPrefix !== undefined ? '' : cwdPrefix(session.repo.workdir, opts.cwd);
     if (here !== '' && (await lookupPaths(session.store, opts.tree, [`${here}/${p}`])).get(`${here}/${p}`)?.type === 'blob') {
       const meant = `${here}/${p}`;
-      return new PatchtxError('file_not_found', `${e.message}\npatch paths are taken from the repository root, not from the current directory (${here}): did you mean ${meant}?`, { ...e.data, suggestion: meant });
+      return new PatchtxError('file_not_found', `${e.message}\npatch paths are taken from the repository root, not from the current directory (${here}): did you mean ${meant}?`, { ...e.data, path: p, suggestion: meant });
     }
     const files = await filesOf(session, opts.tree);
     const near = files === null ? null : closest(files, p);
     if (near === null) return e;
     const shown = opts.pathPrefix ? path.posix.relative(opts.pathPrefix, near) : near;
-    return new PatchtxError('file_not_found', `${e.message}\nthe closest existing path is ${shown}`, { ...e.data, suggestion: shown });
+    return new PatchtxError('file_not_found', `${e.message}\nthe closest existing path is ${shown}`, { ...e.data, path: p, suggestion: shown });
   } catch {
     return e; // a hint that cannot be made is no reason to report anything else
   }

@@ -7,7 +7,7 @@ import { PatchtxError } from '../errors.js';
 import { planPatch } from '../engine/plan.js';
 import type { PlanWarning } from '../engine/types.js';
 import type { Limits } from '../patch/limits.js';
-import { ioCauseOf } from '../git/fs/io-error.js';
+import { errnoOf, ioCauseOf } from '../git/fs/io-error.js';
 import { parsePatchInvocation } from '../patch/parse.js';
 import { Overlay } from './overlay.js';
 import { specialKind } from './state.js';
@@ -15,13 +15,14 @@ import { patchDirectory, rerootPatch, touchedPaths } from './touched.js';
 
 /**
  * A file that could not be read or written, as a typed error in one line: io_error for what the
- * user's environment causes (with the cause in words), internal for anything else.
+ * file system reported (with the cause in words when it is a known one), internal for anything else.
  */
 function fileError(e: unknown, action: string, p: string): PatchtxError {
   const code = (e as NodeJS.ErrnoException).code;
   const cause = ioCauseOf(e);
   if (cause !== null) return new PatchtxError('io_error', `Failed to ${action} file ${p}: ${cause} (${code})`, { path: p, errno: code });
-  return new PatchtxError('internal', `Failed to ${action} file ${p}: ${code ?? String((e as Error).message).split('\n')[0]}`, { path: p });
+  if (errnoOf(e) !== null) return new PatchtxError('io_error', `Failed to ${action} file ${p}: ${code}`, { path: p, errno: code });
+  return new PatchtxError('internal', `Failed to ${action} file ${p}: ${String((e as Error).message).split('\n')[0]}`, { path: p });
 }
 
 function loadPath(root: string, p: string, overlay: Overlay): void {

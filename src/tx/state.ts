@@ -204,8 +204,8 @@ export async function loadTouched(session: Session, baseTree: string | null, tou
     throw new PatchtxError(
       'dirty',
       `the patch touches paths with uncommitted changes:\n${dirtyList(dirty)}\n` +
-        `commit or stash them first, or pass --dirty=include to take the working-tree content into this commit`,
-      { paths: dirty.map((s) => s.path), reasons: Object.fromEntries(dirty.map((s) => [s.path, s.dirty])) },
+        `commit or stash them first, or take the working-tree content into this commit`,
+      { paths: dirty.map((s) => s.path), reasons: Object.fromEntries(dirty.map((s) => [s.path, s.dirty])), remedy: { option: 'dirty', value: 'include' } },
     );
   }
 

@@ -55,7 +55,7 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
     // next fetch overwrites, or a notes ref (patchtx's own among them) given a file commit are
     // never what a caller meant
     if (!ref.startsWith('refs/heads/')) {
-      throw new PatchtxError('usage', `--ref ${opts.ref} is not a branch: patchtx commits onto branches (refs/heads/NAME) only`, { ref });
+      throw new PatchtxError('usage', `${opts.ref} is not a branch: patchtx commits onto branches (refs/heads/NAME) only`, { ref, option: 'ref' });
     }
     oldOid = await readRef(repo, ref);
     // a short name git reads as another ref (a tag v1, a remote-tracking origin/main): a new
@@ -63,7 +63,10 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
     if (!opts.ref.startsWith('refs/') && oldOid === null) {
       const other = await findRefNamed(repo, opts.ref);
       if (other !== null) {
-        throw new PatchtxError('usage', `--ref ${opts.ref} names ${other.ref}, which is not a branch: patchtx commits onto branches (refs/heads/NAME) only`, { ref: other.ref });
+        throw new PatchtxError('usage', `${opts.ref} names ${other.ref}, which is not a branch: patchtx commits onto branches (refs/heads/NAME) only`, {
+          ref: other.ref,
+          option: 'ref',
+        });
       }
     }
     worktree = repo.workdir !== null && head.ref === ref;
@@ -89,8 +92,8 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
     if (elsewhere !== null) {
       throw new PatchtxError(
         'usage',
-        `${ref} is checked out in the worktree at ${elsewhere}; run patchtx there (--repo ${elsewhere}) so its working tree and index follow the branch`,
-        { ref, worktree: elsewhere },
+        `${ref} is checked out in the worktree at ${elsewhere}; apply in that worktree so its working tree and index follow the branch`,
+        { ref, worktree: elsewhere, remedy: { option: 'repoDir', value: elsewhere } },
       );
     }
   }
@@ -99,8 +102,11 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
   if (opts.commits && oldOid === null && opts.base === undefined && !worktree && (await hasAnyBranch(repo))) {
     // a commit without a parent on a new branch is never what a caller means in a repository
     // that has branches (whatever HEAD names); git too wants a start point for a new branch
-    const hint = head.oid === null ? '' : ' (--base HEAD starts it from the current commit)';
-    throw new PatchtxError('usage', `${ref} does not exist yet; pass --base REV to start it${hint}`, { ref });
+    const hint = head.oid === null ? '' : ', HEAD for the current commit';
+    throw new PatchtxError('usage', `${ref} does not exist yet; start it from a base revision${hint}`, {
+      ref,
+      remedy: { option: 'base', value: head.oid === null ? 'REV' : 'HEAD' },
+    });
   }
 
   let base = oldOid;
@@ -118,14 +124,14 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
       // touched paths would leave every other file of `base` looking staged for deletion
       throw new PatchtxError(
         'usage',
-        `${ref} has no commits yet and is checked out here; --base cannot start it from ${opts.base} in this checkout (use --ref with another branch name, or check out ${opts.base} first)`,
-        { ref },
+        `${ref} has no commits yet and is checked out here; a base cannot start it from ${opts.base} in this checkout (use another branch name, or check out ${opts.base} first)`,
+        { ref, option: 'base' },
       );
     }
   }
   if (opts.expectHead !== undefined) {
     const want = opts.expectHead.toLowerCase();
-    if (!/^[0-9a-f]{4,40}$/.test(want)) throw new PatchtxError('usage', `--expect-head wants a commit id, got '${opts.expectHead}'`);
+    if (!/^[0-9a-f]{4,40}$/.test(want)) throw new PatchtxError('usage', `the expected head must be a commit id, got '${opts.expectHead}'`, { option: 'expectHead', value: opts.expectHead });
     if (oldOid === null || !oldOid.startsWith(want)) {
       throw new PatchtxError('stale', `${ref} is at ${oldOid ?? '(nothing)'}, not at the expected ${opts.expectHead}`, {
         ref,

@@ -33,10 +33,10 @@ export async function waitingForLocks<T>(seconds: number, fn: () => Promise<T>, 
   }
 }
 
-/** The seconds of a wait option, or a usage error. */
-export function parseWaitSeconds(text: string | undefined): number {
+/** The seconds of a wait setting, or a usage error naming `source` (the option or variable it came from). */
+export function parseWaitSeconds(text: string | undefined, source: string): number {
   if (text === undefined) return 0;
   const seconds = Number(text);
-  if (text.trim() === '' || !Number.isFinite(seconds) || seconds < 0) throw new PatchtxError('usage', `--wait wants a number of seconds, got '${text}'`);
+  if (text.trim() === '' || !Number.isFinite(seconds) || seconds < 0) throw new PatchtxError('usage', `${source} wants a number of seconds, got '${text}'`, { value: text });
   return seconds;
 }

@@ -872,7 +872,7 @@ describe('--ref: branches only, a new one from --base', () => {
       const r = await patchtxJson('apply', '--repo', dir, '--ref', ref, patchFile(v4a('*** Add File: two.txt', '+2')));
       expect(r.code, ref).toBe(2);
       expect(r.json.error).toMatchObject({ kind: 'usage', ref });
-      expect(r.json.error.message).toBe(`--ref ${ref} is not a branch: patchtx commits onto branches (refs/heads/NAME) only`);
+      expect(r.json.error.message).toBe(`--ref: ${ref} is not a branch: patchtx commits onto branches (refs/heads/NAME) only`);
     }
     expect(g(dir, 'for-each-ref')).toBe(refsBefore);
     expectNoLeftovers(dir);
@@ -884,7 +884,7 @@ describe('--ref: branches only, a new one from --base', () => {
     const before = snapshot(dir);
     const r = await patchtxJson('apply', '--repo', dir, '--ref', 'refs/heads/feature', patchFile(v4a('*** Add File: n.txt', '+n')));
     expect(r.code).toBe(2);
-    expect(r.json.error.message).toBe('refs/heads/feature does not exist yet; pass --base REV to start it (--base HEAD starts it from the current commit)');
+    expect(r.json.error.message).toBe('refs/heads/feature does not exist yet; start it from a base revision, HEAD for the current commit (--base HEAD)');
     expectUntouched(dir, before);
     expect(gTry(dir, 'rev-parse', '--verify', '-q', 'refs/heads/feature').status).not.toBe(0);
     // with --base HEAD it starts there: the update of a file HEAD has applies
@@ -903,7 +903,7 @@ describe('--ref: branches only, a new one from --base', () => {
     // once it has a branch, the next new one needs --base too
     const second = await patchtxJson('apply', '--repo', empty, '--ref', 'refs/heads/bot2', patchFile(v4a('*** Add File: b.txt', '+b')));
     expect(second.code).toBe(2);
-    expect(second.json.error.message).toBe('refs/heads/bot2 does not exist yet; pass --base REV to start it');
+    expect(second.json.error.message).toBe('refs/heads/bot2 does not exist yet; start it from a base revision (--base REV)');
     expectFsckClean(empty);
   });
 
@@ -915,11 +915,26 @@ describe('--ref: branches only, a new one from --base', () => {
     const refsBefore = g(dir, 'for-each-ref');
     const viaRef = await patchtxJson('apply', '--repo', dir, '--ref', 'feature', patchFile(v4a('*** Add File: n.txt', '+n')));
     expect(viaRef.code).toBe(2);
-    expect(viaRef.json.error.message).toBe('refs/heads/feature does not exist yet; pass --base REV to start it');
+    expect(viaRef.json.error.message).toBe('refs/heads/feature does not exist yet; start it from a base revision (--base REV)');
     const viaHead = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: n.txt', '+n')));
     expect(viaHead.code).toBe(2);
-    expect(viaHead.json.error.message).toBe('refs/heads/unborn does not exist yet; pass --base REV to start it');
+    expect(viaHead.json.error.message).toBe('refs/heads/unborn does not exist yet; start it from a base revision (--base REV)');
     expect(g(dir, 'for-each-ref')).toBe(refsBefore);
+  });
+
+  it('a branch that is a symbolic ref to another is refused (usage, exit 2) naming its target, moving nothing', async () => {
+    const dir = makeRepo('bare');
+    g(dir, 'config', 'user.name', 'Bare User');
+    g(dir, 'config', 'user.email', 'bare@example.invalid');
+    g(dir, 'symbolic-ref', 'refs/heads/alias', 'refs/heads/main');
+    const refsBefore = g(dir, 'for-each-ref');
+    const r = await patchtxJson('apply', '--repo', dir, '--ref', 'alias', patchFile(v4a('*** Add File: n.txt', '+n')));
+    expect(r.code, r.out).toBe(2);
+    expect(r.json.error).toMatchObject({ kind: 'usage', ref: 'refs/heads/alias', target: 'refs/heads/main' });
+    expect(r.json.error.message).toContain('refs/heads/alias is a symbolic ref to refs/heads/main');
+    expect(g(dir, 'for-each-ref')).toBe(refsBefore);
+    expect(g(dir, 'symbolic-ref', 'refs/heads/alias').trim()).toBe('refs/heads/main');
+    expectNoLeftovers(dir);
   });
 
   it('a short name that git reads as a tag or a remote-tracking ref is refused, not made into a shadowing branch', async () => {
@@ -929,7 +944,7 @@ describe('--ref: branches only, a new one from --base', () => {
     for (const [name, ref] of [['v1', 'refs/tags/v1'], ['origin/main', 'refs/remotes/origin/main']] as const) {
       const r = await patchtxJson('apply', '--repo', dir, '--ref', name, '--base', 'main', patchFile(v4a('*** Add File: n.txt', '+n')));
       expect(r.code, name).toBe(2);
-      expect(r.json.error.message).toBe(`--ref ${name} names ${ref}, which is not a branch: patchtx commits onto branches (refs/heads/NAME) only`);
+      expect(r.json.error.message).toBe(`--ref: ${name} names ${ref}, which is not a branch: patchtx commits onto branches (refs/heads/NAME) only`);
     }
     expect(gTry(dir, 'rev-parse', '--verify', '-q', 'refs/heads/v1').status).not.toBe(0);
   });

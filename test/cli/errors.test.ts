@@ -480,7 +480,7 @@ describe('uncommitted changes', () => {
         '  src/math.js: modified in the working tree\n' +
         '  README.md: staged changes\n' +
         '  src/new.js: untracked file in the way\n' +
-        'commit or stash them first, or pass --dirty=include to take the working-tree content into this commit\n',
+        'commit or stash them first, or take the working-tree content into this commit (--dirty=include)\n',
     );
     const c = await patchtx('check', '--repo', dir, patch);
     expect(c.code).toBe(6);

@@ -212,6 +212,47 @@ describe('objects the repository does not hold, or holds broken', () => {
   });
 });
 
+describe('trees the repository holds broken', () => {
+  it('a tree with an entry of an empty name, edited: corrupt_repository (exit 2) naming the tree, nothing moved', async () => {
+    const repo = makeRepo('basic');
+    const blob = git(repo, 'rev-parse', 'HEAD:README.md').trim();
+    const id = Buffer.from(blob, 'hex');
+    const bytes = Buffer.concat([Buffer.from('100644 \0'), id, Buffer.from('100644 README.md\0'), id]);
+    const made = spawnSync('git', ['hash-object', '-t', 'tree', '--literally', '-w', '--stdin'], { cwd: repo, input: bytes, env: gitEnv, encoding: 'utf8' });
+    expect(made.status, made.stderr).toBe(0);
+    const tree = made.stdout.trim();
+    const commit = git(repo, 'commit-tree', tree, '-p', 'HEAD', '-m', 'broken tree').trim();
+    git(repo, 'update-ref', 'refs/heads/bot', commit);
+    const patch = path.join(tempDir(), 'p.patch');
+    writeFileSync(patch, addPatch('new.txt', 'hello'));
+    const r = await runCli(['apply', '--repo', repo, '--ref', 'bot', patch, '--json']);
+    expect(r.status, r.stderr).toBe(2);
+    const error = JSON.parse(r.stdout).error;
+    expect(error).toMatchObject({ kind: 'corrupt_repository', oid: tree });
+    expect(error.message).toContain(tree);
+    expect(git(repo, 'rev-parse', 'bot').trim()).toBe(commit);
+    expect(leftoverFiles(path.join(repo, '.git'))).toEqual([]);
+  });
+});
+
+describe('refs the repository holds broken', () => {
+  it('a branch whose ref file holds garbage: corrupt_repository (exit 2) naming the ref, nothing written', async () => {
+    const repo = makeRepo('basic');
+    git(repo, 'branch', 'bot');
+    const refFile = path.join(repo, '.git', 'refs', 'heads', 'bot');
+    writeFileSync(refFile, 'not an object id\n');
+    const patch = path.join(tempDir(), 'p.patch');
+    writeFileSync(patch, addPatch('new.txt', 'hello'));
+    const r = await runCli(['apply', '--repo', repo, '--ref', 'bot', patch, '--json']);
+    expect(r.status, r.stderr).toBe(2);
+    const error = JSON.parse(r.stdout).error;
+    expect(error.kind).toBe('corrupt_repository');
+    expect(error.message).toContain('refs/heads/bot');
+    expect(readFileSync(refFile, 'utf8')).toBe('not an object id\n');
+    expect(leftoverFiles(path.join(repo, '.git'))).toEqual([]);
+  });
+});
+
 describe('a bug', () => {
   const capture = () => {
     let err = '';
@@ -243,5 +284,13 @@ describe('a bug', () => {
   it('a file system error nobody mapped still names its cause', () => {
     const e = Object.assign(new Error('EROFS: read-only file system, open /x/y'), { code: 'EROFS', path: '/x/y' });
     expect(toError(e)).toMatchObject({ kind: 'io_error', data: { path: '/x/y', errno: 'EROFS' } });
+  });
+
+  it('a file system failure of a less common cause is io_error (exit 74) with the system message, not a bug', async () => {
+    const e = Object.assign(new Error("EXDEV: cross-device link not permitted, rename '/x/a' -> '/y/a'"), { code: 'EXDEV', syscall: 'rename', path: '/x/a' });
+    const error = toError(e);
+    expect(error).toMatchObject({ kind: 'io_error', data: { path: '/x/a', errno: 'EXDEV' } });
+    expect(error.message).toBe("cannot use /x/a: EXDEV: cross-device link not permitted, rename '/x/a' -> '/y/a'");
+    expect(await printError({ out: () => undefined, err: () => undefined }, error, false)).toBe(74);
   });
 });

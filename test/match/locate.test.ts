@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { splitFileLines } from '../../src/apply/lines.js';
-import { rebuildText } from '../../src/apply/text.js';
+import { splitFileLines } from '../../src/text/lines.js';
+import { rebuildText } from '../../src/apply/rebuild.js';
 import { PatchtxError } from '../../src/errors.js';
 import { locateChunks, withoutTrailingEmptyLine } from '../../src/match/locate.js';
 import { searchableLines } from '../../src/match/searchable.js';

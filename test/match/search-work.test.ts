@@ -4,7 +4,7 @@
 // the first match wins.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fileLinesOf } from '../../src/apply/lines.js';
+import { fileLinesOf } from '../../src/text/lines.js';
 import { applyPatch } from '../../src/api/applyPatch.js';
 import { PatchtxError } from '../../src/errors.js';
 import { matchBudget } from '../../src/match/budget.js';

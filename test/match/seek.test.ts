@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { splitFileLines } from '../../src/apply/lines.js';
+import { splitFileLines } from '../../src/text/lines.js';
 import { buildLineIndex, lineIndex, searchableLines, searchableOf } from '../../src/match/searchable.js';
 import { findMatchesOfPass, seekSequence } from '../../src/match/seek.js';
 

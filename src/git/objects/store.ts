@@ -38,7 +38,7 @@ import { fsError } from '../fs/io-error.js';
 import { crashPoint } from '../../test-points.js';
 import { frameObject, hashObject, type ObjectType } from './hash.js';
 import { parseCommit, serializeCommit, type CommitObject } from './model/commit.js';
-import { EMPTY_PARSED_TREE, EMPTY_TREE_OID, editTreeBytes, entryKey, parseTreeObject, serializeTree, type ParsedTree, type TreeEntry } from './model/tree.js';
+import { EMPTY_PARSED_TREE, EMPTY_TREE_OID, editTreeBytes, entryKey, parseTreeObject, serializeTree, storableName, type ParsedTree, type TreeEntry } from './model/tree.js';
 import { DeltaBaseCache, PackFile } from './pack-file.js';
 import { PackIndexSet } from './pack-index.js';
 import { buildPack } from './pack-write.js';
@@ -272,7 +272,7 @@ export class ObjectStore {
       if (code === 'NotFoundError') {
         throw this.missing(oid);
       }
-      throw new PatchtxError('internal', `cannot read object ${oid}: ${(e as Error).message}`, { oid });
+      throw new PatchtxError('corrupt_repository', `cannot read object ${oid}: ${(e as Error).message}`, { oid });
     }
     return { type: result.type as ObjectType, content: result.object as Uint8Array };
   }
@@ -280,7 +280,7 @@ export class ObjectStore {
   private async readTyped(oid: string, type: ObjectType): Promise<Uint8Array> {
     const raw = await this.readRaw(oid);
     if (raw.type !== type) {
-      throw new PatchtxError('internal', `object ${oid} is a ${raw.type}, expected a ${type}`, { oid, type: raw.type });
+      throw new PatchtxError('corrupt_repository', `object ${oid} is a ${raw.type}, expected a ${type}`, { oid, type: raw.type });
     }
     return raw.content;
   }
@@ -540,6 +540,11 @@ export class ObjectStore {
    */
   async writeEditedTree(base: string | null, changes: ReadonlyMap<string, TreeEntry | null>): Promise<string> {
     const tree = base === null ? EMPTY_PARSED_TREE : await this.parsedTree(base);
+    // a stored tree git would not write is rewritten from its entries: one git cannot store is broken
+    const unstorable = tree.copyable ? undefined : tree.entries.find((e) => !storableName(e.name));
+    if (unstorable !== undefined) {
+      throw new PatchtxError('corrupt_repository', `malformed tree object: tree ${base} has an entry named ${JSON.stringify(unstorable.name)}`, { oid: base! });
+    }
     return this.writeObject('tree', editTreeBytes(tree, changes));
   }
 

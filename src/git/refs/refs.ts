@@ -68,7 +68,7 @@ function parseLooseRef(text: string, ref: string): RawRef {
   const t = text.trim();
   if (t.startsWith('ref:')) return { kind: 'symbolic', target: t.slice(4).trim() };
   const oid = t.slice(0, 40);
-  if (!OID.test(oid)) throw new PatchtxError('internal', `ref ${ref} holds garbage: ${JSON.stringify(t.slice(0, 60))}`, { ref });
+  if (!OID.test(oid)) throw new PatchtxError('corrupt_repository', `ref ${ref} holds garbage: ${JSON.stringify(t.slice(0, 60))}`, { ref });
   return { kind: 'oid', oid };
 }
 
@@ -315,7 +315,8 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
   try {
     const current = await readRefOnce(repo, ref);
     if (current?.kind === 'symbolic') {
-      throw new PatchtxError('internal', `${ref} is a symbolic ref to ${current.target}; update that ref instead`, { ref });
+      // a branch made an alias of another (git symbolic-ref): the caller names one, not the other
+      throw new PatchtxError('usage', `${ref} is a symbolic ref to ${current.target}; update that ref instead`, { ref, target: current.target });
     }
     const actual = current === null ? null : current.oid;
     if (actual !== expectedOld) {

@@ -24,12 +24,12 @@ export function cleanIdentityPart(text: string): string {
   return text.slice(start, end).replace(/[<>\n]/g, '');
 }
 
-/** Parses `Name <email>` as given to --author. */
-export function parseIdentityOverride(text: string): { name: string; email: string } {
+/** Parses `Name <email>`, an identity the caller gives for `role`. */
+export function parseIdentityOverride(text: string, role: IdentityRole): { name: string; email: string } {
   const m = /^\s*([^<>]*?)\s*<([^<>]*)>\s*$/.exec(text);
   const name = m ? cleanIdentityPart(m[1]!) : '';
   if (!m || name === '') {
-    throw new PatchtxError('usage', `--author must look like "Name <email>", got ${JSON.stringify(text)}`, { value: text });
+    throw new PatchtxError('usage', `the ${role} must look like "Name <email>", got ${JSON.stringify(text)}`, { option: role, value: text });
   }
   return { name, email: cleanIdentityPart(m[2]!) };
 }
@@ -47,7 +47,7 @@ export function resolveIdentity(
   let name: string | undefined;
   let email: string | undefined;
   if (override !== undefined) {
-    ({ name, email } = parseIdentityOverride(override));
+    ({ name, email } = parseIdentityOverride(override, role));
   } else {
     name = nonEmpty(env[`GIT_${ROLE}_NAME`]) ?? nonEmpty(config.getRaw(`${role}.name`)) ?? nonEmpty(config.getRaw('user.name'));
     email =

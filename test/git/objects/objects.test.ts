@@ -110,13 +110,13 @@ describe('ObjectStore details', () => {
     expect(git(dir, 'cat-file', '-t', EMPTY_TREE_OID).trim()).toBe('tree');
   });
 
-  it('reports a missing object as missing_object and a type mismatch as internal, naming the oid', async () => {
+  it('reports a missing object as missing_object and a type mismatch as corrupt_repository, naming the oid', async () => {
     const dir = makeRepo('basic');
     const store = new ObjectStore(await openRepository({ cwd: dir, env: {} }));
     const missing = 'deadbeefdeadbeefdeadbeefdeadbeefdeadbeef';
     await expect(store.readBlob(missing)).rejects.toMatchObject({ kind: 'missing_object', data: { oid: missing } });
     const head = git(dir, 'rev-parse', 'HEAD').trim();
-    await expect(store.readBlob(head)).rejects.toMatchObject({ kind: 'internal', data: { oid: head, type: 'commit' } });
+    await expect(store.readBlob(head)).rejects.toMatchObject({ kind: 'corrupt_repository', data: { oid: head, type: 'commit' } });
   });
 
   it('reads packed objects stored as deltas', async () => {

@@ -229,9 +229,12 @@ function compareAsciiEntries(a: TreeEntry, b: TreeEntry): number {
   return an < bn ? -1 : 1;
 }
 
+/** A name git can store as one tree entry: not empty, no '/' or NUL. */
+export const storableName = (name: string): boolean => name !== '' && !name.includes('/') && !name.includes('\0');
+
 /** A name git can store in a tree and a full object id; anything else is a caller bug. */
 function checkEntry(e: TreeEntry): void {
-  if (e.name === '' || e.name.includes('/') || e.name.includes('\0')) {
+  if (!storableName(e.name)) {
     throw new PatchtxError('internal', `invalid tree entry name ${JSON.stringify(e.name)}`, { path: e.name });
   }
   if (!OID_HEX.test(e.oid)) {

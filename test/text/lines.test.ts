@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fileLinesOf, lineTerminator, lineText, lineTexts, recycleFileLines, splitFileLines } from '../../src/apply/lines.js';
+import { fileLinesOf, lineTerminator, lineText, lineTexts, recycleFileLines, splitFileLines } from '../../src/text/lines.js';
 
 function shape(text: string) {
   const f = splitFileLines(text);

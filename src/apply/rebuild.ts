@@ -1,46 +1,17 @@
-// Bytes -> text for files being updated, and the rebuild of a file from its placed chunks.
+// The rebuild of a file's text from its placed chunks: the apply step between the matcher
+// (which places each chunk) and the engine (which plans the whole patch).
 //
 // The rebuild follows the reference's preserve-line-endings mode (always on here): only the
 // runs of removed/added lines between context lines change; context lines and untouched lines
 // keep their own characters and terminators, even when they were matched fuzzily; inserted
 // lines get the file's preferred ending; after an update every line is terminated (unless no
 // line is left).
-import { Buffer, isAscii } from 'node:buffer';
+import { Buffer } from 'node:buffer';
 import { PatchtxError } from '../errors.js';
 import type { LineEdit } from '../match/locate.js';
-import type { FileLines } from './lines.js';
+import type { FileLines } from '../text/lines.js';
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
-
-/**
- * The text of `bytes` when they are UTF-8 text (valid UTF-8, no NUL byte), else undefined.
- * A BOM is kept as the first character.
- */
-export function decodeText(bytes: Uint8Array): string | undefined {
-  let text: string;
-  if (isAscii(bytes)) {
-    // Pure ASCII (most source files): a single-byte decode gives the same string, much faster.
-    text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-  } else {
-    try {
-      text = strictUtf8.decode(bytes);
-    } catch {
-      return undefined;
-    }
-  }
-  return text.indexOf('\0') === -1 ? text : undefined;
-}
-
-/** `binary_or_encoding` for an Update of a file that is not UTF-8 text. */
-export function notTextError(path: string, reason: string): PatchtxError {
-  return new PatchtxError(
-    'binary_or_encoding',
-    `Failed to read file to update ${path}: ${reason}; patchtx updates UTF-8 text files only ` +
-      `(replace such a file with Delete File + Add File)`,
-    { path },
-  );
-}
 
 /**
  * The rebuilt file as a list of pieces: a stretch of the original text is two numbers (its

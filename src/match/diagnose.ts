@@ -5,11 +5,11 @@
 // that differs with invisible characters made visible, chunks out of file order, and whether the
 // change seems to be applied already. Only runs on failure, so it may scan the whole file.
 import type { Chunk } from '../patch/types.js';
-import { PatchtxError, type ErrorData } from '../errors.js';
+import { PatchtxError, type ErrorDataOf } from '../errors.js';
 import { trimEndRust, trimRust } from '../patch/grammar.js';
-import { foldTypography, normalizeLine, type MatchPass } from '../match/normalize.js';
-import { type SearchableLines, lineAt, normalizedLines } from '../match/searchable.js';
-import { seekSequence } from '../match/seek.js';
+import { foldTypography, normalizeLine, type MatchPass } from './normalize.js';
+import { type SearchableLines, lineAt, normalizedLines } from './searchable.js';
+import { seekSequence } from './seek.js';
 
 export interface ChunkFailure {
   search: SearchableLines;
@@ -26,7 +26,7 @@ export interface ChunkFailure {
 export function linesNotFoundError(f: ChunkFailure): PatchtxError {
   const { search, path, chunk, chunkNumber, cursor } = f;
   const pattern = chunk.oldLines;
-  const data: ErrorData = { path, chunk: chunkNumber, line: chunk.line };
+  const data: ErrorDataOf<'context_not_found'> = { path, chunk: chunkNumber, line: chunk.line };
   const hints: string[] = [];
   const where = chunk.isEndOfFile ? 'at the end of the file (*** End of File)' : `from line ${cursor + 1} on`;
   hints.push(`Chunk ${chunkNumber} (patch line ${chunk.line}): searched ${where}.`);
@@ -74,7 +74,7 @@ export function linesNotFoundError(f: ChunkFailure): PatchtxError {
 /** `context_not_found` for an `@@ text` header with no equal line at/after the cursor. */
 export function contextNotFoundError(f: ChunkFailure & { context: string }): PatchtxError {
   const { search, path, chunk, chunkNumber, cursor, context } = f;
-  const data: ErrorData = { path, chunk: chunkNumber, line: chunk.line };
+  const data: ErrorDataOf<'context_not_found'> = { path, chunk: chunkNumber, line: chunk.line };
   const hints: string[] = [`Chunk ${chunkNumber} (patch line ${chunk.line}): @@ line searched from line ${cursor + 1} on.`];
 
   const anywhere = seekSequence(search, [context], 0, false, 0);

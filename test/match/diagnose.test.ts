@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { splitFileLines } from '../../src/apply/lines.js';
-import { closestRegion, linesNotFoundError, makeVisible } from '../../src/apply/diagnose.js';
+import { splitFileLines } from '../../src/text/lines.js';
+import { closestRegion, linesNotFoundError, makeVisible } from '../../src/match/diagnose.js';
 import { PatchtxError } from '../../src/errors.js';
 import { locateChunks } from '../../src/match/locate.js';
 import { searchableLines } from '../../src/match/searchable.js';
