@@ -27,7 +27,7 @@ function undoHeadline(r: UndoResult): string {
       ? `Redid ${redid}: reverted its revert ${target} with a new commit ${commit} on ${branch}`
       : `Redid ${redid}: removed its revert ${target}; ${branch} is back at ${commit}`;
   }
-  if (r.action === 'reset') return `Undid ${target}: ${branch} is back at ${commit}`;
+  if (r.action === 'reset') return commit === undefined ? `Undid ${target}: ${branch} has no commits again` : `Undid ${target}: ${branch} is back at ${commit}`;
   if (r.action === 'revert') return `Reverted ${target} with a new commit ${commit} on ${branch}`;
   return `Redid ${target} on ${branch}`;
 }

@@ -15,7 +15,8 @@ import { contextNotFoundError, linesNotFoundError } from './diagnose.js';
 import { MATCH_PASSES, type MatchPass, normalizeLine } from './normalize.js';
 import { type SearchableLines, lineAt } from './searchable.js';
 import { indentUnit, reindentChunk } from './reindent.js';
-import { DEFAULT_MAX_OTHERS, type SeekMatch, findMatchesOfPass, seekSequence } from './seek.js';
+import { spend } from './budget.js';
+import { DEFAULT_MAX_OTHERS, findMatchesOfPass, seekSequence } from './seek.js';
 
 /** What the caller decides about matching (the engine's PlanOptions carries it). */
 export interface LocateOptions {
@@ -221,20 +222,18 @@ function placeHeaders(search: SearchableLines, h: HeaderSearch): PlacedHeaders {
   let reopened: number | undefined = -1;
   const opened: number[] = [];
   for (const written of chunk.contexts) {
-    const { m, context } = findHeader(search, written, cursor, h);
-    if (m === undefined) {
-      const again: number | undefined = reopened === undefined ? undefined : reopenedHeader(search, h.headerLines, context, reopened);
-      if (again === undefined) throw contextNotFoundError({ search, path, context, chunk, chunkNumber, cursor });
-      reopened = again;
-      opened.push(again);
+    const ahead = findHeader(written, h, (text) => seekSequence(search, [text], cursor, false, 0));
+    if (ahead === undefined) {
+      const behind: FoundHeader | undefined = reopened === undefined ? undefined : findBehind(search, written, h, reopened);
+      if (behind === undefined) throw contextNotFoundError({ search, path, context: written, chunk, chunkNumber, cursor });
+      headerFound(search, h, behind.m, behind.context);
+      reopened = behind.m.index;
+      opened.push(behind.m.index);
       continue;
     }
+    const { m, context } = ahead;
     reopened = undefined;
-    if (m.pass === 'fold') {
-      // Indentation and trailing spaces of a header are ignored by design; folded punctuation is
-      // a guess, told like one of the lines.
-      h.warnings.push(lenientMatch(search, { path, chunk, chunkNumber, lines: [], index: m.index, size: 1, pass: m.pass, header: context }, h.options).warning);
-    }
+    headerFound(search, h, m, context);
     consumedFrom ??= m.index;
     lastContext = { pattern: [context], index: m.index, pass: m.pass };
     cursor = m.index + 1;
@@ -245,15 +244,43 @@ function placeHeaders(search: SearchableLines, h: HeaderSearch): PlacedHeaders {
 }
 
 /**
- * One header at/after the cursor. `@@ def f(): @@` (a form some appliers accept) whose text is not
- * in the file is looked for without its closing `@@`, with a warning naming the form.
+ * A header found (ahead of the cursor or behind it). Indentation and trailing spaces of a header
+ * are ignored by design; folded punctuation is a guess, told like one of the lines (and refused
+ * in strict mode).
  */
-function findHeader(search: SearchableLines, written: string, cursor: number, h: HeaderSearch): { m: SeekMatch | undefined; context: string } {
-  const m = seekSequence(search, [written], cursor, false, 0);
-  const bare = m === undefined ? withoutClosingMarker(written) : undefined;
-  if (bare === undefined) return { m, context: written };
-  const found = seekSequence(search, [bare], cursor, false, 0);
-  if (found === undefined) return { m, context: written };
+function headerFound(search: SearchableLines, h: HeaderSearch, m: HeaderMatch, context: string): void {
+  if (m.pass !== 'fold') return;
+  const { path, chunk, chunkNumber } = h;
+  h.warnings.push(lenientMatch(search, { path, chunk, chunkNumber, lines: [], index: m.index, size: 1, pass: m.pass, header: context }, h.options).warning);
+}
+
+/** A header restated behind the cursor: among the scopes earlier chunks opened after `after`. */
+function findBehind(search: SearchableLines, written: string, h: HeaderSearch, after: number): FoundHeader | undefined {
+  return findHeader(written, h, (text) => reopenedHeader(search, h.headerLines, text, after));
+}
+
+/** Where a header is, and in which pass. */
+type HeaderMatch = { index: number; pass: MatchPass };
+
+/** A header found, and the text that was found (without a closing `@@` when it was read so). */
+type FoundHeader = { m: HeaderMatch; context: string };
+
+/**
+ * One header, looked for with `find` (ahead of the cursor, or among the scopes behind it).
+ * `@@ def f(): @@` (a form some appliers accept) whose text is not found is looked for without
+ * its closing `@@`, with a warning naming the form.
+ */
+function findHeader(
+  written: string,
+  h: HeaderSearch,
+  find: (text: string) => HeaderMatch | undefined,
+): FoundHeader | undefined {
+  const m = find(written);
+  if (m !== undefined) return { m, context: written };
+  const bare = withoutClosingMarker(written);
+  if (bare === undefined) return undefined;
+  const found = find(bare);
+  if (found === undefined) return undefined;
   h.warnings.push({
     kind: 'nonstandard_form',
     message:
@@ -342,18 +369,34 @@ function fileIndentUnit(search: SearchableLines, from: number, to: number): stri
 }
 
 /**
- * A stacked `@@` header the cursor has passed, as the scope of the next chunk: the nearest line
- * after `after` that an earlier chunk consumed as a header and that equals `context` in one of
- * the match passes (a scope repeated for each method of a class, say). Only a header an earlier
- * chunk opened counts: any other line behind the cursor would put the chunk out of file order.
+ * A stacked `@@` header the cursor has passed, as the scope of the next chunk: a line after
+ * `after` that an earlier chunk consumed as a header and that equals `context` (a scope repeated
+ * for each method of a class, say). Only a header an earlier chunk opened counts: any other line
+ * behind the cursor would put the chunk out of file order. The passes come in the order of a
+ * search ahead of the cursor (an exact scope anywhere beats a folded one), and within a pass the
+ * nearest scope wins; every comparison is spent from the match budget.
  */
-function reopenedHeader(search: SearchableLines, headerLines: readonly number[], context: string, after: number): number | undefined {
-  for (let k = headerLines.length - 1; k >= 0; k--) {
-    const h = headerLines[k]!;
-    if (h <= after) break;
-    if (MATCH_PASSES.some((pass) => normalizeLine(lineAt(search, h), pass) === normalizeLine(context, pass))) return h;
+function reopenedHeader(
+  search: SearchableLines,
+  headerLines: readonly number[],
+  context: string,
+  after: number,
+): HeaderMatch | undefined {
+  let work = 0;
+  try {
+    for (const pass of MATCH_PASSES) {
+      const wanted = normalizeLine(context, pass);
+      for (let k = headerLines.length - 1; k >= 0; k--) {
+        const line = headerLines[k]!;
+        if (line <= after) break;
+        work++;
+        if (normalizeLine(lineAt(search, line), pass) === wanted) return { index: line, pass };
+      }
+    }
+    return undefined;
+  } finally {
+    spend(search.budget, work);
   }
-  return undefined;
 }
 
 /** The old side of chunk lines: context and removed lines. */

@@ -32,7 +32,7 @@ import { checkCheckoutRoom, checkCheckoutWritable, indexUpdatesOf } from './sync
 import { withSession, type Session, type SessionOptions } from './session.js';
 import { inspectPaths, loadTouched, type PathState } from './state.js';
 import { committedForm, conversionsOfResult } from './conversions.js';
-import { resolveTarget, type Target, type TargetOptions } from './target.js';
+import { offBase, resolveTarget, type Target, type TargetOptions } from './target.js';
 import { withPathHint } from './path-hint.js';
 import { patchDirectory, rerootPatch, touchedPaths, type TouchedPath } from './touched.js';
 
@@ -434,12 +434,14 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     // a patch that names a directory (`cd DIR && apply_patch`) or was given relative to a
     // subdirectory is stored re-rooted at the repository, so `patchtx show X | patchtx apply` replays it
     const noteText = patch !== invocation.patch ? normalisePatch(patch) : opts.patchText;
-    const target = await resolveTarget(session, { ...opts, commits: true });
+    const target = await resolveTarget(session, { ...opts, commits: true, ...(opts.allowReapply ? {} : { patchId: pid }) });
     const author = resolveIdentity(session.config, 'author', session.env, opts.author);
     const committer = resolveCommitter(session, opts);
     if (!opts.allowReapply && (await tipPatchId(session, target)) === pid && (await checkoutHoldsTip(session, target, patch))) {
       return alreadyApplied(session, target, patch, pid, opts, { author, committer });
     }
+    // the ref holds this patch on top of the requested base, but the checkout no longer holds it
+    if (target.retryOnBase) throw offBase(target.ref, target.oldOid!, target.retryOnBase.rev, target.retryOnBase.oid);
 
     let built: Built;
     let warnings: string[] = [];

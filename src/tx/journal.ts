@@ -6,8 +6,9 @@
 // (or per ref): a second patchtx there sees it and reports `stale` instead of interleaving. Its `state` tells the
 // next patchtx (or `patchtx recover`) what an interrupted run left behind:
 //   prepared   nothing published yet: drop our locks, the repository is at the old state
-//   published  the ref may have moved: if it points at `newOid`, finish the note, working tree and
-//              index for `paths`; otherwise the run did not land and is dropped
+//   published  the ref may have moved: if it points at `newOid` (or is gone, for a `newOid` of
+//              DELETED_REF: an undo of a first commit), finish the note, working tree and index
+//              for `paths`; otherwise the run did not land and is dropped
 import { closeSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';

@@ -9,7 +9,7 @@ import { lockIndex } from '../git/index/lock.js';
 import { indexPathOf } from '../git/index/read.js';
 import { isWitnessedLock } from '../git/fs/lock-file.js';
 import type { Identity } from '../git/objects/model/identity.js';
-import { readHead, readRef } from '../git/refs/refs.js';
+import { DELETED_REF, readHead, readRef } from '../git/refs/refs.js';
 import { fileEntryOf, lookupPaths, type TreeEdit } from '../git/objects/tree-edit.js';
 import { hashBlob } from '../git/objects/hash.js';
 import { removeKeeps } from '../git/objects/store.js';
@@ -254,7 +254,10 @@ async function changedSinceRun(session: Session, journal: Journal, targets: Read
   const workdir = session.repo.workdir;
   if (!found || workdir === null || journal.newOid === null) return changed;
   const { store } = session;
-  const written = await lookupPaths(store, (await store.readCommit(journal.newOid)).tree, journal.paths);
+  // the commit whose files the run wrote (none, for a deleted ref), and whose attributes converted them
+  const deleted = journal.newOid === DELETED_REF;
+  const formsOf = deleted ? journal.oldOid! : journal.newOid;
+  const written = await lookupPaths(store, deleted ? null : (await store.readCommit(journal.newOid)).tree, journal.paths);
   const ours = new Set(journal.paths);
   let form: ((path: string, blob: Uint8Array) => Uint8Array) | undefined;
   // journals of undo and redo written before they recorded what a converted file holds on disk
@@ -262,7 +265,7 @@ async function changedSinceRun(session: Session, journal: Journal, targets: Read
   const holdsCheckoutOf = async (oid: string, p: string, bytes: Uint8Array): Promise<boolean> => {
     const blob = await store.readBlob(oid).catch(() => null);
     if (blob === null) return false;
-    form ??= await checkoutForms(session, journal.newOid!, journal.paths);
+    form ??= await checkoutForms(session, formsOf, journal.paths);
     return Buffer.from(form(p, blob)).equals(bytes);
   };
   for (const [i, p] of journal.paths.entries()) {
@@ -299,7 +302,7 @@ async function changedSinceRun(session: Session, journal: Journal, targets: Read
     let cutShort = false;
     if (wt.kind === 'file') {
       for (const oid of new Set(writes.flatMap((w) => (w && w.mode !== '120000' ? [w.oid] : [])))) {
-        form ??= await checkoutForms(session, journal.newOid, journal.paths);
+        form ??= await checkoutForms(session, formsOf, journal.paths);
         if ((cutShort = startsWith(form(p, await store.readBlob(oid)), bytes))) break;
       }
     }
@@ -328,48 +331,60 @@ function startsWith(full: Uint8Array, bytes: Uint8Array): boolean {
 }
 
 async function recoverClaimed(session: Session, journal: Journal): Promise<RecoveryReport> {
-  const { repo, store } = session;
+  const { repo } = session;
   removeOwnLocks(session, journal);
   removeDeadRedoTemps(repo, journal.ref);
   removeWorktreeTemps(session, journal);
   const current = journal.ref === 'HEAD' ? (await readHead(repo)).oid : await readRef(repo, journal.ref);
-  const report: RecoveryReport = { outcome: 'dropped', op: journal.op, ref: journal.ref, commit: journal.newOid, pid: journal.pid, warnings: [] };
+  // a run that deleted the ref (undo of a first commit) landed if the ref is gone
+  const deleted = journal.newOid === DELETED_REF;
+  const report: RecoveryReport = { outcome: 'dropped', op: journal.op, ref: journal.ref, commit: deleted ? null : journal.newOid, pid: journal.pid, warnings: [] };
+  if (journal.state === 'published' && deleted && current === null) {
+    return finishLanded(session, journal, null, false, report);
+  }
   if (journal.state === 'published' && journal.newOid !== null && current !== null && (current === journal.newOid || (await landedAndMovedOn(session, journal, current)))) {
-    // The ref may have moved on since (another worktree, or a process following git's protocol):
-    // the commit stays landed and gets its note, but the redo-stack change is left out (the later
-    // transactions made theirs after it) and the paths are brought in line with the ref as it is.
-    const movedOn = current !== journal.newOid;
-    if (movedOn) report.warnings.push(`${journal.ref} had moved on from ${journal.newOid} to ${current} before the interrupted run was finished`);
-    const commit = await store.readCommit(current);
-    const infos = await lookupPaths(store, commit.tree, journal.paths);
-    const targets = new Map<string, TreeEdit>([...infos].map(([p, info]) => [p, fileEntryOf(info)]));
-    // if this checkout has since switched to another branch, its working tree and index belong
-    // to that branch now: finish the note and redo stack only, and say so
-    const head = await readHead(repo);
-    const stillCheckedOut = journal.ref === 'HEAD' ? head.ref === null : head.ref === journal.ref;
-    if (journal.worktree && !stillCheckedOut) {
-      report.warnings.push(`this checkout no longer has ${journal.ref} checked out; its working tree and index were left as they are`);
-    }
-    const syncCheckout = journal.worktree && stillCheckedOut;
-    // an undo putting uncommitted work back (saved.ts) puts it back here too
-    const index = syncCheckout && journal.restore && !movedOn ? await putBack(store, repo, NOTES_REF, journal.restore, targets) : undefined;
-    const lock = syncCheckout ? await lockIndex(repo, lockWitness(repo, journal, `${indexPathOf(repo)}.lock`)) : null;
-    try {
-      // looked at under the index lock, so no patchtx or git command changes them meanwhile
-      const leave = syncCheckout ? await changedSinceRun(session, journal, targets) : new Set<string>();
-      for (const p of leave) {
-        report.warnings.push(`left ${p} as it is: it changed after the interrupted run; git status shows how it differs from the commit on ${journal.ref}`);
-      }
-      const finishing = { ...journal, worktree: syncCheckout, ...(movedOn ? { redo: undefined } : {}) };
-      report.warnings.push(...(await finishPublished(session, finishing, recoveryIdentity(session), lock, targets, undefined, leave, { recovering: true, live: { index } })));
-    } finally {
-      await lock?.release().catch(() => undefined);
-    }
-    report.outcome = 'finished';
-    return report;
+    return finishLanded(session, journal, current, current !== journal.newOid, report);
   }
   // rolled back: nothing refers to the dead run's objects, and its pack need not be kept
   await removeKeeps(session.store.objectsDir, keepText(journal));
   removeJournal(repo, journal);
+  return report;
+}
+
+/**
+ * Finishes a run that landed: the ref is at `current` (null: deleted, as the run meant). The ref
+ * may have moved on since (`movedOn`: another worktree, or a process following git's protocol):
+ * the commit stays landed and gets its note, but the redo-stack change is left out (the later
+ * transactions made theirs after it) and the paths are brought in line with the ref as it is.
+ */
+async function finishLanded(session: Session, journal: Journal, current: string | null, movedOn: boolean, report: RecoveryReport): Promise<RecoveryReport> {
+  const { repo, store } = session;
+  if (movedOn) report.warnings.push(`${journal.ref} had moved on from ${journal.newOid} to ${current} before the interrupted run was finished`);
+  const tree = current === null ? null : (await store.readCommit(current)).tree;
+  const infos = await lookupPaths(store, tree, journal.paths);
+  const targets = new Map<string, TreeEdit>([...infos].map(([p, info]) => [p, fileEntryOf(info)]));
+  // if this checkout has since switched to another branch, its working tree and index belong
+  // to that branch now: finish the note and redo stack only, and say so
+  const head = await readHead(repo);
+  const stillCheckedOut = journal.ref === 'HEAD' ? head.ref === null : head.ref === journal.ref;
+  if (journal.worktree && !stillCheckedOut) {
+    report.warnings.push(`this checkout no longer has ${journal.ref} checked out; its working tree and index were left as they are`);
+  }
+  const syncCheckout = journal.worktree && stillCheckedOut;
+  // an undo putting uncommitted work back (saved.ts) puts it back here too
+  const index = syncCheckout && journal.restore && !movedOn ? await putBack(store, repo, NOTES_REF, journal.restore, targets) : undefined;
+  const lock = syncCheckout ? await lockIndex(repo, lockWitness(repo, journal, `${indexPathOf(repo)}.lock`)) : null;
+  try {
+    // looked at under the index lock, so no patchtx or git command changes them meanwhile
+    const leave = syncCheckout ? await changedSinceRun(session, journal, targets) : new Set<string>();
+    for (const p of leave) {
+      report.warnings.push(`left ${p} as it is: it changed after the interrupted run; git status shows how it differs from the commit on ${journal.ref}`);
+    }
+    const finishing = { ...journal, worktree: syncCheckout, ...(movedOn ? { redo: undefined } : {}) };
+    report.warnings.push(...(await finishPublished(session, finishing, recoveryIdentity(session), lock, targets, undefined, leave, { recovering: true, live: { index } })));
+  } finally {
+    await lock?.release().catch(() => undefined);
+  }
+  report.outcome = 'finished';
   return report;
 }

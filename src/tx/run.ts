@@ -18,7 +18,8 @@ import type { Identity } from '../git/objects/model/identity.js';
 import { addNote, attachToNotes, writeNoteCommit } from '../git/refs/notes.js';
 import { waitWhileGcRuns } from '../git/objects/gc-running.js';
 import { removeKeeps } from '../git/objects/store.js';
-import { readHead, readRef, refLockFile, updateRef } from '../git/refs/refs.js';
+import { packedRefsLockFile } from '../git/refs/packed-refs.js';
+import { DELETED_REF, readHead, readRef, refLockFile, updateRef } from '../git/refs/refs.js';
 import type { TreeEdit } from '../git/objects/tree-edit.js';
 import { changedSinceRead, changedWhileRunning, type AsRead } from './as-read.js';
 import { crashPoint } from './crash.js';
@@ -35,7 +36,8 @@ import type { Target } from './target.js';
 export const NOTES_REF = 'refs/notes/patchtx';
 
 export interface Prepared {
-  /** the commit the ref moves to; null: nothing to commit (noop) */
+  /** the commit the ref moves to; null: nothing to commit (noop); DELETED_REF: the ref is deleted
+   * (undo of a branch's first commit: the branch is unborn again) */
   newOid: string | null;
   /** the paths to bring in line in the checkout, and their new content (null: removed) */
   targets: Map<string, TreeEdit>;
@@ -203,6 +205,8 @@ async function runSteps(
     journal.redo = prepared.redo;
     journal.restore = prepared.restore;
     journal.locks.push(refLockFile(repo, target.ref));
+    // deleting the ref (undo of a first commit) may rewrite packed-refs under its lock
+    if (prepared.newOid === DELETED_REF) journal.locks.push(packedRefsLockFile(repo));
     if (prepared.note) journal.locks.push(refLockFile(repo, prepared.note.ref));
     updateJournal(repo, journal);
     crashPoint('after-publish-journal');
@@ -218,6 +222,7 @@ async function runSteps(
       identity,
       logAllRefUpdates: session.config.get('core.logAllRefUpdates'),
       witness: lockWitness(repo, journal, refLockFile(repo, target.ref)),
+      ...(prepared.newOid === DELETED_REF ? { packedWitness: lockWitness(repo, journal, packedRefsLockFile(repo)) } : {}),
     });
     passCommitPoint();
   } catch (e) {
@@ -336,7 +341,7 @@ export async function finishPublished(
     // blobs not handed over are written as checkout would write them with the commit's attributes
     // (restored saved work is the bytes the user had on disk already: it is written as it is)
     const unread = [...targets].filter(([p, t]) => t !== null && t.mode !== '120000' && !contents?.has(p) && !opts.live?.index?.has(p)).map(([p]) => p);
-    const checkoutForm = unread.length > 0 && journal.newOid !== null ? await checkoutForms(session, journal.newOid, unread) : undefined;
+    const checkoutForm = unread.length > 0 && journal.newOid !== null && journal.newOid !== DELETED_REF ? await checkoutForms(session, journal.newOid, unread) : undefined;
     const failed = (p: string, removing: boolean, e: unknown): void => {
       const cause = (e as Error).message;
       warnings.push(

@@ -9,6 +9,7 @@ import { operationInProgress } from '../git/repo/in-progress.js';
 import { normaliseRefName } from '../git/refs/ref-name.js';
 import { findRefNamed, hasAnyBranch, readHead, readRef, resolveRevision } from '../git/refs/refs.js';
 import { checkedOutElsewhere } from '../git/repo/worktrees.js';
+import { patchtxInfo } from './history.js';
 import type { Session } from './session.js';
 
 export interface Target {
@@ -21,6 +22,12 @@ export interface Target {
   baseTree: string | null;
   /** bring this checkout's working tree and index in line for the touched paths */
   worktree: boolean;
+  /**
+   * Set when the ref is not at the requested base but at a commit of the same patch right on
+   * top of it (TargetOptions.patchId): `base` is then that commit, so that the patch is found
+   * already applied there; if it is not, the run is stale (offBase).
+   */
+  retryOnBase?: { rev: string; oid: string };
 }
 
 export interface TargetOptions {
@@ -31,6 +38,23 @@ export interface TargetOptions {
   readOnly?: boolean;
   /** committing onto the ref (apply): a ref that does not exist yet is created, from `base` */
   commits?: boolean;
+  /** the Patch-Id of the patch to apply: a ref at that patch's commit on top of `base` is a retry */
+  patchId?: string;
+}
+
+/** The refusal of a ref that is not at the requested base. */
+export function offBase(ref: string, oldOid: string, rev: string, base: string): PatchtxError {
+  return new PatchtxError(
+    'stale',
+    `${ref} is at ${oldOid.slice(0, 12)}, not at the requested base ${rev} (${base.slice(0, 12)}); refusing to move it off its history`,
+    { ref, expected: base, actual: oldOid },
+  );
+}
+
+/** Whether `tip` is a commit patchtx made from the patch `patchId` with `base` as its only parent. */
+async function samePatchOn(session: Session, tip: string, base: string, patchId: string): Promise<boolean> {
+  const commit = await session.store.readCommit(tip);
+  return commit.parents.length === 1 && commit.parents[0] === base && patchtxInfo(commit)?.patchId === patchId;
 }
 
 export async function resolveTarget(session: Session, opts: TargetOptions): Promise<Target> {
@@ -110,14 +134,14 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
   }
 
   let base = oldOid;
+  let retryOnBase: Target['retryOnBase'];
   if (opts.base !== undefined) {
     base = await resolveRevision(store, repo, opts.base);
     if (oldOid !== null && oldOid !== base) {
-      throw new PatchtxError(
-        'stale',
-        `${ref} is at ${oldOid.slice(0, 12)}, not at the requested base ${opts.base} (${base.slice(0, 12)}); refusing to move it off its history`,
-        { ref, expected: base, actual: oldOid },
-      );
+      // the same run again after it succeeded: the patch is looked at on the ref's tip
+      if (opts.patchId === undefined || !(await samePatchOn(session, oldOid, base, opts.patchId))) throw offBase(ref, oldOid, opts.base, base);
+      retryOnBase = { rev: opts.base, oid: base };
+      base = oldOid;
     }
     if (oldOid === null && worktree) {
       // the checkout's index holds no commit's tree: committing onto `base` and syncing only the
@@ -141,5 +165,5 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
     }
   }
   const baseTree = base === null ? null : (await store.readCommit(base)).tree;
-  return { ref, oldOid, base, baseTree, worktree };
+  return { ref, oldOid, base, baseTree, worktree, ...(retryOnBase ? { retryOnBase } : {}) };
 }

@@ -1,6 +1,7 @@
 // `patchtx undo` and `patchtx redo`. Undo of the tip moves the ref back to its parent (compare-and-
-// swap, like any transaction) and restores exactly the paths the commit changed; undo of an older
-// commit makes a revert commit, when the later history left those paths alone. Both refuse when
+// swap, like any transaction; a first commit's undo deletes the ref, leaving the branch unborn)
+// and restores exactly the paths the commit changed; undo of an older commit makes a revert
+// commit, when the later history left those paths alone. Both refuse when
 // the paths have uncommitted changes, and refuse a commit amended since patchtx made it. Undo of
 // the tip puts back the uncommitted work the transaction took in (saved.ts). Redo brings back
 // what the last undo removed.
@@ -12,7 +13,7 @@ import { resolveIdentity } from '../git/repo/identity.js';
 import type { IndexLock } from '../git/index/lock.js';
 import type { CommitObject, Identity } from '../git/objects/model/commit.js';
 import { appendTrailers } from '../git/objects/model/trailers.js';
-import { resolveRevision } from '../git/refs/refs.js';
+import { DELETED_REF, resolveRevision } from '../git/refs/refs.js';
 import { diffTrees, type PathDelta } from '../git/objects/tree-diff.js';
 import { editTree, fileEntryOf, lookupPaths, type TreeEdit } from '../git/objects/tree-edit.js';
 import { worktreeContentOid } from '../git/worktree/worktree.js';
@@ -309,10 +310,11 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
   if (!info) throw refused(`${oid.slice(0, 12)} was not made by patchtx (no Patch-Id trailer); use git revert`, { commit: oid });
   requireOwnTree(oid, commit, info.tree);
   if (commit.parents.length > 1) throw refused(`${oid.slice(0, 12)} has ${commit.parents.length} parents; patchtx undoes only single-parent commits`, { commit: oid });
-  // the repository's first commit: its changes are taken back against the empty tree
+  // the repository's first commit: its changes are taken back against the empty tree, and undone
+  // at the tip, it takes the branch back to unborn (the ref is deleted; HEAD still names it)
   const parent = commit.parents[0] ?? null;
-  if (parent === null && oid === tip && !alwaysRevert) {
-    throw refused(`${oid.slice(0, 12)} is the first commit of ${target.ref}; moving the branch back to no commit at all is not supported, a revert commit takes its changes back`, { commit: oid });
+  if (parent === null && oid === tip && !alwaysRevert && target.ref === 'HEAD') {
+    throw refused(`${oid.slice(0, 12)} is a first commit and HEAD is detached at it: there is no branch to take back to no commit; undo --revert makes a revert commit`, { commit: oid });
   }
   if (oid !== tip) {
     const onRef = await placeOnRef(session, tip, oid);
@@ -333,9 +335,9 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
   }
   const parentTree = parent === null ? null : (await store.readCommit(parent)).tree;
   const deltas = await diffTrees(store, parentTree, commit.tree);
-  if (oid === tip && parent !== null && !alwaysRevert) {
+  if (oid === tip && !alwaysRevert) {
     const saved = target.worktree ? await readSavedRecord(store, repo, NOTES_REF, oid) : null;
-    const warnings = await moveTip(session, target, parent, deltas, 'before', `undo ${oid.slice(0, 12)}`, redo ?? { push: oid }, saved ?? []);
+    const warnings = await moveTip(session, target, parent ?? DELETED_REF, deltas, 'before', `undo ${oid.slice(0, 12)}`, redo ?? { push: oid }, saved ?? []);
     return withWarnings({ ok: true, action: 'reset', ref: target.ref, commit: parent, target: oid, files: changesOf(deltas, true) }, warnings);
   }
   // a revert commit takes back the commit's changes, not the checkout's: the uncommitted work the
@@ -343,7 +345,7 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
   const saved = target.worktree ? await readSavedRecord(store, repo, NOTES_REF, oid) : null;
   if (saved && saved.length > 0) {
     const where = saved.map((s) => s.path).join(', ');
-    const how = oid === tip && parent !== null ? 'an undo without a revert commit puts it back' : `it stays saved beside the transaction's note (git show ${NOTES_REF}:${savedRecordPath(oid)}/worktree/PATH)`;
+    const how = oid === tip ? 'an undo without a revert commit puts it back' : `it stays saved beside the transaction's note (git show ${NOTES_REF}:${savedRecordPath(oid)}/worktree/PATH)`;
     throw refused(`cannot revert ${oid.slice(0, 12)}: it took in uncommitted work at ${where}, which a revert commit would drop from the working tree; ${how}`, { commit: oid, paths: saved.map((s) => s.path) });
   }
   const revert = await revertCommit(session, target, oid, commit, deltas, redo);
@@ -371,7 +373,8 @@ async function redoIn(session: Session, opts: Omit<UndoOptions, 'commit'>): Prom
   if (!last) throw refused(`nothing to redo on ${target.ref}`);
   const commit = await session.store.readCommit(last);
   const info = patchtxInfo(commit);
-  if (commit.parents[0] === target.oldOid) {
+  // (a first commit undone left the branch unborn: it has no parent, and the ref no value)
+  if ((commit.parents[0] ?? null) === target.oldOid) {
     const deltas = await diffTrees(session.store, target.baseTree, commit.tree);
     const saved = target.worktree ? await readSavedRecord(session.store, session.repo, NOTES_REF, last) : null;
     const warnings = await moveTip(session, target, last, deltas, 'after', `redo ${last.slice(0, 12)}`, { pop: true }, saved ?? []);

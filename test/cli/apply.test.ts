@@ -472,12 +472,45 @@ describe('the checkout around a transaction', () => {
     expect(after.files).toEqual(before.files);
     expect(after.status).toBe(before.status);
     expect(after.refs).toBe(before.refs + `refs/heads/new ${r.json.commit}\nrefs/notes/patchtx ${rev(dir, 'refs/notes/patchtx')}\n`);
-    // applying again with the same --base now fails: the branch exists and is elsewhere
-    const again = await patchtxJson('apply', '--repo', dir, '--ref', 'refs/heads/new', '--base', 'HEAD~1', patchFile(BASIC_PATCH));
-    expect(again.code).toBe(5);
-    expect(again.json.error.kind).toBe('stale');
     expectNoLeftovers(dir);
     expectFsckClean(dir);
+  });
+
+  it('--ref B --base main run again with the same patch: already applied, nothing written; another patch is stale', async () => {
+    for (const kind of ['basic', 'bare'] as const) {
+      const dir = makeRepo(kind);
+      g(dir, 'config', 'user.name', 'Bot');
+      g(dir, 'config', 'user.email', 'bot@example.invalid');
+      const main = rev(dir, 'refs/heads/main');
+      const first = await patchtxJson('apply', '--repo', dir, '--ref', 'bot', '--base', 'main', patchFile(BASIC_PATCH));
+      expect(first.code, first.out).toBe(0);
+      const before = snapshot(dir);
+      // spelled with CRLF: still the same patch (its Patch-Id)
+      const again = await patchtxJson('apply', '--repo', dir, '--ref', 'bot', '--base', 'main', patchFile(BASIC_PATCH.replace(/\n/g, '\r\n')));
+      expect(again.code, again.out).toBe(0);
+      expect(again.json).toMatchObject({ ok: true, ref: 'refs/heads/bot', alreadyApplied: first.json.commit, commit: null, noop: true, files: [], patchId: first.json.patchId });
+      const checked = await patchtxJson('check', '--repo', dir, '--ref', 'bot', '--base', 'main', patchFile(BASIC_PATCH));
+      expect(checked.json).toMatchObject({ ok: true, alreadyApplied: first.json.commit });
+      expectUntouched(dir, before);
+      expect(rev(dir, 'refs/heads/bot')).toBe(first.json.commit);
+      expect(g(dir, 'log', '--format=%H', 'bot').trim().split('\n')).toEqual([first.json.commit, ...g(dir, 'log', '--format=%H', main).trim().split('\n')]);
+      // another patch, or the same one with --allow-reapply, would move bot off main: stale
+      const other = await patchtxJson('apply', '--repo', dir, '--ref', 'bot', '--base', 'main', patchFile(v4a('*** Add File: other.txt', '+x')));
+      expect(other.code).toBe(5);
+      expect(other.json.error).toMatchObject({ kind: 'stale', expected: main, actual: first.json.commit });
+      const forced = await patchtxJson('apply', '--allow-reapply', '--repo', dir, '--ref', 'bot', '--base', 'main', patchFile(BASIC_PATCH));
+      expect(forced.code).toBe(5);
+      expect(forced.json.error.kind).toBe('stale');
+      // once main has moved on, bot is no longer that patch on main's tip: stale too
+      const onMain = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: main.txt', '+m')));
+      expect(onMain.code, onMain.out).toBe(0);
+      const behind = await patchtxJson('apply', '--repo', dir, '--ref', 'bot', '--base', 'main', patchFile(BASIC_PATCH));
+      expect(behind.code).toBe(5);
+      expect(behind.json.error).toMatchObject({ kind: 'stale', expected: rev(dir, 'refs/heads/main'), actual: first.json.commit });
+      expect(rev(dir, 'refs/heads/bot')).toBe(first.json.commit);
+      expectNoLeftovers(dir);
+      expectFsckClean(dir);
+    }
   });
 
   it('--ref naming the checked-out branch: the checkout follows', async () => {

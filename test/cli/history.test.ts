@@ -3,7 +3,9 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { cleanupRepos, makeRepo } from '../helpers/repos.js';
+import { CRASH_POINTS } from '../../src/tx/crash.js';
 import {
   BASIC_PATCH,
   cleanupScratch,
@@ -672,17 +674,185 @@ describe("undo of a repository's first commit", () => {
     expectFsckClean(dir);
   });
 
-  it('at the tip: refused (exit 7) saying why; with --revert, a revert commit with the empty tree', async () => {
+  /** HEAD names refs/heads/main, which does not exist: git sees an unborn branch. */
+  function expectUnborn(dir: string): void {
+    expect(gTry(dir, 'rev-parse', '--verify', '-q', 'HEAD').status).not.toBe(0);
+    expect(g(dir, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/main');
+    expect(gTry(dir, 'show-ref', '--verify', '-q', 'refs/heads/main').status).not.toBe(0);
+  }
+
+  it('at the tip: the branch goes back to unborn, its files and index entries go, and redo brings it back', async () => {
+    const dir = path.join(tempDir(), 'repo');
+    g(tempDir(), 'init', '-q', '-b', 'main', dir);
+    g(dir, 'config', 'user.name', 'First User');
+    g(dir, 'config', 'user.email', 'first@fixtures.invalid');
+    // the user's own untracked file, which the transaction does not touch
+    writeFileSync(path.join(dir, 'own.txt'), 'own\n');
+    const statusBefore = g(dir, 'status', '--porcelain', '--untracked-files=all');
+    const r0 = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: a.txt', '+a', '*** Add File: d/b.txt', '+b')));
+    expect(r0.code, r0.out).toBe(0);
+    const first = r0.json.commit as string;
+
+    const r = await patchtxJson('undo', '--repo', dir);
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.json).toMatchObject({ ok: true, action: 'reset', ref: 'refs/heads/main', commit: null, target: first });
+    expect(r.json.files).toEqual([
+      { op: 'D', path: 'a.txt' },
+      { op: 'D', path: 'd/b.txt' },
+    ]);
+    expectUnborn(dir);
+    expect(existsSync(path.join(dir, 'a.txt'))).toBe(false);
+    expect(existsSync(path.join(dir, 'd'))).toBe(false);
+    expect(readFileSync(path.join(dir, 'own.txt'), 'utf8')).toBe('own\n');
+    expect(g(dir, 'ls-files', '--stage')).toBe('');
+    expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(statusBefore);
+    // as git update-ref -d does: the branch's reflog goes, HEAD's records the deletion
+    expect(existsSync(path.join(dir, '.git', 'logs', 'refs', 'heads', 'main'))).toBe(false);
+    expect(readFileSync(path.join(dir, '.git', 'logs', 'HEAD'), 'utf8').trimEnd().split('\n').pop()).toMatch(new RegExp(`^${first} 0{40} `));
+    expectNoLeftovers(dir);
+    expectFsckClean(dir);
+    // nothing more to undo; in text, the undo says where the branch is
+    const none = await patchtx('undo', '--repo', dir);
+    expect(none.code).toBe(7);
+    expect(none.err).toBe('error: refs/heads/main has no commits; nothing to undo\n');
+
+    const redo = await patchtxJson('redo', '--repo', dir);
+    expect(redo.code, redo.out + redo.err).toBe(0);
+    expect(redo.json).toMatchObject({ ok: true, action: 'fast-forward', commit: first, target: first });
+    expect(rev(dir)).toBe(first);
+    expect(readFileSync(path.join(dir, 'd/b.txt'), 'utf8')).toBe('b\n');
+    expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('?? own.txt\n');
+    expectNoLeftovers(dir);
+    expectFsckClean(dir);
+
+    // and undone again, in a branch git packed meanwhile (packed-refs holds it)
+    g(dir, 'pack-refs', '--all');
+    expect(existsSync(path.join(dir, '.git', 'refs', 'heads', 'main'))).toBe(false);
+    const again = await patchtx('undo', '--repo', dir);
+    expect(again.code, again.out + again.err).toBe(0);
+    expect(again.out).toBe(`Undid ${first.slice(0, 7)}: main has no commits again\nD a.txt\nD d/b.txt\n`);
+    expectUnborn(dir);
+    expect(readFileSync(path.join(dir, '.git', 'packed-refs'), 'utf8')).not.toContain('refs/heads/main');
+    expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(statusBefore);
+    expectNoLeftovers(dir);
+    expectFsckClean(dir);
+  });
+
+  it('at the tip, having taken in uncommitted work: an untracked file and a staged one are put back as they were', async () => {
+    const dir = path.join(tempDir(), 'repo');
+    g(tempDir(), 'init', '-q', '-b', 'main', dir);
+    g(dir, 'config', 'user.name', 'First User');
+    g(dir, 'config', 'user.email', 'first@fixtures.invalid');
+    writeFileSync(path.join(dir, 'loose.txt'), 'untracked work\n');
+    writeFileSync(path.join(dir, 'staged.txt'), 'staged work\n');
+    g(dir, 'add', 'staged.txt');
+    const statusBefore = g(dir, 'status', '--porcelain', '--untracked-files=all');
+    const indexBefore = g(dir, 'ls-files', '--stage');
+    const r0 = await patchtxJson('apply', '--repo', dir, '--dirty=include', patchFile(v4a('*** Add File: loose.txt', '+from the patch', '*** Add File: staged.txt', '+from the patch', '*** Add File: new.txt', '+new')));
+    expect(r0.code, r0.out).toBe(0);
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+
+    const r = await patchtxJson('undo', '--repo', dir);
+    expect(r.code, r.out + r.err).toBe(0);
+    expectUnborn(dir);
+    expect(readFileSync(path.join(dir, 'loose.txt'), 'utf8')).toBe('untracked work\n');
+    expect(readFileSync(path.join(dir, 'staged.txt'), 'utf8')).toBe('staged work\n');
+    expect(existsSync(path.join(dir, 'new.txt'))).toBe(false);
+    expect(g(dir, 'ls-files', '--stage')).toBe(indexBefore);
+    expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(statusBefore);
+    expectNoLeftovers(dir);
+    expectFsckClean(dir);
+
+    // redo takes the checkout from the work put back to the commit again
+    const redo = await patchtxJson('redo', '--repo', dir);
+    expect(redo.code, redo.out + redo.err).toBe(0);
+    expect(rev(dir)).toBe(r0.json.commit);
+    expect(readFileSync(path.join(dir, 'loose.txt'), 'utf8')).toBe('from the patch\n');
+    expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+    expectFsckClean(dir);
+  });
+
+  it('--ref in a bare repository: the branch is deleted, HEAD still names it', async () => {
+    const dir = path.join(tempDir(), 'bare.git');
+    g(tempDir(), 'init', '-q', '--bare', '-b', 'main', dir);
+    g(dir, 'config', 'user.name', 'First User');
+    g(dir, 'config', 'user.email', 'first@fixtures.invalid');
+    const r0 = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: a.txt', '+a')));
+    expect(r0.code, r0.out).toBe(0);
+    const r = await patchtxJson('undo', '--repo', dir, '--ref', 'main');
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.json).toMatchObject({ action: 'reset', commit: null, target: r0.json.commit });
+    expectUnborn(dir);
+    expectNoLeftovers(dir);
+    expectFsckClean(dir);
+    const redo = await patchtxJson('redo', '--repo', dir, '--ref', 'main');
+    expect(redo.code, redo.out + redo.err).toBe(0);
+    expect(rev(dir, 'refs/heads/main')).toBe(r0.json.commit);
+    expectFsckClean(dir);
+  });
+
+  it('at a detached HEAD: refused (exit 7), nothing changes; --revert makes a revert commit', async () => {
     const { dir, first } = await firstByPatchtx();
+    g(dir, 'checkout', '-q', '--detach');
     const before = snapshot(dir);
-    const r = await patchtx('undo', '--repo', dir);
-    expect(r.code).toBe(7);
-    expect(r.err).toBe(`error: ${first.slice(0, 12)} is the first commit of refs/heads/main; moving the branch back to no commit at all is not supported, a revert commit takes its changes back\n`);
+    const r = await patchtxJson('undo', '--repo', dir);
+    expect(r.code, r.out).toBe(7);
+    expect(r.json.error).toMatchObject({ kind: 'undo_refused', commit: first });
+    expect(r.json.error.message).toContain('HEAD is detached');
     expectUntouched(dir, before);
+    const v = await patchtxJson('undo', '--repo', dir, '--revert');
+    expect(v.code, v.out).toBe(0);
+    expect(rev(dir, 'HEAD~1')).toBe(first);
+    expectFsckClean(dir);
+  });
+
+  it('with --revert: a revert commit with the empty tree', async () => {
+    const { dir } = await firstByPatchtx();
     const v = await patchtxJson('undo', '--repo', dir, '--revert');
     expect(v.code, v.out).toBe(0);
     expect(rev(dir, 'HEAD^{tree}')).toBe('4b825dc642cb6eb9a060e54bf8d69288fbee4904');
     expect(g(dir, 'status', '--porcelain')).toBe('');
     expect(existsSync(path.join(dir, 'd'))).toBe(false);
+  });
+});
+
+describe("an undo of a repository's first commit, killed", () => {
+  beforeAll(requireBuiltCli);
+  afterAll(cleanupBuiltCli);
+
+  it('at every crash point: recovery leaves the branch at the commit or unborn, the checkout in line with it', { timeout: 120_000 }, async () => {
+    for (const [i, point] of CRASH_POINTS.entries()) {
+      const dir = path.join(tempDir(), 'repo');
+      g(tempDir(), 'init', '-q', '-b', 'main', dir);
+      g(dir, 'config', 'user.name', 'First User');
+      g(dir, 'config', 'user.email', 'first@fixtures.invalid');
+      writeFileSync(path.join(dir, 'loose.txt'), 'untracked work\n');
+      const statusBefore = g(dir, 'status', '--porcelain', '--untracked-files=all');
+      const r0 = await patchtxJson('apply', '--repo', dir, '--dirty=include', patchFile(v4a('*** Add File: loose.txt', '+from the patch', '*** Add File: d/new.txt', '+new')));
+      expect(r0.code, r0.out).toBe(0);
+      const first = r0.json.commit as string;
+      // every other trial with the branch in packed-refs
+      if (i % 2 === 1) g(dir, 'pack-refs', '--all');
+      const label = `${point}${i % 2 === 1 ? ' (packed)' : ''}`;
+      const killed = await runCli(['undo', '--repo', dir], { env: { PATCHTX_TEST_CRASH_AT: point } });
+      expect(killed.signal, `${label}: ${killed.stderr}`).toBe('SIGKILL');
+      const recovered = await runCli(['recover', '--repo', dir, '--json']);
+      expect(recovered.status, `${label}: ${recovered.stdout}${recovered.stderr}`).toBe(0);
+      const at = gTry(dir, 'rev-parse', '--verify', '-q', 'refs/heads/main');
+      if (at.status === 0) {
+        expect(at.stdout.trim(), label).toBe(first);
+        expect(g(dir, 'status', '--porcelain', '--untracked-files=all'), label).toBe('');
+        expect(readFileSync(path.join(dir, 'loose.txt'), 'utf8'), label).toBe('from the patch\n');
+      } else {
+        expect(g(dir, 'symbolic-ref', 'HEAD').trim(), label).toBe('refs/heads/main');
+        expect(g(dir, 'status', '--porcelain', '--untracked-files=all'), label).toBe(statusBefore);
+        expect(readFileSync(path.join(dir, 'loose.txt'), 'utf8'), label).toBe('untracked work\n');
+        expect(existsSync(path.join(dir, 'd')), label).toBe(false);
+      }
+      // from after the commit point on, the undo has landed
+      if (CRASH_POINTS.indexOf(point) >= CRASH_POINTS.indexOf('after-ref')) expect(at.status, label).not.toBe(0);
+      expectNoLeftovers(dir);
+      expectFsckClean(dir);
+    }
   });
 });

@@ -185,3 +185,36 @@ describe('re-applying the patch the branch tip was made from', () => {
     expect(g(dir, 'status', '--porcelain')).toBe('');
   });
 });
+
+describe('an @@ header restated behind the cursor', () => {
+  // the file's class line has a typographic dash; the patch restates it with an ASCII hyphen
+  const FILE = 'class T \u2013 x:\n    def first():\n        pass\n    def second():\n        pass\n';
+  const PATCH = v4a(
+    '*** Update File: t.py',
+    '@@ class T \u2013 x:',
+    '@@     def first():',
+    '-        pass',
+    '+        return 1',
+    '@@ class T - x:',
+    '@@     def second():',
+    '-        pass',
+    '+        return 2',
+  );
+
+  it('found only with punctuation folded: --strict refuses it and nothing is written; without it, a warning', async () => {
+    const dir = repoWith({ 't.py': FILE });
+    const before = snapshot(dir);
+    const strict = await patchtxJson('apply', '--strict', '--repo', dir, patchFile(PATCH));
+    expect(strict.code, strict.out + strict.err).toBe(1);
+    expect(strict.json.error).toMatchObject({ kind: 'context_not_found', path: 't.py', chunk: 2, candidates: [1] });
+    expect(strict.json.error.message).toContain('strict');
+    expectUntouched(dir, before);
+
+    const r = await patchtxJson('apply', '--repo', dir, patchFile(PATCH));
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.json.warnings).toEqual([expect.objectContaining({ kind: 'lenient_match', path: 't.py', chunk: 2, pass: 'fold', fileLines: [1, 1] })]);
+    expect(g(dir, 'show', 'HEAD:t.py')).toBe(FILE.replace('pass', 'return 1').replace('pass', 'return 2'));
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expectFsckClean(dir);
+  });
+});

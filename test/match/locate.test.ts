@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { splitFileLines } from '../../src/text/lines.js';
 import { rebuildText } from '../../src/apply/rebuild.js';
 import { PatchtxError } from '../../src/errors.js';
+import { matchBudget } from '../../src/match/budget.js';
 import { locateChunks, withoutTrailingEmptyLine } from '../../src/match/locate.js';
 import { searchableLines } from '../../src/match/searchable.js';
 import type { Chunk } from '../../src/patch/types.js';
@@ -160,5 +161,82 @@ describe('locateChunks', () => {
   it('keeps file lines that were matched fuzzily as they are', () => {
     const r = apply(['  a\u00a0b  ', 'old'], [chunk([' a b', '-old', '+new'])]);
     expect(lines(r.text)).toEqual(['  a\u00a0b  ', 'new']);
+  });
+});
+
+describe('an @@ header restated behind the cursor (the scope of an earlier chunk)', () => {
+  // `class T` with a typographic dash in the file; the patch writes an ASCII hyphen
+  const file = ['class T \u2013 x:', '    def first():', '        pass', '    def second():', '        pass'];
+  const restated = [
+    chunk(['-        pass', '+        return 1'], { contexts: ['class T - x:', 'def first():'], line: 3 }),
+    chunk(['-        pass', '+        return 2'], { contexts: ['class T - x:', 'def second():'], line: 7 }),
+  ];
+
+  it('found only with punctuation folded: the same warning as a header ahead of the cursor', () => {
+    const r = apply(file, restated);
+    expect(lines(r.text)).toEqual(['class T \u2013 x:', '    def first():', '        return 1', '    def second():', '        return 2']);
+    // one warning for each chunk's `@@ class T - x:`, the second found behind the cursor
+    expect(r.warnings).toEqual([
+      expect.objectContaining({ kind: 'lenient_match', pass: 'fold', chunk: 1, line: 3, fileLines: [1, 1] }),
+      expect.objectContaining({ kind: 'lenient_match', pass: 'fold', chunk: 2, line: 7, fileLines: [1, 1] }),
+    ]);
+    expect((r.warnings[1] as { message: string }).message).toContain("the @@ line 'class T - x:' of chunk 2");
+  });
+
+  it('strict refuses it as it refuses the header ahead of the cursor', () => {
+    // the first chunk's header written as in the file: only the restated one needs folding
+    const exactFirst = [chunk(['-        pass', '+        return 1'], { contexts: ['class T \u2013 x:', 'def first():'] }), restated[1]!];
+    expect(apply(file, exactFirst).warnings).toEqual([expect.objectContaining({ kind: 'lenient_match', pass: 'fold', chunk: 2 })]);
+    const e = failure(() => apply(file, exactFirst, true));
+    expect(e.kind).toBe('context_not_found');
+    expect(e.message).toContain("the @@ line 'class T - x:' of chunk 2");
+    expect(e.message).toContain('strict');
+    expect(e.data).toMatchObject({ path: 'f.txt', chunk: 2, candidates: [1] });
+  });
+
+  it('the passes come in the same order: an exact scope behind the cursor beats a folded one nearer to it', () => {
+    // the first chunk opens both `x \u2013 y` (line 1) and `x - y` (line 3); the restated
+    // `x \u2013 y` equals line 3 only with punctuation folded, line 1 exactly
+    const f = ['x \u2013 y', 'a', 'x - y', 'b', 'c'];
+    const chunks = [
+      chunk(['-b', '+B'], { contexts: ['x \u2013 y', 'x - y'] }),
+      chunk(['-c', '+C'], { contexts: ['x \u2013 y'] }),
+    ];
+    const r = apply(f, chunks, true);
+    expect(lines(r.text)).toEqual(['x \u2013 y', 'a', 'x - y', 'B', 'C']);
+    expect(r.warnings).toEqual([]);
+  });
+
+  it("written '@@ class T: @@': read without the closing @@ behind the cursor too, with the same warning", () => {
+    const f = ['class T:', '    def first():', '        pass', '    def second():', '        pass'];
+    const r = apply(f, [
+      chunk(['-        pass', '+        return 1'], { contexts: ['class T: @@', 'def first():'], line: 3 }),
+      chunk(['-        pass', '+        return 2'], { contexts: ['class T: @@', 'def second():'], line: 7 }),
+    ]);
+    expect(lines(r.text)).toEqual(['class T:', '    def first():', '        return 1', '    def second():', '        return 2']);
+    expect(r.warnings).toEqual([
+      expect.objectContaining({ kind: 'nonstandard_form', chunk: 1, line: 3 }),
+      expect.objectContaining({ kind: 'nonstandard_form', chunk: 2, line: 7 }),
+    ]);
+  });
+
+  it('the search spends the match budget', () => {
+    // the first chunk opens every line of the file as a header, so the cursor ends at the end
+    // of the file and the restated header is looked for among those scopes only
+    const n = 1000;
+    const headers = Array.from({ length: n }, (_, i) => `h${i}`);
+    const opening = chunk(['+end'], { contexts: headers });
+    const restating = chunk(['+again'], { contexts: ['h0'] });
+    const file = splitFileLines(headers.map((l) => l + '\n').join(''));
+    const usedBy = (chunks: Chunk[], max = Number.POSITIVE_INFINITY) => {
+      const budget = matchBudget(max);
+      locateChunks(searchableLines(file, budget), chunks, 'f.txt');
+      return budget.used;
+    };
+    const opened = usedBy([opening]);
+    // `h0` is the oldest of the scopes: every other one is compared with it first
+    expect(usedBy([opening, restating]) - opened).toBeGreaterThanOrEqual(n);
+    const e = failure(() => usedBy([opening, restating], opened + n / 2));
+    expect(e.kind).toBe('limit_exceeded');
   });
 });

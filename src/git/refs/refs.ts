@@ -7,13 +7,15 @@
 // Updates follow git's lock protocol, which is what makes concurrent writers (git itself, other
 // patchtx processes) safe: create "<ref>.lock" exclusively, check the current value under the lock
 // (compare-and-swap), write and fsync the new value into the lock file, append the reflog, rename the
-// lock over the ref.
-import { appendFile, mkdir, readdir, readFile, rename, unlink } from '../fs/fsx.js';
+// lock over the ref. Deleting a ref (DELETED_REF) removes its packed-refs line under git's lock of
+// that file, then the loose file, and its reflog, before the ref's own lock is released.
+import { appendFile, mkdir, readdir, readFile, rename, rm, rmdir, unlink } from '../fs/fsx.js';
 import { shouldFsync } from '../repo/fsync-policy.js';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { fsError } from '../fs/io-error.js';
 import { createLockFile, removeWitness } from '../fs/lock-file.js';
+import { removePackedRef } from './packed-refs.js';
 import { formatIdentity, type Identity } from '../objects/model/identity.js';
 import { parseTagTarget } from '../objects/model/tag.js';
 import type { ObjectStore } from '../objects/store.js';
@@ -22,7 +24,6 @@ import { isValidRefName } from './ref-name.js';
 import { crashPoint } from '../../test-points.js';
 
 const OID = /^[0-9a-f]{40}$/;
-const ZERO_OID = '0'.repeat(40);
 
 export interface Head {
   /** the symbolic target (refs/heads/main), or null when HEAD is detached */
@@ -234,6 +235,7 @@ export interface RefUpdate {
   ref: string;
   /** the value the ref must have now; null: the ref must not exist */
   expectedOld: string | null;
+  /** the ref's new value; DELETED_REF (git's null id): the ref is deleted */
   newOid: string;
   /** reflog message (whitespace runs, newlines included, collapse to one space as git does) */
   message: string;
@@ -243,7 +245,12 @@ export interface RefUpdate {
   logAllRefUpdates?: string;
   /** the lock file's witness (see lock-file.ts): who cleans up after a killed run can prove it its */
   witness?: string;
+  /** deleting a packed ref: the witness of packed-refs.lock */
+  packedWitness?: string;
 }
+
+/** The new value that deletes a ref (git's null id, which reflogs write for "no ref"). */
+export const DELETED_REF = '0'.repeat(40);
 
 /**
  * Whether git would write a reflog line for `ref`: always when its log already exists; otherwise
@@ -264,12 +271,34 @@ export function cleanReflogMessage(message: string): string {
 }
 
 function reflogLine(oldOid: string | null, newOid: string, identity: Identity, message: string): string {
-  return `${oldOid ?? ZERO_OID} ${newOid} ${formatIdentity(identity)}\t${cleanReflogMessage(message)}\n`;
+  return `${oldOid ?? DELETED_REF} ${newOid} ${formatIdentity(identity)}\t${cleanReflogMessage(message)}\n`;
 }
 
 async function appendReflog(file: string, line: string): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   await appendFile(file, line);
+}
+
+/**
+ * Deletes `ref`, whose lock the caller holds, in git's order: its packed-refs line first, then its
+ * loose file, so that a run killed in between leaves the ref at its old value (loose).
+ */
+async function deleteUnderLock(repo: Repository, ref: string, refFile: string, packedWitness: string | undefined): Promise<void> {
+  if (!isPerWorktree(ref) && (await readPackedRef(repo, ref)) !== null) await removePackedRef(repo, ref, packedWitness);
+  await rm(refFile, { force: true });
+}
+
+/** Removes the directories between `base` and `ref`'s file that are left empty (refs/heads/feat/ of feat/x). */
+async function removeEmptyParents(base: string, ref: string): Promise<void> {
+  const parts = ref.split('/');
+  // never refs/ or refs/heads/ themselves
+  for (let n = parts.length - 1; n > 2; n--) {
+    try {
+      await rmdir(path.join(base, ...parts.slice(0, n)));
+    } catch {
+      return; // not empty (or not there): what is above it is not empty either
+    }
+  }
 }
 
 /**
@@ -280,7 +309,7 @@ async function appendReflog(file: string, line: string): Promise<void> {
 export async function updateRef(repo: Repository, update: RefUpdate): Promise<void> {
   let { ref } = update;
   const { expectedOld, newOid, identity, message } = update;
-  if (!OID.test(newOid) || (expectedOld !== null && !OID.test(expectedOld))) {
+  if (!OID.test(newOid) || (expectedOld !== null && !OID.test(expectedOld)) || (newOid === DELETED_REF && expectedOld === null)) {
     throw new PatchtxError('internal', `updateRef needs 40-hex object ids (${expectedOld} → ${newOid})`, { ref });
   }
   // HEAD is updated through the branch it points to; only a detached HEAD is written itself
@@ -290,6 +319,8 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
   if (ref === 'HEAD' && head?.kind === 'symbolic') ref = head.target;
   if (head?.kind === 'symbolic' && head.target === ref) headIsSymbolicToRef = true;
   if (!isValidRefName(ref)) throw new PatchtxError('usage', `'${ref}' is not a valid ref name`, { ref });
+  // a detached HEAD is never deleted: that would leave no repository git recognises
+  if (newOid === DELETED_REF && !ref.startsWith('refs/')) throw new PatchtxError('internal', `${ref} cannot be deleted`, { ref });
 
   const base = refBase(repo, ref);
   const refFile = path.join(base, ref);
@@ -312,6 +343,7 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
   crashPoint('ref-locked');
 
   let renamed = false;
+  let deleted = false;
   try {
     const current = await readRefOnce(repo, ref);
     if (current?.kind === 'symbolic') {
@@ -326,13 +358,24 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
         { ref, expected: expectedOld, actual },
       );
     }
+    const line = reflogLine(expectedOld, newOid, identity, message);
+    const refLog = path.join(base, 'logs', ref);
+    if (newOid === DELETED_REF) {
+      await handle.close();
+      handle = null;
+      await deleteUnderLock(repo, ref, refFile, update.packedWitness);
+      deleted = true;
+      // as git does: the ref's reflog goes with it, HEAD's (naming the ref) records the deletion
+      await rm(refLog, { force: true });
+      const headLog = path.join(repo.gitdir, 'logs', 'HEAD');
+      if (headIsSymbolicToRef && (await shouldLog(repo, 'HEAD', headLog, update.logAllRefUpdates))) await appendReflog(headLog, line);
+      return;
+    }
     await handle.writeFile(`${newOid}\n`);
     if (shouldFsync('reference')) await handle.sync();
     await handle.close();
     handle = null;
 
-    const line = reflogLine(expectedOld, newOid, identity, message);
-    const refLog = path.join(base, 'logs', ref);
     if (await shouldLog(repo, ref, refLog, update.logAllRefUpdates)) await appendReflog(refLog, line);
     const headLog = path.join(repo.gitdir, 'logs', 'HEAD');
     if (headIsSymbolicToRef && (await shouldLog(repo, 'HEAD', headLog, update.logAllRefUpdates))) await appendReflog(headLog, line);
@@ -345,6 +388,11 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
     if (handle) await handle.close().catch(() => {});
     if (!renamed) await unlink(lockFile).catch(() => {});
     removeWitness(update.witness);
+    if (deleted) {
+      // once the lock is gone too: the directories of a deleted refs/heads/feat/x left empty
+      await removeEmptyParents(base, ref);
+      await removeEmptyParents(path.join(base, 'logs'), ref);
+    }
   }
 }
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashObject } from '../../../src/git/objects/hash.js';
-import { readHead, readRef, resolveRevision, updateRef } from '../../../src/git/refs/refs.js';
+import { DELETED_REF, readHead, readRef, resolveRevision, updateRef } from '../../../src/git/refs/refs.js';
 import { cleanupRepos, git, gitTry } from '../../helpers/repos.js';
 import { FIXTURE_KINDS, openFixture, type Fixture } from '../util.js';
 
@@ -111,6 +111,37 @@ describe.each(FIXTURE_KINDS)('refs in a $kind repository', ({ kind, pick }) => {
       expect(readFileSync(path.join(fx.repo.commonDir, 'packed-refs'), 'utf8')).toContain(`${old} ${branch}`);
     }
     expect(await readRef(fx.repo, branch)).toBe(next);
+    expect(git(fx.dir, 'fsck', '--full', '--no-dangling')).toBe('');
+  });
+
+  it('deletes a ref as git update-ref -d does: loose or packed, its reflog and empty directories with it', async () => {
+    const fx = await openFixture(kind, pick);
+    const main = git(fx.dir, 'rev-parse', 'main').trim();
+    git(fx.dir, 'branch', 'feat/x', 'main');
+    git(fx.dir, 'branch', 'keep', 'main');
+    git(fx.dir, 'tag', '-a', '-m', 'annotated', 'v1', 'main');
+    // half the time packed (with the tag's peel line after it), as git gc leaves them
+    if (kind === 'packed') git(fx.dir, 'pack-refs', '--all');
+    const packedBefore = existsSync(path.join(fx.repo.commonDir, 'packed-refs')) ? readFileSync(path.join(fx.repo.commonDir, 'packed-refs'), 'utf8') : '';
+    // a value that is not the ref's: stale, nothing deleted
+    const wrong = git(fx.dir, 'rev-parse', 'main~1').trim();
+    await expect(updateRef(fx.repo, { ref: 'refs/heads/feat/x', expectedOld: wrong, newOid: DELETED_REF, message: 'm', identity })).rejects.toMatchObject({ kind: 'stale' });
+    expect(git(fx.dir, 'rev-parse', 'feat/x').trim()).toBe(main);
+    await updateRef(fx.repo, { ref: 'refs/heads/feat/x', expectedOld: main, newOid: DELETED_REF, message: 'undo', identity });
+    expect(gitTry(fx.dir, 'rev-parse', '--verify', '-q', 'refs/heads/feat/x').status).not.toBe(0);
+    expect(await readRef(fx.repo, 'refs/heads/feat/x')).toBeNull();
+    expect(existsSync(path.join(fx.repo.commonDir, 'refs', 'heads', 'feat'))).toBe(false);
+    expect(existsSync(path.join(fx.repo.commonDir, 'logs', 'refs', 'heads', 'feat'))).toBe(false);
+    expect(existsSync(path.join(fx.repo.commonDir, 'packed-refs.lock'))).toBe(false);
+    // every other ref is as it was, the tag's peel line included
+    expect(git(fx.dir, 'rev-parse', 'keep', 'v1^{}').trim().split('\n')).toEqual([main, main]);
+    if (packedBefore.includes('refs/heads/feat/x')) {
+      const packed = readFileSync(path.join(fx.repo.commonDir, 'packed-refs'), 'utf8');
+      expect(packed).toBe(packedBefore.replace(`${main} refs/heads/feat/x\n`, ''));
+      expect(packed).toMatch(/ refs\/tags\/v1\n\^[0-9a-f]{40}\n/);
+    }
+    // a branch that does not exist cannot be deleted: stale
+    await expect(updateRef(fx.repo, { ref: 'refs/heads/feat/x', expectedOld: main, newOid: DELETED_REF, message: 'm', identity })).rejects.toMatchObject({ kind: 'stale' });
     expect(git(fx.dir, 'fsck', '--full', '--no-dangling')).toBe('');
   });
 
