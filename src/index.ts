@@ -4,6 +4,8 @@ export { applyPatch } from './api/applyPatch.js';
 export type { ApplyPatchOptions, ApplyPatchResult, FileInput, FileMap } from './api/applyPatch.js';
 export { PatchtxError, isPatchtxError, exitCodeFor, ERROR_KINDS } from './errors.js';
 export type { ErrorData, ErrorDataByKind, ErrorDataOf, ErrorKind } from './errors.js';
+export { WARNING_KINDS } from './warnings.js';
+export type { WarningKind } from './warnings.js';
 export type { Chunk, ChunkLine, Hunk, Patch } from './patch/types.js';
 export { planPatch } from './engine/plan.js';
 export type { FileChange, FileLookup, Plan, PlanOptions, PlanWarning } from './engine/types.js';

@@ -2,6 +2,7 @@
 // a plan (final contents of every touched path) out. No disk I/O anywhere below this line.
 
 import type { MatchWarning } from '../match/locate.js';
+import type { WarningKind } from '../warnings.js';
 
 export interface FileLookup {
   /** bytes of the regular file at `path`, or undefined when there is no file there */
@@ -33,9 +34,9 @@ export interface FileChange {
   from?: string;
 }
 
-/** A matcher's warning (see MatchWarning), or one of the layers above it. */
+/** A matcher's warning (see MatchWarning), or one of the layers above it; kinds: WARNING_KINDS. */
 export interface PlanWarning extends Omit<MatchWarning, 'kind'> {
-  kind: MatchWarning['kind'] | 'overwrite' | string;
+  kind: WarningKind;
   /** dirty_included: the uncommitted changes were replaced, not taken into the commit */
   replaced?: true;
 }

@@ -10,6 +10,7 @@
 // again behind the cursor, which stays where it is.
 import type { Chunk, ChunkLine } from '../patch/types.js';
 import { PatchtxError } from '../errors.js';
+import type { WarningKind } from '../warnings.js';
 import { trimEndRust, trimRust } from '../patch/grammar.js';
 import { contextNotFoundError, linesNotFoundError } from './diagnose.js';
 import { MATCH_PASSES, type MatchPass, normalizeLine } from './normalize.js';
@@ -26,7 +27,7 @@ export interface LocateOptions {
 
 /** How a chunk was placed when it was not placed plainly; the engine reports it as a PlanWarning. */
 export interface MatchWarning {
-  kind: 'ambiguous_match' | 'lenient_match' | 'nonstandard_form';
+  kind: Extract<WarningKind, 'ambiguous_match' | 'lenient_match' | 'nonstandard_form'>;
   message: string;
   path: string;
   chunk?: number;

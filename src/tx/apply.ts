@@ -474,7 +474,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       checked: opts.check === true,
       files: built.plan.changes,
       summary: built.plan.summary,
-      warnings: [...dirtyIncluded(built, opts.check === true), ...built.plan.warnings, ...warnings.map((message) => ({ kind: 'note', message, path: '' }))],
+      warnings: [...dirtyIncluded(built, opts.check === true), ...built.plan.warnings, ...warnings.map((message) => ({ kind: 'note' as const, message, path: '' }))],
       patchId: pid,
       message: built.message,
       tree: built.tree,
