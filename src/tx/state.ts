@@ -159,7 +159,7 @@ export async function inspectPaths(
       if (st.worktree.kind === 'blocked') {
         const by = st.worktree.by;
         // `a` a tracked, clean file and the patch adds `a/b`: fine when the patch also deletes `a`
-        // (checkBlockedAdds in apply.ts makes sure it does; `a` itself is checked as a touched path)
+        // (checkBlockedAdds in commands/apply.ts makes sure it does; `a` itself is checked as a touched path)
         const tracked = base.type === 'missing' && base.blockedBy?.type === 'blob' && base.blockedBy.path === by;
         const onDisk = tracked ? await lstat(path.join(session.repo.workdir!, ...by.split('/'))).catch(() => null) : null;
         if (!onDisk?.isFile()) {

@@ -5,7 +5,7 @@ import { planPatch } from '../../src/engine/plan.js';
 import { PatchtxError } from '../../src/errors.js';
 import { parsePatch } from '../../src/patch/parse.js';
 import { Overlay } from '../../src/tx/overlay.js';
-import { planAhead, planMadeAhead } from '../../src/tx/plan-ahead.js';
+import { planAhead, planMadeAhead } from '../../src/commands/plan-ahead.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const patch = parsePatch(

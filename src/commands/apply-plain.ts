@@ -9,9 +9,9 @@ import type { PlanWarning } from '../engine/types.js';
 import type { Limits } from '../patch/limits.js';
 import { errnoOf, ioCauseOf } from '../git/fs/io-error.js';
 import { parsePatchInvocation } from '../patch/parse.js';
-import { Overlay } from './overlay.js';
-import { specialKind } from './state.js';
-import { patchDirectory, rerootPatch, touchedPaths } from './touched.js';
+import { Overlay } from '../tx/overlay.js';
+import { specialKind } from '../tx/state.js';
+import { patchDirectory, rerootPatch, touchedPaths } from '../tx/touched.js';
 
 /**
  * A file that could not be read or written, as a typed error in one line: io_error for what the
