@@ -17,7 +17,7 @@ import { editTree, type TreeEdit } from '../git/objects/tree-edit.js';
 import type { Limits } from '../patch/limits.js';
 import { parsePatchInvocation } from '../patch/parse.js';
 import type { Patch } from '../patch/types.js';
-import type { Overlay } from '../tx/overlay.js';
+import type { TouchedFiles } from '../tx/touched-files.js';
 import { stampsOf } from '../tx/as-read.js';
 import { crashPoint } from '../tx/crash.js';
 import { DryRunObjectStore } from './dry-store.js';
@@ -154,7 +154,7 @@ function asCommitted(changes: FileChange[], states: Map<string, PathState>): Fil
  * where --dirty=include took them in (the overlay has them).
  * Directories and special files are not listed.
  */
-function foundInCheckout(targets: ReadonlyMap<string, TreeEdit>, states: Map<string, PathState>, overlay: Overlay): Map<string, string | null> {
+function foundInCheckout(targets: ReadonlyMap<string, TreeEdit>, states: Map<string, PathState>, overlay: TouchedFiles): Map<string, string | null> {
   const found = new Map<string, string | null>();
   for (const p of targets.keys()) {
     const st = states.get(p);
@@ -186,7 +186,7 @@ interface Built {
   touched: Map<string, TouchedPath>;
   states: Map<string, PathState>;
   /** the touched paths as the patch found them (base, or working tree with --dirty=include) */
-  overlay: Overlay;
+  overlay: TouchedFiles;
   commit: string | null;
   tree: string;
   message: string | null;
@@ -236,7 +236,7 @@ function replacedWithoutCommit(built: Built): PlanWarning[] {
 }
 
 /** The uncommitted work at the dirty touched paths, as tx/saved.ts keeps it (checkout mode). */
-async function savedWork(session: Session, states: Map<string, PathState>, overlay: Overlay): Promise<Map<string, SavedPath>> {
+async function savedWork(session: Session, states: Map<string, PathState>, overlay: TouchedFiles): Promise<Map<string, SavedPath>> {
   const saved = new Map<string, SavedPath>();
   const trustExec = session.config.getBool('core.filemode') ?? true;
   for (const st of states.values()) {
