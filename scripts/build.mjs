@@ -77,7 +77,7 @@ const STAND_INS = [
     // memfs (its fs-core part) asks the process for the user and group ids of every node it
     // creates and at every permission check on the way to one: about 10,000 system calls in a
     // 1,000-file patch (9 ms in a profile), through its own reference to the global process,
-    // whatever process the volume was given (src/tx/overlay.ts gives it one that asks once). The
+    // whatever process the volume was given (src/tx/touched-files.ts gives it one that asks once). The
     // ids cannot change during a run (patchtx never changes them), so fs-core sees a view of the
     // process that asks once, and is the real process in everything else.
     name: 'memfs-process',

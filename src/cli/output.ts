@@ -4,7 +4,7 @@ import { exitCodeFor, isPatchtxError, PatchtxError } from '../errors.js';
 import { unifiedDiff } from '../engine/diff.js';
 import { errnoOf, fsError, ioCauseOf } from '../git/fs/io-error.js';
 import { formatTimezone, type Identity } from '../git/objects/model/identity.js';
-import type { FileContents, TxResult } from '../tx/apply.js';
+import type { FileContents, TxResult } from '../commands/apply.js';
 import type { RecoveryReport } from '../tx/recover.js';
 import { isTerminal, writeToFd } from './stdio.js';
 

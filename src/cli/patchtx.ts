@@ -3,12 +3,12 @@
 import { Command, CommanderError, Option } from 'commander';
 import { PatchtxError, type ErrorDataOf } from '../errors.js';
 import type { Limits } from '../patch/limits.js';
-import { applyTransaction, type ApplyOptions } from '../tx/apply.js';
-import { listTransactions } from '../tx/log.js';
+import { applyTransaction, type ApplyOptions } from '../commands/apply.js';
+import { listTransactions } from '../commands/log.js';
 import { exitStatusFor, receivedSignal, throwIfInterrupted } from '../tx/interrupt.js';
-import { recoverCommand } from '../tx/recover-command.js';
-import { showPatch } from '../tx/show.js';
-import { redoTransaction, undoTransaction } from '../tx/undo.js';
+import { recoverCommand } from '../commands/recover.js';
+import { showPatch } from '../commands/show.js';
+import { redoTransaction, undoTransaction } from '../commands/undo.js';
 import { parseWaitSeconds, waitingForLocks } from '../tx/wait.js';
 import { jsonError, printApplied, printError, processStreams, recoveredRuns, recoveryText, toError, type Streams } from './output.js';
 import { withFlagHints } from './flag-hints.js';

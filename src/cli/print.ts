@@ -1,7 +1,7 @@
 // Human and JSON output of undo, redo and log.
 import { DEEPEN_REMEDY } from '../git/refs/shallow.js';
-import type { LogListing } from '../tx/log.js';
-import type { UndoResult } from '../tx/undo.js';
+import type { LogListing } from '../commands/log.js';
+import type { UndoResult } from '../commands/undo.js';
 import { changeLine } from '../tx/message.js';
 import { printRecoveryNote, type Streams } from './output.js';
 

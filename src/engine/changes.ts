@@ -2,10 +2,10 @@
 // added and then deleted is no change; an update that restores the original bytes is no change;
 // content that moved away from a base file that is gone at the end is a rename (R), even when
 // it was edited on the way.
-import type { Overlay } from './overlay.js';
+import type { PatchedTree } from './patched-tree.js';
 import type { FileChange } from './types.js';
 
-export function netChanges(tree: Overlay): FileChange[] {
+export function netChanges(tree: PatchedTree): FileChange[] {
   const finals = tree.touched();
   const renamedFrom = new Map<string, string>(); // destination -> base source
   const renamedAway = new Set<string>();

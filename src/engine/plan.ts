@@ -13,7 +13,7 @@ import { type MatchBudget, matchBudget } from '../match/budget.js';
 import { DEFAULT_LIMITS } from '../patch/limits.js';
 import { type ContentLookup, FileContent } from './content.js';
 import { netChanges } from './changes.js';
-import { Overlay } from './overlay.js';
+import { PatchedTree } from './patched-tree.js';
 import { applyChunks } from './update.js';
 import type { FileLookup, Plan, PlanOptions, PlanWarning } from './types.js';
 
@@ -46,7 +46,7 @@ export function planContents(patch: Patch, lookup: ContentLookup, options: PlanO
     // The parser already refuses this; kept for callers that build a Patch themselves.
     throw new PatchtxError('no_changes', 'No files were modified.');
   }
-  const tree = new Overlay(lookup);
+  const tree = new PatchedTree(lookup);
   // one budget for every file of the patch
   const budget = matchBudget(options.matchWork ?? DEFAULT_LIMITS.matchWork);
   const summary: string[] = [];
@@ -70,7 +70,7 @@ export function planContents(patch: Patch, lookup: ContentLookup, options: PlanO
   return { files: tree.touched(), changes: netChanges(tree), summary, warnings };
 }
 
-function addFile(tree: Overlay, hunk: AddHunk, options: PlanOptions, warnings: PlanWarning[]): void {
+function addFile(tree: PatchedTree, hunk: AddHunk, options: PlanOptions, warnings: PlanWarning[]): void {
   const { path, line } = hunk;
   checkWritable(tree, path, { path, line }, 'Add File');
   if (tree.exists(path)) {
@@ -86,7 +86,7 @@ function addFile(tree: Overlay, hunk: AddHunk, options: PlanOptions, warnings: P
   tree.create(path, FileContent.ofText(hunk.contents));
 }
 
-function deleteFile(tree: Overlay, hunk: DeleteHunk): void {
+function deleteFile(tree: PatchedTree, hunk: DeleteHunk): void {
   const { path, line } = hunk;
   if (!tree.exists(path)) {
     if (tree.isDirectory(path)) {
@@ -100,7 +100,7 @@ function deleteFile(tree: Overlay, hunk: DeleteHunk): void {
   tree.remove(path);
 }
 
-function updateFile(tree: Overlay, hunk: UpdateHunk, options: PlanOptions, warnings: PlanWarning[], budget: MatchBudget): void {
+function updateFile(tree: PatchedTree, hunk: UpdateHunk, options: PlanOptions, warnings: PlanWarning[], budget: MatchBudget): void {
   const { path, line } = hunk;
   const before = tree.read(path);
   if (before === undefined) {
@@ -151,7 +151,7 @@ function updateFile(tree: Overlay, hunk: UpdateHunk, options: PlanOptions, warni
 }
 
 /** A file can be written at `path`: it is not a directory and no ancestor is a file. */
-function checkWritable(tree: Overlay, path: string, data: Record<string, unknown> & { path: string }, what: string): void {
+function checkWritable(tree: PatchedTree, path: string, data: Record<string, unknown> & { path: string }, what: string): void {
   if (tree.isDirectory(path)) {
     throw new PatchtxError('is_directory', `Failed to write file ${path} (${what}): it is a directory`, data);
   }

@@ -13,7 +13,7 @@ import { lookupPaths, type PathInfo } from '../git/objects/tree-edit.js';
 import { lengthProblem, quotePath } from '../patch/paths.js';
 import { inspectWorktreePath, isWorktreeFileModified, readWorktreeFile, type ModifiedCheckOptions, type WorktreePathState } from '../git/worktree/worktree.js';
 import { conversionsInTree, storedForm, type Conversion } from './conversions.js';
-import { Overlay } from './overlay.js';
+import { TouchedFiles } from './touched-files.js';
 import type { Session } from './session.js';
 import type { TouchedPath } from './touched.js';
 
@@ -37,7 +37,7 @@ export interface LoadOptions {
 
 export interface LoadedState {
   states: Map<string, PathState>;
-  overlay: Overlay;
+  overlay: TouchedFiles;
 }
 
 const reject = (path: string, line: number, message: string, reason: string): PatchtxError =>
@@ -159,7 +159,7 @@ export async function inspectPaths(
       if (st.worktree.kind === 'blocked') {
         const by = st.worktree.by;
         // `a` a tracked, clean file and the patch adds `a/b`: fine when the patch also deletes `a`
-        // (checkBlockedAdds in apply.ts makes sure it does; `a` itself is checked as a touched path)
+        // (checkBlockedAdds in commands/apply.ts makes sure it does; `a` itself is checked as a touched path)
         const tracked = base.type === 'missing' && base.blockedBy?.type === 'blob' && base.blockedBy.path === by;
         const onDisk = tracked ? await lstat(path.join(session.repo.workdir!, ...by.split('/'))).catch(() => null) : null;
         if (!onDisk?.isFile()) {
@@ -196,7 +196,7 @@ async function baseBlobContent(session: Session, st: PathState, oid: string): Pr
 
 export async function loadTouched(session: Session, baseTree: string | null, touched: Map<string, TouchedPath>, opts: LoadOptions): Promise<LoadedState> {
   const states = await inspectPaths(session, baseTree, [...touched.keys()], opts.index, opts.worktree, (p, base) => checkBaseKind(touched.get(p)!, base));
-  const overlay = new Overlay();
+  const overlay = new TouchedFiles();
   refuseSpecialFiles(states.values());
 
   const dirty = [...states.values()].filter((s) => s.dirty !== undefined);

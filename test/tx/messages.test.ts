@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { applyTransaction, type ApplyOptions } from '../../src/tx/apply.js';
+import { applyTransaction, type ApplyOptions } from '../../src/commands/apply.js';
 import { PatchtxError } from '../../src/errors.js';
 import { withFlagHints } from '../../src/cli/flag-hints.js';
 import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';

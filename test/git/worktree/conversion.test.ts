@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main as applyPatchMain } from '../../../src/cli/apply_patch.js';
 import { main } from '../../../src/cli/patchtx.js';
-import { applyTransaction, type FileContents } from '../../../src/tx/apply.js';
+import { applyTransaction, type FileContents } from '../../../src/commands/apply.js';
 import { builtCliPath, cleanupBuiltCli, cliOk, requireBuiltCli, runCli } from '../../helpers/cli.js';
 import { cleanupRepos, git, gitEnv, gitTry, makeRepo } from '../../helpers/repos.js';
 

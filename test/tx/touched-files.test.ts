@@ -1,10 +1,10 @@
 // The transaction's in-memory overlay (a memfs volume holding the touched paths only).
 import { describe, expect, it } from 'vitest';
-import { Overlay } from '../../src/tx/overlay.js';
+import { TouchedFiles } from '../../src/tx/touched-files.js';
 
-describe('Overlay', () => {
+describe('TouchedFiles', () => {
   it('gives back exactly the bytes put in, for nested paths sharing directories', () => {
-    const overlay = new Overlay();
+    const overlay = new TouchedFiles();
     const files = new Map<string, Uint8Array>([
       ['a.txt', new Uint8Array([1, 2, 3])],
       ['src/deep/er/x.ts', new TextEncoder().encode('export {};\n')],
@@ -16,7 +16,7 @@ describe('Overlay', () => {
   });
 
   it('keeps its own copy: changing the caller\'s buffer afterwards changes nothing', () => {
-    const overlay = new Overlay();
+    const overlay = new TouchedFiles();
     const data = new Uint8Array([10, 20, 30]);
     overlay.putFile('f', data);
     data[0] = 99;
@@ -26,7 +26,7 @@ describe('Overlay', () => {
   });
 
   it('reads nothing for a missing path or a directory, and knows the base directories it was told', () => {
-    const overlay = new Overlay();
+    const overlay = new TouchedFiles();
     overlay.putFile('src/a.ts', new Uint8Array([1]));
     overlay.markDirectory('lib');
     expect(overlay.read('missing.txt')).toBeUndefined();
@@ -37,7 +37,7 @@ describe('Overlay', () => {
   });
 
   it('replaces a file put again, and refuses a file where a directory is or the reverse', () => {
-    const overlay = new Overlay();
+    const overlay = new TouchedFiles();
     overlay.putFile('d/f', new Uint8Array([1, 2]));
     overlay.putFile('d/f', new Uint8Array([3]));
     expect(overlay.read('d/f')).toEqual(new Uint8Array([3]));

@@ -2,8 +2,8 @@
 import { PatchtxError } from '../errors.js';
 import { readNote } from '../git/refs/notes.js';
 import { resolveRevision } from '../git/refs/refs.js';
-import { NOTES_REF } from './run.js';
-import { withSession, type SessionOptions } from './session.js';
+import { NOTES_REF } from '../tx/run.js';
+import { withSession, type SessionOptions } from '../tx/session.js';
 
 export async function showPatch(opts: SessionOptions & { commit: string }): Promise<string> {
   // read-only: never waits on, or finishes, another run's transaction

@@ -9,9 +9,9 @@ import type { PlanWarning } from '../engine/types.js';
 import type { Limits } from '../patch/limits.js';
 import { errnoOf, ioCauseOf } from '../git/fs/io-error.js';
 import { parsePatchInvocation } from '../patch/parse.js';
-import { Overlay } from './overlay.js';
-import { specialKind } from './state.js';
-import { patchDirectory, rerootPatch, touchedPaths } from './touched.js';
+import { TouchedFiles } from '../tx/touched-files.js';
+import { specialKind } from '../tx/state.js';
+import { patchDirectory, rerootPatch, touchedPaths } from '../tx/touched.js';
 
 /**
  * A file that could not be read or written, as a typed error in one line: io_error for what the
@@ -25,7 +25,7 @@ function fileError(e: unknown, action: string, p: string): PatchtxError {
   return new PatchtxError('internal', `Failed to ${action} file ${p}: ${String((e as Error).message).split('\n')[0]}`, { path: p });
 }
 
-function loadPath(root: string, p: string, overlay: Overlay): void {
+function loadPath(root: string, p: string, overlay: TouchedFiles): void {
   // refuse to read or write through a symlink anywhere along the path
   const parts = p.split('/');
   for (let i = 1; i <= parts.length; i++) {
@@ -69,7 +69,7 @@ export async function applyToDirectory(root: string, patchText: string, base = '
   const realRoot = realpathSync(root);
   const dir = patchDirectory(realRoot, base, invocation.cwd);
   const patch = rerootPatch(invocation.patch, dir, realRoot);
-  const overlay = new Overlay();
+  const overlay = new TouchedFiles();
   for (const p of touchedPaths(patch).keys()) loadPath(root, p, overlay);
   const plan = planPatch(patch, overlay, { matchWork: limits?.matchWork });
   for (const [p, data] of plan.files) {

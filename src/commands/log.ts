@@ -3,11 +3,11 @@ import type { FileChange } from '../engine/types.js';
 import { readNoteIn, readNotesTree } from '../git/refs/notes.js';
 import { diffTrees } from '../git/objects/tree-diff.js';
 import type { CommitObject } from '../git/objects/model/commit.js';
-import { changesOf, firstParents, patchtxInfo, type PatchtxCommitInfo } from './history.js';
+import { changesOf, firstParents, patchtxInfo, type PatchtxCommitInfo } from '../tx/history.js';
 import { movedFrom, withMoves } from './moves.js';
-import { NOTES_REF } from './run.js';
-import { withSession, type SessionOptions } from './session.js';
-import { resolveTarget } from './target.js';
+import { NOTES_REF } from '../tx/run.js';
+import { withSession, type SessionOptions } from '../tx/session.js';
+import { resolveTarget } from '../tx/target.js';
 
 export interface LogEntry {
   commit: string;

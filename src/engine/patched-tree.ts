@@ -3,7 +3,7 @@
 // view, so a later hunk sees what an earlier one did.
 import type { ContentLookup, FileContent } from './content.js';
 
-export class Overlay {
+export class PatchedTree {
   private readonly base: ContentLookup;
   private readonly baseCache = new Map<string, FileContent | undefined>();
   /** written paths in order of first touch; null = removed */

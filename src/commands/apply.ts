@@ -1,6 +1,6 @@
 // `patchtx apply` and `patchtx check`: a whole patch becomes exactly one commit on the target ref,
 // or nothing. The engine computes the new contents of the touched paths from the overlay; this
-// module turns them into objects, one commit, and (through run.ts) a published ref.
+// module turns them into objects, one commit, and (through tx/run.ts) a published ref.
 import { PatchtxError } from '../errors.js';
 import { planPatch } from '../engine/plan.js';
 import type { FileChange, Plan, PlanOptions, PlanWarning } from '../engine/types.js';
@@ -17,24 +17,24 @@ import { editTree, type TreeEdit } from '../git/objects/tree-edit.js';
 import type { Limits } from '../patch/limits.js';
 import { parsePatchInvocation } from '../patch/parse.js';
 import type { Patch } from '../patch/types.js';
-import type { Overlay } from './overlay.js';
-import { stampsOf } from './as-read.js';
-import { crashPoint } from './crash.js';
+import type { TouchedFiles } from '../tx/touched-files.js';
+import { stampsOf } from '../tx/as-read.js';
+import { crashPoint } from '../tx/crash.js';
 import { DryRunObjectStore } from './dry-store.js';
-import { patchtxInfo } from './history.js';
+import { patchtxInfo } from '../tx/history.js';
 import { planAhead, planMadeAhead, type PlannedAhead } from './plan-ahead.js';
-import { savedPathOf, savedRecordPath, savedSpec, writeSavedRecord, type SavedPath } from './saved.js';
-import { checkMessageOption, generatedMessage, parseTrailerOption, PATCH_ID_TRAILER, TREE_TRAILER } from './message.js';
+import { savedPathOf, savedRecordPath, savedSpec, writeSavedRecord, type SavedPath } from '../tx/saved.js';
+import { checkMessageOption, generatedMessage, parseTrailerOption, PATCH_ID_TRAILER, TREE_TRAILER } from '../tx/message.js';
 import { normalisePatch, patchId } from './patch-id.js';
-import type { RecoveryReport } from './recover.js';
-import { NOTES_REF, runTransaction, type Prepared } from './run.js';
-import { checkCheckoutRoom, checkCheckoutWritable, indexUpdatesOf } from './sync.js';
-import { withSession, type Session, type SessionOptions } from './session.js';
-import { inspectPaths, loadTouched, type PathState } from './state.js';
-import { committedForm, conversionsOfResult } from './conversions.js';
-import { offBase, resolveTarget, type Target, type TargetOptions } from './target.js';
+import type { RecoveryReport } from '../tx/recover.js';
+import { NOTES_REF, runTransaction, type Prepared } from '../tx/run.js';
+import { checkCheckoutRoom, checkCheckoutWritable, indexUpdatesOf } from '../tx/sync.js';
+import { withSession, type Session, type SessionOptions } from '../tx/session.js';
+import { inspectPaths, loadTouched, type PathState } from '../tx/state.js';
+import { committedForm, conversionsOfResult } from '../tx/conversions.js';
+import { offBase, resolveTarget, type Target, type TargetOptions } from '../tx/target.js';
 import { withPathHint } from './path-hint.js';
-import { patchDirectory, rerootPatch, touchedPaths, type TouchedPath } from './touched.js';
+import { patchDirectory, rerootPatch, touchedPaths, type TouchedPath } from '../tx/touched.js';
 
 export interface ApplyOptions extends SessionOptions, TargetOptions {
   patchText: string;
@@ -154,7 +154,7 @@ function asCommitted(changes: FileChange[], states: Map<string, PathState>): Fil
  * where --dirty=include took them in (the overlay has them).
  * Directories and special files are not listed.
  */
-function foundInCheckout(targets: ReadonlyMap<string, TreeEdit>, states: Map<string, PathState>, overlay: Overlay): Map<string, string | null> {
+function foundInCheckout(targets: ReadonlyMap<string, TreeEdit>, states: Map<string, PathState>, overlay: TouchedFiles): Map<string, string | null> {
   const found = new Map<string, string | null>();
   for (const p of targets.keys()) {
     const st = states.get(p);
@@ -177,7 +177,7 @@ function foundInCheckout(targets: ReadonlyMap<string, TreeEdit>, states: Map<str
 
 interface Built {
   prepared: Prepared;
-  /** the uncommitted work the run replaces, saved beside its note (saved.ts) */
+  /** the uncommitted work the run replaces, saved beside its note (tx/saved.ts) */
   saved: Map<string, SavedPath>;
   /** where `saved` is kept when there is no commit: the id of its record tree */
   savedKey?: string;
@@ -186,7 +186,7 @@ interface Built {
   touched: Map<string, TouchedPath>;
   states: Map<string, PathState>;
   /** the touched paths as the patch found them (base, or working tree with --dirty=include) */
-  overlay: Overlay;
+  overlay: TouchedFiles;
   commit: string | null;
   tree: string;
   message: string | null;
@@ -235,8 +235,8 @@ function replacedWithoutCommit(built: Built): PlanWarning[] {
   return warnings;
 }
 
-/** The uncommitted work at the dirty touched paths, as saved.ts keeps it (checkout mode). */
-async function savedWork(session: Session, states: Map<string, PathState>, overlay: Overlay): Promise<Map<string, SavedPath>> {
+/** The uncommitted work at the dirty touched paths, as tx/saved.ts keeps it (checkout mode). */
+async function savedWork(session: Session, states: Map<string, PathState>, overlay: TouchedFiles): Promise<Map<string, SavedPath>> {
   const saved = new Map<string, SavedPath>();
   const trustExec = session.config.getBool('core.filemode') ?? true;
   for (const st of states.values()) {

@@ -1,7 +1,7 @@
-// Moves in `patchtx log` come from the stored patch (src/tx/moves.ts).
+// Moves in `patchtx log` come from the stored patch (src/commands/moves.ts).
 import { describe, expect, it } from 'vitest';
 import type { FileChange } from '../../src/engine/types.js';
-import { movedFrom, withMoves } from '../../src/tx/moves.js';
+import { movedFrom, withMoves } from '../../src/commands/moves.js';
 
 const patch = (...lines: string[]): string => ['*** Begin Patch', ...lines, '*** End Patch'].join('\n');
 

@@ -6,7 +6,7 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { lookupPaths } from '../git/objects/tree-edit.js';
-import type { Session } from './session.js';
+import type { Session } from '../tx/session.js';
 
 /** Trees of more files than this are not searched for a near name (the hint is not worth it). */
 const MAX_FILES = 50_000;

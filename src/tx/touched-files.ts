@@ -27,7 +27,7 @@ function volumeProcess(): NonNullable<Parameters<typeof Volume.fromJSON>[2]>['pr
 type VolumeCore = InstanceType<typeof Volume>['_core'];
 type VolumeLink = VolumeCore['root'];
 
-export class Overlay implements FileLookup {
+export class TouchedFiles implements FileLookup {
   /**
    * The files are kept in the volume's core (memfs's superblock: links to nodes that hold the
    * bytes) and reached through it directly rather than through the fs-style calls. Those parse

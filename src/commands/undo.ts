@@ -3,7 +3,7 @@
 // and restores exactly the paths the commit changed; undo of an older commit makes a revert
 // commit, when the later history left those paths alone. Both refuse when
 // the paths have uncommitted changes, and refuse a commit amended since patchtx made it. Undo of
-// the tip puts back the uncommitted work the transaction took in (saved.ts). Redo brings back
+// the tip puts back the uncommitted work the transaction took in (tx/saved.ts). Redo brings back
 // what the last undo removed.
 import { createHash } from 'node:crypto';
 import { PatchtxError } from '../errors.js';
@@ -20,18 +20,18 @@ import { worktreeContentOid } from '../git/worktree/worktree.js';
 import { createPatchFromTexts } from '../patch/create.js';
 import { parsePatch } from '../patch/parse.js';
 import { DEEPEN_REMEDY, readShallow } from '../git/refs/shallow.js';
-import { changesOf, firstParents, patchtxInfo, type HistoryStep } from './history.js';
-import { PATCH_ID_TRAILER, TREE_TRAILER, UNDO_TRAILER } from './message.js';
+import { changesOf, firstParents, patchtxInfo, type HistoryStep } from '../tx/history.js';
+import { PATCH_ID_TRAILER, TREE_TRAILER, UNDO_TRAILER } from '../tx/message.js';
 import { patchId } from './patch-id.js';
-import { stampsOf } from './as-read.js';
-import { readRedoStack } from './redo-stack.js';
-import { NOTES_REF, runTransaction, type Prepared } from './run.js';
-import { withSession, type Session, type SessionOptions } from './session.js';
-import { checkoutForms } from './conversions.js';
-import { readSavedRecord, savedRecordPath, type SavedPath } from './saved.js';
-import { dirtyList, inspectPaths, type PathState } from './state.js';
-import type { RecoveryReport } from './recover.js';
-import { resolveTarget, type Target } from './target.js';
+import { stampsOf } from '../tx/as-read.js';
+import { readRedoStack } from '../tx/redo-stack.js';
+import { NOTES_REF, runTransaction, type Prepared } from '../tx/run.js';
+import { withSession, type Session, type SessionOptions } from '../tx/session.js';
+import { checkoutForms } from '../tx/conversions.js';
+import { readSavedRecord, savedRecordPath, type SavedPath } from '../tx/saved.js';
+import { dirtyList, inspectPaths, type PathState } from '../tx/state.js';
+import type { RecoveryReport } from '../tx/recover.js';
+import { resolveTarget, type Target } from '../tx/target.js';
 
 export interface UndoOptions extends SessionOptions {
   ref?: string;
@@ -65,7 +65,7 @@ const editOf = (e: PathDelta['before']): TreeEdit => (e === null ? null : { oid:
 
 /**
  * Refuses when any of `paths` has uncommitted changes against `tree` in this checkout, unless
- * `accept` takes them (redo: the work an undo put back); returns their lstat data (as-read.ts),
+ * `accept` takes them (redo: the work an undo put back); returns their lstat data (tx/as-read.ts),
  * so that a file saved while the run goes on is not overwritten, and the paths accepted.
  */
 async function requireClean(
@@ -201,7 +201,7 @@ async function requireBlobs(session: Session, target: Target, deltas: PathDelta[
 
 /**
  * Moves the ref from its tip to `to`, restoring `deltas` in the checkout (state `to`). `saved`:
- * the uncommitted work the transaction undone or redone replaced (saved.ts). Undo puts it back
+ * the uncommitted work the transaction undone or redone replaced (tx/saved.ts). Undo puts it back
  * as it was, files and index entries; redo takes the checkout from it (as undo left it) to the
  * commit, as it does from a clean checkout.
  */

@@ -4,16 +4,16 @@ import { describe, expect, it } from 'vitest';
 import { planPatch } from '../../src/engine/plan.js';
 import { PatchtxError } from '../../src/errors.js';
 import { parsePatch } from '../../src/patch/parse.js';
-import { Overlay } from '../../src/tx/overlay.js';
-import { planAhead, planMadeAhead } from '../../src/tx/plan-ahead.js';
+import { TouchedFiles } from '../../src/tx/touched-files.js';
+import { planAhead, planMadeAhead } from '../../src/commands/plan-ahead.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const patch = parsePatch(
   ['*** Begin Patch', '*** Update File: src/a.txt', '@@', ' one', '-two', '+TWO', '*** Add File: src/b/new.txt', '+new', '*** End Patch'].join('\n'),
 );
 
-function files(a: string, withDir = false): Overlay {
-  const overlay = new Overlay();
+function files(a: string, withDir = false): TouchedFiles {
+  const overlay = new TouchedFiles();
   overlay.putFile('src/a.txt', bytes(a));
   if (withDir) overlay.markDirectory('src/b/new.txt');
   return overlay;
@@ -32,9 +32,9 @@ describe('planAhead and planMadeAhead', () => {
   it('a file read has changed, appeared or gone, or a path became a directory: not used', () => {
     const ahead = planAhead(patch, files('one\ntwo\n'), {});
     expect(planMadeAhead(ahead, files('one\ntwo\nthree\n'))).toBeUndefined();
-    expect(planMadeAhead(ahead, new Overlay())).toBeUndefined();
+    expect(planMadeAhead(ahead, new TouchedFiles())).toBeUndefined();
     expect(planMadeAhead(ahead, files('one\ntwo\n', true))).toBeUndefined();
-    const missing = planAhead(patch, new Overlay(), {});
+    const missing = planAhead(patch, new TouchedFiles(), {});
     expect(planMadeAhead(missing, files('one\ntwo\n'))).toBeUndefined();
   });
 
