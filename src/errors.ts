@@ -100,6 +100,8 @@ export class PatchtxError<K extends ErrorKind = ErrorKind> extends Error {
   readonly kind: K;
   readonly data: ErrorData;
 
+  // `{} extends T`: every field of T is optional, so the data argument may be left out
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   constructor(kind: K, message: string, ...data: {} extends ErrorDataOf<K> ? [data?: ErrorDataOf<K>] : [data: ErrorDataOf<K>]) {
     super(message);
     this.name = 'PatchtxError';

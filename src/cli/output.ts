@@ -2,7 +2,7 @@
 // one JSON object for machines (--json), unified diffs with colour when the terminal wants it.
 import { exitCodeFor, isPatchtxError, PatchtxError } from '../errors.js';
 import { unifiedDiff } from '../engine/diff.js';
-import { errnoOf, fsError, ioCauseOf } from '../git/fs/io-error.js';
+import { errnoOf, fsError } from '../git/fs/io-error.js';
 import { formatTimezone, type Identity } from '../git/objects/model/identity.js';
 import type { FileContents, TxResult } from '../commands/apply.js';
 import type { RecoveryReport } from '../tx/recover.js';

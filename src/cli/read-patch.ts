@@ -89,7 +89,6 @@ export async function readStdin(limits: ReadLimits = DEFAULT_LIMITS): Promise<st
     done = readDescriptor(0, input);
   } catch (e) {
     if (e instanceof PatchtxError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
     throw new PatchtxError('usage', `cannot read standard input: ${unreadable(e)}`);
   }
   // leaving the loop early (a limit) destroys the stream: nothing more is read

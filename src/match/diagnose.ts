@@ -288,6 +288,7 @@ const NAMED: Record<string, string> = {
 
 // Characters that print as nothing or as an ordinary space: controls, Unicode spaces, zero-width
 // and direction marks, line/paragraph separators.
+// eslint-disable-next-line no-control-regex -- control characters are among what it looks for
 const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u1680\u2000-\u200f\u2028-\u202f\u205f-\u2064\u3000]/;
 
 /** `s` with tabs, CRs, trailing spaces, NBSP, BOM and other invisible characters shown. */

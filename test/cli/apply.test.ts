@@ -662,6 +662,7 @@ describe('output', () => {
     expect(coloured.out).toContain('\x1b[32m+# Sample A');
     expect(coloured.out).toContain('\x1b[31m-# Sample');
     const colouredErr = await withEnv({ FORCE_COLOR: '1' }, () => patchtx('check', '--repo', dir, bad));
+    // eslint-disable-next-line no-control-regex -- the colour's escape sequence is what is checked
     expect(colouredErr.err).toMatch(/^\x1b\[31merror:/);
     for (const value of ['1', 'true']) {
       const r = await withEnv({ FORCE_COLOR: '1', NO_COLOR: value }, () => patchtx('check', '--repo', dir, '--diff', patch));

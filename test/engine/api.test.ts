@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyPatch, parsePatch, PatchtxError } from '../../src/index.js';
+import { applyPatch, parsePatch } from '../../src/index.js';
 import { failure, patchOf } from './support.js';
 
 describe('applyPatch (library face)', () => {

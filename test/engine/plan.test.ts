@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { planPatch } from '../../src/engine/plan.js';
-import { PatchtxError } from '../../src/errors.js';
 import type { Patch } from '../../src/patch/types.js';
 import { applyPlan, bytes, failure, lookupOf, patchOf, plan, run, text, treeOf } from './support.js';
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { splitFileLines } from '../../src/text/lines.js';
 import { rebuildText } from '../../src/apply/rebuild.js';
-import { PatchtxError } from '../../src/errors.js';
 import { matchBudget } from '../../src/match/budget.js';
 import { locateChunks, withoutTrailingEmptyLine } from '../../src/match/locate.js';
 import { searchableLines } from '../../src/match/searchable.js';

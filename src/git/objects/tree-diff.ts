@@ -1,6 +1,6 @@
 // The paths that differ between two trees, found by walking both and descending only into
 // subtrees whose ids differ, so the cost follows the size of the change.
-import { entryKey, type TreeEntry } from './model/tree.js';
+import type { TreeEntry } from './model/tree.js';
 import type { ObjectStore } from './store.js';
 
 export interface EntryState {

@@ -7,6 +7,7 @@ import { PatchtxError } from '../../errors.js';
 export function isValidRefName(ref: string): boolean {
   if (ref === 'HEAD' || /^[A-Z][A-Z0-9_]*$/.test(ref)) return true;
   if (!ref.startsWith('refs/') || ref.endsWith('/') || ref.endsWith('.') || ref === '@') return false;
+  // eslint-disable-next-line no-control-regex -- git refuses control characters in ref names
   if (/[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{|\/\//.test(ref)) return false;
   return ref.split('/').every((c) => c !== '' && !c.startsWith('.') && !c.endsWith('.lock'));
 }

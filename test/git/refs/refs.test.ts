@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { hashObject } from '../../../src/git/objects/hash.js';
 import { DELETED_REF, readHead, readRef, resolveRevision, updateRef } from '../../../src/git/refs/refs.js';
 import { cleanupRepos, git, gitTry } from '../../helpers/repos.js';
-import { FIXTURE_KINDS, openFixture, type Fixture } from '../util.js';
+import { FIXTURE_KINDS, openFixture } from '../util.js';
 
 afterAll(cleanupRepos);
 

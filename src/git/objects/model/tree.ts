@@ -160,6 +160,7 @@ export function parseTreeObject(data: Uint8Array, oid = '(tree)'): ParsedTree {
   return { bytes: buf, entries, ends: Uint32Array.from(ends), copyable };
 }
 
+// eslint-disable-next-line no-control-regex -- the ASCII range is the point
 const ASCII = /^[\x00-\x7f]*$/;
 
 /**

@@ -1,0 +1,56 @@
+// The lint rules that keep the layering true are checked here against code that breaks them, so a
+// config that stops resolving imports (and so silently passes everything) fails a test instead.
+import path from 'node:path';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const eslint = new ESLint({ cwd: ROOT });
+
+/** The rule ids lint reports for `code` as if it were the file at `file` (relative to the root). */
+async function rulesFor(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
+  return result!.messages.map((m) => m.ruleId ?? m.message);
+}
+
+describe('architecture lint', () => {
+  it('refuses the git layer importing the transaction layer', async () => {
+    const code = "import { runTransaction } from '../../tx/run.js';\nvoid runTransaction;\n";
+    expect(await rulesFor('src/git/refs/probe.ts', code)).toContain('import-x/no-restricted-paths');
+  });
+
+  it('refuses the git layer importing the pure core', async () => {
+    const code = "import { parsePatch } from '../../patch/parse.js';\nvoid parsePatch;\n";
+    expect(await rulesFor('src/git/refs/probe.ts', code)).toContain('import-x/no-restricted-paths');
+  });
+
+  it('refuses the pure core importing the git layer', async () => {
+    const code = "import { readFile } from '../git/fs/fsx.js';\nvoid readFile;\n";
+    expect(await rulesFor('src/engine/probe.ts', code)).toContain('import-x/no-restricted-paths');
+  });
+
+  it('refuses the transaction layer importing the CLI', async () => {
+    const code = "import { writeToFd } from '../cli/stdio.js';\nvoid writeToFd;\n";
+    expect(await rulesFor('src/tx/probe.ts', code)).toContain('import-x/no-restricted-paths');
+  });
+
+  it('refuses file and process I/O in the pure core', async () => {
+    for (const mod of ['node:fs', 'fs', 'node:fs/promises', 'node:child_process']) {
+      const code = `import * as io from '${mod}';\nvoid io;\n`;
+      expect(await rulesFor('src/match/probe.ts', code), mod).toContain('no-restricted-imports');
+    }
+  });
+
+  it('refuses an import cycle', async () => {
+    // decode.ts imports errors.ts: errors.ts importing decode.ts back closes a cycle
+    const code = "import { decodeText } from './text/decode.js';\nexport const probe = decodeText;\n";
+    expect(await rulesFor('src/errors.ts', code)).toContain('import-x/no-cycle');
+  });
+
+  it('lets tests import anything from src, and lets the layers import what they may', async () => {
+    const test = "import { runTransaction } from '../../src/tx/run.js';\nvoid runTransaction;\n";
+    expect(await rulesFor('test/git/probe.test.ts', test)).toEqual([]);
+    const tx = "import { readFile } from '../git/fs/fsx.js';\nimport { parsePatch } from '../patch/parse.js';\nvoid readFile;\nvoid parsePatch;\n";
+    expect(await rulesFor('src/tx/probe.ts', tx)).toEqual([]);
+  });
+});
