@@ -65,6 +65,16 @@ export async function checkInterrupted(what = STOPPED_RUN, data: Record<string, 
   throwIfInterrupted(what, data);
 }
 
+/**
+ * Throws (stale) when a signal has arrived, whatever the phase: for work that finished what it had
+ * begun (a recovery) and must start nothing more. Called before the phase goes back to idle, where
+ * the signal's handler would end the process at once, before anything is reported.
+ */
+export async function checkSignalled(what: string, data: Record<string, unknown> = {}): Promise<void> {
+  if (received === null) await new Promise<void>((resolve) => setImmediate(resolve));
+  if (received !== null) throw new PatchtxError('stale', `interrupted by ${received} ${what}`, { ...data, signal: received });
+}
+
 /** Throws (stale, retry) when a signal has arrived: nothing more is to be started. */
 export function throwIfInterrupted(what = STOPPED_RUN, data: Record<string, unknown> = {}): void {
   if (received !== null && phase !== 'after-commit') {

@@ -15,7 +15,7 @@ import { hashBlob } from '../git/objects/hash.js';
 import { removeKeeps } from '../git/objects/store.js';
 import { checkoutForms } from './conversions.js';
 import { crashPoint } from './crash.js';
-import { checkInterrupted, enterTransaction, leaveTransaction, passCommitPoint } from './interrupt.js';
+import { checkInterrupted, checkSignalled, enterTransaction, leaveTransaction, passCommitPoint } from './interrupt.js';
 import { inspectWorktreePath, readWorktreeFile } from '../git/worktree/worktree.js';
 import {
   claimRecovery,
@@ -60,6 +60,12 @@ export interface RecoveryScope {
    * transaction of a ref is always passed over: a run on that ref meets its journal likewise.
    */
   checkoutInUse: boolean;
+  /**
+   * A signal that waited for a recovery to finish stops the command that opened the repository:
+   * it is reported (`stale`, with the recovery's report) instead of the command being started.
+   * Not for `patchtx recover`, whose report is the result.
+   */
+  stopOnSignal?: boolean;
 }
 
 /** How long an unreadable (just created) journal is taken to belong to a run that is starting. */
@@ -126,7 +132,12 @@ export async function recoverInterrupted(session: Session, scope: RecoveryScope)
   // and waits for one that has begun (interrupt.ts)
   enterTransaction();
   try {
-    return await recoverAll(session, scope);
+    const report = await recoverAll(session, scope);
+    // while the phase is not idle, where the signal's handler would end the process unreported
+    if (report && scope.stopOnSignal) {
+      await checkSignalled(`while an interrupted transaction on ${report.ref} was recovered (${report.outcome} first): nothing else was done`, { recovered: report });
+    }
+    return report;
   } finally {
     leaveTransaction();
   }

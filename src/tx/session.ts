@@ -9,7 +9,6 @@ import { checkRepositorySupported } from '../git/repo/features.js';
 import { configureFsync } from '../git/repo/fsync-policy.js';
 import { looseCompression, ObjectStore, promisorRemote } from '../git/objects/store.js';
 import type { Repository } from '../git/repo/repository.js';
-import { checkInterrupted } from './interrupt.js';
 import { recoverInterrupted, type RecoveryReport } from './recover.js';
 
 export interface Session {
@@ -41,14 +40,8 @@ export async function openSession(opts: SessionOptions = {}): Promise<Session> {
   const store = new ObjectStore(repo, { compression: looseCompression(config), promisor: promisorRemote(config) });
   const session: Session = { repo, config, store, env, recovered: null };
   try {
-    if (!opts.noRecover) {
-      session.recovered = await recoverInterrupted(session, { checkoutInUse: repo.workdir !== null && opts.ref === undefined });
-      // a signal that waited for the recovery to finish: the command itself is not started
-      if (session.recovered) {
-        const r = session.recovered;
-        await checkInterrupted(`while an interrupted transaction on ${r.ref} was recovered (${r.outcome} first): nothing else was done`, { recovered: r });
-      }
-    }
+    // a signal that waited for the recovery to finish: the command itself is not started
+    if (!opts.noRecover) session.recovered = await recoverInterrupted(session, { checkoutInUse: repo.workdir !== null && opts.ref === undefined, stopOnSignal: true });
   } catch (e) {
     store.close();
     throw e;

@@ -178,6 +178,20 @@ describe('a signal while an interrupted transaction is recovered', () => {
     expectFinished(dir, landed, { note: false });
   });
 
+  it('SIGINT during the recovery at the start of another apply that yields nowhere: the same, not a silent exit', async () => {
+    // no lock to wait on: the recovery's I/O is synchronous, so the signal reaches its handler
+    // only at the check after the recovery
+    const { dir, landed } = await killedAfterRef();
+    const patch = path.join(dir, '..', 'next.patch');
+    writeFileSync(patch, '*** Begin Patch\n*** Add File: next.txt\n+next\n*** End Patch\n');
+    const r = await commandSignalledAt(['apply', '--repo', dir, '--json', patch], 'recovery-under-way', 'SIGINT', path.join(dir, '..', 'go'));
+    expect(r.signal, r.stderr).toBe(null);
+    expect(r.status, r.stderr).toBe(130);
+    expect(JSON.parse(r.stdout).error).toMatchObject({ kind: 'stale', signal: 'SIGINT', recovered: { outcome: 'finished', commit: landed } });
+    expect(existsSync(path.join(dir, 'next.txt'))).toBe(false);
+    expectFinished(dir, landed);
+  });
+
   it('SIGTERM before the recovery changed anything: it stops, leaving the interrupted run as it was for the next command', async () => {
     const { dir, landed } = await killedAfterRef();
     const left = leftoverFiles(path.join(dir, '.git'));
