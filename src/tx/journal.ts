@@ -174,6 +174,11 @@ export function removeDeadJournalTemps(dir: string): void {
 /** The directory of `journal`, where its lock witnesses and recovery claims are kept too. */
 const dirOf = (repo: Repository, journal: Journal): string => path.dirname(journalFileOf(repo, journal));
 
+/** Where `journal`'s run keeps a second name of each loose object it wrote (see restoreHeld). */
+export function heldObjectsDir(repo: Repository, journal: Journal): string {
+  return path.join(dirOf(repo, journal), `objects-${transactionId(journal)}`);
+}
+
 /**
  * The witness of a lock file `journal`'s run takes (see src/git/fs/lock-file.ts): a file beside the
  * journal, named after the transaction and the lock, whose inode the lock shares while it is

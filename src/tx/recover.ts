@@ -12,7 +12,7 @@ import type { Identity } from '../git/objects/model/identity.js';
 import { DELETED_REF, readHead, readRef } from '../git/refs/refs.js';
 import { fileEntryOf, lookupPaths, type TreeEdit } from '../git/objects/tree-edit.js';
 import { hashBlob } from '../git/objects/hash.js';
-import { removeKeeps } from '../git/objects/store.js';
+import { releaseHeld, removeKeeps } from '../git/objects/store.js';
 import { checkoutForms } from './conversions.js';
 import { crashPoint } from './crash.js';
 import { checkInterrupted, checkSignalled, enterTransaction, leaveTransaction, passCommitPoint } from './interrupt.js';
@@ -20,6 +20,7 @@ import { inspectWorktreePath, readWorktreeFile } from '../git/worktree/worktree.
 import {
   claimRecovery,
   dropClaim,
+  heldObjectsDir,
   keepText,
   lockWitness,
   readJournal,
@@ -346,6 +347,8 @@ async function recoverClaimed(session: Session, journal: Journal): Promise<Recov
   removeOwnLocks(session, journal);
   removeDeadRedoTemps(repo, journal.ref);
   removeWorktreeTemps(session, journal);
+  // what a prune took since the run died: it may be the commit the ref now names
+  await session.store.restoreHeld(heldObjectsDir(repo, journal));
   const current = journal.ref === 'HEAD' ? (await readHead(repo)).oid : await readRef(repo, journal.ref);
   // a run that deleted the ref (undo of a first commit) landed if the ref is gone
   const deleted = journal.newOid === DELETED_REF;
@@ -358,6 +361,7 @@ async function recoverClaimed(session: Session, journal: Journal): Promise<Recov
   }
   // rolled back: nothing refers to the dead run's objects, and its pack need not be kept
   await removeKeeps(session.store.objectsDir, keepText(journal));
+  releaseHeld(heldObjectsDir(repo, journal));
   removeJournal(repo, journal);
   return report;
 }

@@ -17,14 +17,14 @@ import { indexPathOf } from '../git/index/read.js';
 import type { Identity } from '../git/objects/model/identity.js';
 import { addNote, attachToNotes, writeNoteCommit } from '../git/refs/notes.js';
 import { waitWhileGcRuns } from '../git/objects/gc-running.js';
-import { removeKeeps } from '../git/objects/store.js';
+import { releaseHeld, removeKeeps } from '../git/objects/store.js';
 import { packedRefsLockFile } from '../git/refs/packed-refs.js';
 import { DELETED_REF, readHead, readRef, refLockFile, updateRef } from '../git/refs/refs.js';
 import type { TreeEdit } from '../git/objects/tree-edit.js';
 import { changedSinceRead, changedWhileRunning, type AsRead } from './as-read.js';
 import { crashPoint } from './crash.js';
 import { checkInterrupted, enterTransaction, leaveTransaction, passCommitPoint } from './interrupt.js';
-import { createJournal, keepText, lockWitness, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
+import { createJournal, heldObjectsDir, keepText, lockWitness, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
 import { markOfThisProcess, markText } from './liveness.js';
 import { asReadOnly, checkGitDirWritable } from './read-only.js';
 import { updateRedoStack } from './redo-stack.js';
@@ -166,7 +166,7 @@ async function runSteps(
       noteWritten = { commit, parent: tip };
     }
     if (prepared.newOid === null && !prepared.savedWithoutCommit) session.store.discardBatch();
-    else await session.store.flushBatch(keepText(journal));
+    else await session.store.flushBatch(keepText(journal), heldObjectsDir(repo, journal));
     // the objects may have taken the room the working tree needs (the same file system, often)
     if (lock && (prepared.newOid !== null || prepared.syncWithoutCommit)) checkCheckoutRoom(session, prepared.targets, prepared.contents);
     crashPoint('after-objects');
@@ -188,7 +188,7 @@ async function runSteps(
         left = await syncCheckout(session, lock, prepared.targets, prepared.contents, { live: liveOf(prepared) });
       }
       await lock?.release();
-      await settleObjects(session);
+      await settleObjects(session, journal);
       removeJournal(repo, journal);
       return { prepared, published: false, warnings: leftAsItIs(left, target.ref) };
     }
@@ -229,6 +229,7 @@ async function runSteps(
     session.store.discardBatch();
     await lock?.release().catch(() => undefined);
     await session.store.releaseKept().catch(() => undefined);
+    releaseHeld(heldObjectsDir(repo, journal));
     removeJournal(repo, journal);
     throw e;
   }
@@ -256,9 +257,10 @@ const GC_WAIT_MS = 30_000;
  * may have pruned its loose objects before the refs held them. Waits for it to end, then writes
  * again whatever it took, and releases the run's pack.
  */
-async function settleObjects(session: Session): Promise<void> {
+async function settleObjects(session: Session, journal: Journal): Promise<void> {
   if (session.store.holdsLooseBatch()) await waitWhileGcRuns(session.repo.commonDir, GC_WAIT_MS);
   await session.store.settleBatch();
+  releaseHeld(heldObjectsDir(session.repo, journal));
 }
 
 /** Refuses when turning a directory into a file would remove files the transaction does not own
@@ -353,7 +355,7 @@ export async function finishPublished(
     const left = await syncCheckout(session, lock, targets, contents, { leave, checkoutForm, failed: opts.recovering ? failed : undefined, live: opts.live });
     warnings.push(...leftAsItIs(left, journal.ref));
   }
-  await settleObjects(session);
+  await settleObjects(session, journal);
   if (opts.recovering) await removeKeeps(session.store.objectsDir, keepText(journal));
   removeJournal(session.repo, journal);
   return warnings;

@@ -80,4 +80,56 @@ describe('git gc --prune=now between a run writing its objects and moving the br
       expect(git(dir, 'fsck', '--no-progress', '--no-dangling').trim()).toBe('');
     });
   }
+
+  // a run killed between writing its objects and finishing: until recovery, nothing refers to
+  // its objects but its journal, and a prune run meanwhile must not take them
+  for (const [size, patch] of [
+    ['a small patch (loose objects)', '*** Begin Patch\n*** Add File: new.txt\n+made before a crash\n*** End Patch\n'],
+    ['a patch of many files (a pack)', manyFiles(20)],
+  ] as const) {
+    for (const point of ['after-objects', 'after-ref']) {
+      it(`${size} killed ${point}, then git gc --prune=now: recovery ends sound`, async () => {
+        const dir = makeRepo('basic');
+        const before = git(dir, 'rev-parse', 'HEAD').trim();
+        const file = path.join(dir, '..', 'change.patch');
+        writeFileSync(file, patch);
+        const killed = await runCli(['apply', '--repo', dir, file], { env: { PATCHTX_TEST_CRASH_AT: point } });
+        expect(killed.signal).toBe('SIGKILL');
+        git(dir, 'gc', '-q', '--prune=now');
+        const r = await runCli(['recover', '--repo', dir, '--json']);
+        expect(r.status, r.stderr + r.stdout).toBe(0);
+        const report = JSON.parse(r.stdout).recovered;
+        expect(report.outcome).toBe(point === 'after-ref' ? 'finished' : 'dropped');
+        if (point === 'after-ref') {
+          expect(git(dir, 'rev-parse', 'HEAD~1').trim()).toBe(before);
+          expect(git(dir, 'notes', '--ref=patchtx', 'list', 'HEAD').trim()).not.toBe('');
+          const log = await runCli(['log', '--repo', dir, '--json']);
+          expect(log.status, log.stderr).toBe(0);
+        } else {
+          expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(before);
+        }
+        expectSound(dir);
+      });
+    }
+  }
+
+  it('a small patch: git gc --prune=now while the run is held before its ref moves, the run killed after: recovery ends sound', async () => {
+    const dir = makeRepo('basic');
+    const before = git(dir, 'rev-parse', 'HEAD').trim();
+    const file = path.join(dir, '..', 'change.patch');
+    writeFileSync(file, '*** Begin Patch\n*** Add File: new.txt\n+made across a gc and a crash\n*** End Patch\n');
+    const release = path.join(dir, '..', 'go');
+    const run = runCli(['apply', '--repo', dir, file], {
+      env: { PATCHTX_TEST_PAUSE_AT: 'after-publish-journal', PATCHTX_TEST_PAUSE_UNTIL: release, PATCHTX_TEST_CRASH_AT: 'after-ref' },
+    });
+    await waitFor(() => existsSync(`${release}.held`), 'the run published its journal');
+    git(dir, 'gc', '-q', '--prune=now');
+    writeFileSync(release, '');
+    expect((await run).signal).toBe('SIGKILL');
+    const r = await runCli(['recover', '--repo', dir, '--json']);
+    expect(r.status, r.stderr + r.stdout).toBe(0);
+    expect(git(dir, 'rev-parse', 'HEAD~1').trim()).toBe(before);
+    expect(git(dir, 'cat-file', 'blob', 'HEAD:new.txt')).toBe('made across a gc and a crash\n');
+    expectSound(dir);
+  });
 });

@@ -25,7 +25,10 @@
 // crashed run's is removed by recovery, found by its text (removeKeeps). Loose objects cannot be
 // kept from a prune that way ("now" prunes whatever is unreachable, however new), so the batch's
 // loose objects stay in memory until the refs point at them, and settleBatch() writes again any
-// that a prune took meanwhile (the transaction first waits for a running git gc to end).
+// that a prune took meanwhile (the transaction first waits for a running git gc to end). Should
+// the run die before that, each also has a second name (a hard link) in a directory of the
+// transaction's that no prune looks in, from which recovery puts back what was pruned
+// (restoreHeld) before it finishes the run.
 import * as fs from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from '../fs/fsx.js';
 import { shouldFsync, shouldFsyncTransactionPack } from '../repo/fsync-policy.js';
@@ -96,6 +99,11 @@ export const PACK_THRESHOLD = 16;
 /** how often a write is tried when its directory or temporary file vanished under it (see writeLoose) */
 const WRITE_ATTEMPTS = 5;
 const OBJECT_TYPES: ReadonlySet<string> = new Set(['blob', 'tree', 'commit', 'tag']);
+/** Removes the directory of held objects (flushBatch's `holdDir`) once the refs hold them, or none will. */
+export function releaseHeld(dir: string): void {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
 /**
  * Removes the .keep files of the packs a transaction wrote (flushBatch's `keep`), found by their
  * text: for a transaction that died before it could (releaseKept). Other packs' .keep files, git's
@@ -389,17 +397,73 @@ export class ObjectStore {
    * loose. The pack is kept from a concurrent repack by a .keep file holding `keep` (a text naming
    * the transaction) until releaseKept().
    */
-  async flushBatch(keep: string): Promise<void> {
+  async flushBatch(keep: string, holdDir: string): Promise<void> {
     const staged = this.staged;
     this.staged = null;
     if (!staged || staged.size === 0) return;
     if (staged.size >= PACK_THRESHOLD) {
       await this.writePack(staged, keep);
     } else {
-      for (const [oid, o] of staged) if (!(await this.hasObject(oid))) await this.writeLoose(oid, o.type, o.content);
-      // one found loose (an earlier run's, say) may be as unreachable as a new one
+      await mkdir(holdDir, { recursive: true }).catch((e: unknown) => {
+        throw fsError(e, 'create', holdDir);
+      });
+      for (const [oid, o] of staged) {
+        if (!(await this.hasObject(oid))) await this.writeLoose(oid, o.type, o.content);
+        // one found loose (an earlier run's, say) may be as unreachable as a new one
+        await this.hold(oid, o, holdDir);
+      }
       this.unsettled = staged;
     }
+  }
+
+  /** A second name for the loose object `oid` in `dir`, where no prune looks (see restoreHeld). */
+  private async hold(oid: string, o: RawObject, dir: string): Promise<void> {
+    const file = path.join(dir, oid);
+    try {
+      fs.linkSync(this.loosePath(oid), file);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return;
+      // packed, pruned this instant, or a file system without hard links: a copy of its own
+      await this.writeLooseFile(file, oid, o.type, o.content);
+    }
+  }
+
+  /**
+   * Puts back the loose objects held in `dir` (flushBatch) that are no longer in the repository:
+   * for a run that died before its refs held them, a prune may have taken them since. Returns how
+   * many were put back.
+   */
+  async restoreHeld(dir: string): Promise<number> {
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch {
+      return 0; // nothing held (a pack, or a run that wrote no objects)
+    }
+    this.packs.refresh();
+    let restored = 0;
+    for (const oid of names) {
+      if (!OID.test(oid)) continue;
+      this.known.delete(oid);
+      if (await this.hasObject(oid)) continue;
+      const target = this.loosePath(oid);
+      await mkdir(path.dirname(target), { recursive: true });
+      try {
+        fs.linkSync(path.join(dir, oid), target);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
+          try {
+            fs.copyFileSync(path.join(dir, oid), target);
+          } catch (e2) {
+            throw fsError(e2, `put back object ${oid} at`, target, { oid });
+          }
+        }
+      }
+      this.known.add(oid);
+      restored++;
+    }
+    return restored;
   }
 
   /** True when the last batch was written loose (see settleBatch). */
@@ -495,7 +559,12 @@ export class ObjectStore {
   }
 
   private async writeLoose(oid: string, type: ObjectType, content: Uint8Array): Promise<void> {
-    const target = this.loosePath(oid);
+    await this.writeLooseFile(this.loosePath(oid), oid, type, content);
+    this.known.add(oid);
+  }
+
+  /** Writes an object in git's loose format to `target`, through a temporary file beside it. */
+  private async writeLooseFile(target: string, oid: string, type: ObjectType, content: Uint8Array): Promise<void> {
     const dir = path.dirname(target);
     const data = deflateObjectSync(frameObject(type, content), this.compression);
     for (let attempt = 1; ; attempt++) {
@@ -522,7 +591,6 @@ export class ObjectStore {
         throw fsError(e, `write object ${oid} to`, target, { oid });
       }
     }
-    this.known.add(oid);
   }
 
   writeBlob(content: Uint8Array): Promise<string> {
