@@ -10,8 +10,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/patchtx.js';
 import { cleanupRepos, git, hasScenarios, makeRepo, SCENARIOS_ABSENT, scenariosDir } from '../helpers/repos.js';
+import { worktreeFiles } from '../helpers/snapshot.js';
 import { projectScenariosDir, scenarioExpectation, scenarioNames } from '../helpers/scenarios.js';
-import { snapshotDir } from '../helpers/tree-snapshot.js';
 import { exitCodeFor } from '../../src/errors.js';
 
 const scenarios = !hasScenarios
@@ -53,7 +53,7 @@ describe.skipIf(!hasScenarios)('Codex scenarios through patchtx apply in git', (
       const input = path.join(dir, 'input');
       const repo = makeRepo('fromdir', { source: existsSync(input) ? input : '/nonexistent-empty-source' });
       const base = git(repo, 'rev-parse', 'HEAD').trim();
-      const before = snapshotDir(repo);
+      const before = worktreeFiles(repo);
 
       const out: string[] = [];
       const code = await main(['apply', '--json', '--repo', repo, path.join(dir, 'patch.txt')], {
@@ -66,11 +66,11 @@ describe.skipIf(!hasScenarios)('Codex scenarios through patchtx apply in git', (
       if (failure) {
         expect({ code, kind: result.error?.kind }).toEqual(failure);
         expect(git(repo, 'rev-parse', 'HEAD').trim()).toBe(base);
-        expect(snapshotDir(repo)).toEqual(before);
+        expect(worktreeFiles(repo)).toEqual(before);
         if (name.startsWith('015')) expect(existsSync(path.join(repo, 'created.txt'))).toBe(false);
       } else {
         expect(code, out.join('')).toBe(0);
-        expect(snapshotDir(repo)).toEqual(snapshotDir(path.join(dir, 'expected')));
+        expect(worktreeFiles(repo)).toEqual(worktreeFiles(path.join(dir, 'expected')));
         expect(git(repo, 'rev-list', '--count', `${base}..HEAD`).trim()).toBe('1');
         expect(git(repo, 'rev-parse', 'HEAD^').trim()).toBe(base);
         expect(result.commit).toBe(git(repo, 'rev-parse', 'HEAD').trim());
@@ -92,11 +92,11 @@ describe.skipIf(!hasScenarios)('Codex scenarios through patchtx apply in git', (
 });
 
 /** `patchtx apply --json` of the scenario's patch in a new repository whose one commit is input/. */
-async function applyScenario(dir: string): Promise<{ repo: string; base: string; before: ReturnType<typeof snapshotDir>; code: number; result: any; output: string }> {
+async function applyScenario(dir: string): Promise<{ repo: string; base: string; before: Record<string, string>; code: number; result: any; output: string }> {
   const input = path.join(dir, 'input');
   const repo = makeRepo('fromdir', { source: existsSync(input) ? input : '/nonexistent-empty-source' });
   const base = git(repo, 'rev-parse', 'HEAD').trim();
-  const before = snapshotDir(repo);
+  const before = worktreeFiles(repo);
   const out: string[] = [];
   const code = await main(['apply', '--json', '--repo', repo, path.join(dir, 'patch.txt')], {
     out: (t) => out.push(t),
@@ -120,10 +120,10 @@ describe("patchtx's own scenarios through patchtx apply in git", () => {
       if (expected.error !== null) {
         expect({ code, kind: result.error?.kind }).toEqual({ code: exitCodeFor(expected.error), kind: expected.error });
         expect(git(repo, 'rev-parse', 'HEAD').trim()).toBe(base);
-        expect(snapshotDir(repo)).toEqual(before);
+        expect(worktreeFiles(repo)).toEqual(before);
       } else {
         expect(code, output).toBe(0);
-        expect(snapshotDir(repo)).toEqual(snapshotDir(path.join(dir, 'expected')));
+        expect(worktreeFiles(repo)).toEqual(worktreeFiles(path.join(dir, 'expected')));
         expect(git(repo, 'rev-list', '--count', `${base}..HEAD`).trim()).toBe('1');
         expect(git(repo, 'rev-parse', 'HEAD^').trim()).toBe(base);
         const warned = (result.warnings as { kind: string }[]).map((w) => w.kind);
