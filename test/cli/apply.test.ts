@@ -4,31 +4,10 @@
 import { statSync, readFileSync, writeFileSync, mkdirSync, existsSync, readdirSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupRepos, makeRepo } from '../helpers/repos.js';
-import {
-  BASIC_PATCH,
-  BASIC_SUMMARY,
-  cleanupScratch,
-  commitCount,
-  commonDirOf,
-  expectFsckClean,
-  expectNoLeftovers,
-  expectUntouched,
-  g,
-  gTry,
-  gitDirOf,
-  isolateGitEnv,
-  patchFile,
-  patchtx,
-  patchtxJson,
-  rev,
-  snapshot,
-  tempDir,
-  treeOf,
-  v4a,
-  withEnv,
-  worktreeFiles,
-} from './support.js';
+import { patchtx, patchtxJson } from '../helpers/cli.js';
+import { cleanupRepos, commitCount, commonDirOf, git, gitDirOf, gitTry, makeRepo, rev, treeOf } from '../helpers/repos.js';
+import { BASIC_PATCH, BASIC_SUMMARY, cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a, withEnv } from '../helpers/scratch.js';
+import { expectFsckClean, expectNoLeftovers, expectUntouched, snapshot, worktreeFiles } from '../helpers/snapshot.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => {
@@ -40,20 +19,20 @@ const MATH_AFTER = 'export function add(a, b) {\n  return a + b; // sum\n}\n';
 
 /** What every successful BASIC_PATCH commit must look like, whatever the repository shape. */
 function expectBasicCommit(dir: string, commit: string, parent: string): void {
-  expect(g(dir, 'cat-file', '-t', commit).trim()).toBe('commit');
-  expect(g(dir, 'log', '-1', '--format=%P', commit).trim()).toBe(parent);
+  expect(git(dir, 'cat-file', '-t', commit).trim()).toBe('commit');
+  expect(git(dir, 'log', '-1', '--format=%P', commit).trim()).toBe(parent);
   const tree = treeOf(dir, commit);
   const before = treeOf(dir, parent);
   expect(tree['bin/run.sh']!.split(' ')[0]).toBe('100755');
   expect(tree['src/new.js']!.split(' ')[0]).toBe('100644');
-  expect(g(dir, 'show', `${commit}:src/math.js`)).toBe(MATH_AFTER);
-  expect(g(dir, 'show', `${commit}:bin/run.sh`)).toBe('#!/bin/sh\necho hi\n');
-  expect(g(dir, 'show', `${commit}:src/new.js`)).toBe('export const x = 1;\n');
+  expect(git(dir, 'show', `${commit}:src/math.js`)).toBe(MATH_AFTER);
+  expect(git(dir, 'show', `${commit}:bin/run.sh`)).toBe('#!/bin/sh\necho hi\n');
+  expect(git(dir, 'show', `${commit}:src/new.js`)).toBe('export const x = 1;\n');
   // nothing else changed
-  const changed = g(dir, 'diff-tree', '-r', '--name-status', '--no-renames', parent, commit).trim().split('\n').sort();
+  const changed = git(dir, 'diff-tree', '-r', '--name-status', '--no-renames', parent, commit).trim().split('\n').sort();
   expect(changed).toEqual(['A\tsrc/new.js', 'M\tbin/run.sh', 'M\tsrc/math.js']);
   for (const p of ['README.md', 'docs/crlf.txt', 'docs/blob.bin', 'docs/src-link', 'vendor/lib', 'src/util/name.js']) expect(tree[p]).toBe(before[p]);
-  const trailers = g(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)', commit).trim();
+  const trailers = git(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)', commit).trim();
   expect(trailers).toMatch(/^[0-9a-f]{40}$/);
 }
 
@@ -68,20 +47,20 @@ describe('apply in each repository shape', () => {
     expect(r.out).toBe(`${BASIC_SUMMARY}[main ${head.slice(0, 7)}] committed\n`);
     expect(commitCount(dir)).toBe(3);
     expect(rev(dir, 'HEAD~1')).toBe(base);
-    expect(g(dir, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/main');
+    expect(git(dir, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/main');
     expectBasicCommit(dir, head, base);
     // the checkout is in line: files on disk, index clean, executable bit kept
     expect(readFileSync(path.join(dir, 'src/math.js'), 'utf8')).toBe(MATH_AFTER);
     expect(readFileSync(path.join(dir, 'src/new.js'), 'utf8')).toBe('export const x = 1;\n');
     expect(statSync(path.join(dir, 'bin/run.sh')).mode & 0o111).not.toBe(0);
     expect(statSync(path.join(dir, 'src/new.js')).mode & 0o111).toBe(0);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
-    expect(g(dir, 'ls-files', '-s', 'bin/run.sh', 'src/new.js')).toBe(
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'ls-files', '-s', 'bin/run.sh', 'src/new.js')).toBe(
       `100755 ${treeOf(dir)['bin/run.sh']!.split(' ')[1]} 0\tbin/run.sh\n100644 ${treeOf(dir)['src/new.js']!.split(' ')[1]} 0\tsrc/new.js\n`,
     );
     // one reflog entry for the branch and for HEAD, naming the transaction
-    expect(g(dir, 'reflog', '-1', '--format=%H %gs', 'refs/heads/main').trim()).toBe(`${head} patchtx: Apply patch: update src/math.js, add src/new.js (+1 more)`);
-    expect(g(dir, 'reflog', '-1', '--format=%H %gs', 'HEAD').trim()).toBe(`${head} patchtx: Apply patch: update src/math.js, add src/new.js (+1 more)`);
+    expect(git(dir, 'reflog', '-1', '--format=%H %gs', 'refs/heads/main').trim()).toBe(`${head} patchtx: Apply patch: update src/math.js, add src/new.js (+1 more)`);
+    expect(git(dir, 'reflog', '-1', '--format=%H %gs', 'HEAD').trim()).toBe(`${head} patchtx: Apply patch: update src/math.js, add src/new.js (+1 more)`);
     expectNoLeftovers(dir);
     expectFsckClean(dir);
   });
@@ -95,17 +74,17 @@ describe('apply in each repository shape', () => {
     expect(r.json).toMatchObject({ ok: true, parent: base, ref: 'refs/heads/main', noop: false });
     expect(rev(dir)).toBe(r.json.commit);
     expect(rev(dir, 'refs/heads/main')).toBe(r.json.commit);
-    expect(g(dir, 'for-each-ref', '--format=%(refname)', 'refs/heads').trim()).toBe('refs/heads/main');
+    expect(git(dir, 'for-each-ref', '--format=%(refname)', 'refs/heads').trim()).toBe('refs/heads/main');
     expectBasicCommit(dir, r.json.commit, base);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expectNoLeftovers(dir);
     expectFsckClean(dir);
   });
 
   it('bare: moves the branch HEAD names, writes no working tree', async () => {
     const dir = makeRepo('bare');
-    g(dir, 'config', 'user.name', 'Bare User');
-    g(dir, 'config', 'user.email', 'bare@example.invalid');
+    git(dir, 'config', 'user.name', 'Bare User');
+    git(dir, 'config', 'user.email', 'bare@example.invalid');
     const before = readdirSync(dir).sort();
     const base = rev(dir);
     const r = await patchtxJson('apply', '--repo', dir, patchFile(BASIC_PATCH));
@@ -113,7 +92,7 @@ describe('apply in each repository shape', () => {
     expect(r.json).toMatchObject({ ok: true, parent: base, ref: 'refs/heads/main' });
     expect(rev(dir, 'refs/heads/main')).toBe(r.json.commit);
     expectBasicCommit(dir, r.json.commit, base);
-    expect(g(dir, 'log', '-1', '--format=%an <%ae>|%cn <%ce>').trim()).toBe('Bare User <bare@example.invalid>|Bare User <bare@example.invalid>');
+    expect(git(dir, 'log', '-1', '--format=%an <%ae>|%cn <%ce>').trim()).toBe('Bare User <bare@example.invalid>|Bare User <bare@example.invalid>');
     // no checkout appeared: only git's own entries (patchtx's directory, reflogs) at the top
     expect(readdirSync(dir).filter((n) => !before.includes(n) && n !== 'patchtx' && n !== 'logs')).toEqual([]);
     expect(existsSync(path.join(dir, 'src'))).toBe(false);
@@ -124,18 +103,18 @@ describe('apply in each repository shape', () => {
 
   it('bare: --ref creates another branch from --base, HEAD branch untouched', async () => {
     const dir = makeRepo('bare');
-    g(dir, 'config', 'user.name', 'Bare User');
-    g(dir, 'config', 'user.email', 'bare@example.invalid');
+    git(dir, 'config', 'user.name', 'Bare User');
+    git(dir, 'config', 'user.email', 'bare@example.invalid');
     const main = rev(dir, 'refs/heads/main');
     const r = await patchtxJson('apply', '--repo', dir, '--ref', 'refs/heads/bot', '--base', 'main~1', patchFile(BASIC_PATCH));
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ ok: true, ref: 'refs/heads/bot', parent: rev(dir, 'main~1') });
     expect(rev(dir, 'refs/heads/main')).toBe(main);
     expect(rev(dir, 'refs/heads/bot')).toBe(r.json.commit);
-    expect(g(dir, 'log', '-1', '--format=%P', 'bot').trim()).toBe(rev(dir, 'main~1'));
+    expect(git(dir, 'log', '-1', '--format=%P', 'bot').trim()).toBe(rev(dir, 'main~1'));
     // main~1 has no docs/notes.txt and no vendor/lib: the patch applied to that tree
     expect(treeOf(dir, 'bot')['docs/notes.txt']).toBeUndefined();
-    expect(g(dir, 'show', 'bot:src/new.js')).toBe('export const x = 1;\n');
+    expect(git(dir, 'show', 'bot:src/new.js')).toBe('export const x = 1;\n');
     // a short ref name means a branch
     const r2 = await patchtxJson('apply', '--repo', dir, '--ref', 'bot', patchFile(v4a('*** Add File: more.txt', '+more')));
     expect(r2.code).toBe(0);
@@ -149,7 +128,7 @@ describe('apply in each repository shape', () => {
     const wt = `${main}-wt`;
     const mainBefore = snapshot(main);
     const base = rev(wt);
-    expect(g(wt, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/feature');
+    expect(git(wt, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/feature');
     const wtGitDir = gitDirOf(wt);
     const indexBefore = readFileSync(path.join(wtGitDir, 'index'));
     const r = await patchtxJson('apply', '--repo', wt, patchFile(BASIC_PATCH));
@@ -160,7 +139,7 @@ describe('apply in each repository shape', () => {
     expectBasicCommit(main, r.json.commit, base);
     // the linked worktree's files and index follow
     expect(readFileSync(path.join(wt, 'src/math.js'), 'utf8')).toBe(MATH_AFTER);
-    expect(g(wt, 'status', '--porcelain')).toBe('');
+    expect(git(wt, 'status', '--porcelain')).toBe('');
     expect(readFileSync(path.join(wtGitDir, 'index')).equals(indexBefore)).toBe(false);
     // the main checkout: HEAD, index, files all as before (only the shared refs and objects grew)
     const mainAfter = snapshot(main);
@@ -174,8 +153,8 @@ describe('apply in each repository shape', () => {
     const loose = path.join(main, '.git/objects', r.json.commit.slice(0, 2), r.json.commit.slice(2));
     expect(existsSync(loose)).toBe(true);
     // the reflog of the worktree's HEAD is its own
-    expect(g(wt, 'reflog', '-1', '--format=%H', 'HEAD').trim()).toBe(r.json.commit);
-    expect(g(main, 'reflog', '-1', '--format=%H', 'HEAD').trim()).toBe(mainBefore.head);
+    expect(git(wt, 'reflog', '-1', '--format=%H', 'HEAD').trim()).toBe(r.json.commit);
+    expect(git(main, 'reflog', '-1', '--format=%H', 'HEAD').trim()).toBe(mainBefore.head);
     expectNoLeftovers(wt);
     expectFsckClean(main);
   });
@@ -201,15 +180,15 @@ describe('the commit', () => {
       patchFile(BASIC_PATCH),
     );
     expect(r.code).toBe(0);
-    expect(g(dir, 'log', '-1', '--format=%an|%ae|%cn|%ce').trim()).toBe('Ada Author|ada@example.invalid|Cy Committer|cy@example.invalid');
-    const msg = g(dir, 'log', '-1', '--format=%B');
+    expect(git(dir, 'log', '-1', '--format=%an|%ae|%cn|%ce').trim()).toBe('Ada Author|ada@example.invalid|Cy Committer|cy@example.invalid');
+    const msg = git(dir, 'log', '-1', '--format=%B');
     // the tree patchtx made the commit with (undo refuses a commit amended since)
-    const tree = g(dir, 'rev-parse', 'HEAD^{tree}').trim();
+    const tree = git(dir, 'rev-parse', 'HEAD^{tree}').trim();
     expect(msg).toBe(
       `Fix the adder\n\nLonger explanation.\n\nReviewed-by: Rev One <rev@example.invalid>\nRefs: #42\nPatchtx-Tree: ${tree}\nPatch-Id: ${r.json.patchId}\n\n`,
     );
     // git reads the same trailers back
-    expect(g(dir, 'log', '-1', '--format=%(trailers:unfold,separator=%x0a)').trim().split('\n')).toEqual([
+    expect(git(dir, 'log', '-1', '--format=%(trailers:unfold,separator=%x0a)').trim().split('\n')).toEqual([
       'Reviewed-by: Rev One <rev@example.invalid>',
       'Refs: #42',
       `Patchtx-Tree: ${tree}`,
@@ -221,7 +200,7 @@ describe('the commit', () => {
     const dir = makeRepo('basic');
     const r = await patchtx('apply', '--repo', dir, '--author', 'Ada Author <ada@example.invalid>', patchFile(BASIC_PATCH));
     expect(r.code).toBe(0);
-    expect(g(dir, 'log', '-1', '--format=%an <%ae>|%cn <%ce>').trim()).toBe('Ada Author <ada@example.invalid>|Fixture User <user@fixtures.invalid>');
+    expect(git(dir, 'log', '-1', '--format=%an <%ae>|%cn <%ce>').trim()).toBe('Ada Author <ada@example.invalid>|Fixture User <user@fixtures.invalid>');
   });
 
   it('generated message: subject names the first two changes, body lists every change as A/M/D/R', async () => {
@@ -254,12 +233,12 @@ describe('the commit', () => {
       { path: 'docs/notes.txt', op: 'D', from: null },
       { path: 'src/util/label.js', op: 'R', from: 'src/util/name.js' },
     ]);
-    expect(g(dir, 'log', '-1', '--format=%B')).toBe(
+    expect(git(dir, 'log', '-1', '--format=%B')).toBe(
       'Apply patch: update README.md, add docs/new.md (+2 more)\n\n' +
         'M README.md\nA docs/new.md\nD docs/notes.txt\nR src/util/name.js -> src/util/label.js\n\n' +
-        `Patchtx-Tree: ${g(dir, 'rev-parse', 'HEAD^{tree}').trim()}\nPatch-Id: ${r.json.patchId}\n\n`,
+        `Patchtx-Tree: ${git(dir, 'rev-parse', 'HEAD^{tree}').trim()}\nPatch-Id: ${r.json.patchId}\n\n`,
     );
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expect(existsSync(path.join(dir, 'src/util/name.js'))).toBe(false);
     expect(existsSync(path.join(dir, 'docs/notes.txt'))).toBe(false);
     expect(readFileSync(path.join(dir, 'src/util/label.js'), 'utf8')).toBe('export const label = "util";\n');
@@ -268,9 +247,9 @@ describe('the commit', () => {
   it('one or two changes: no (+N more)', async () => {
     const dir = makeRepo('basic');
     await patchtx('apply', '--repo', dir, patchFile(v4a('*** Delete File: docs/notes.txt')));
-    expect(g(dir, 'log', '-1', '--format=%s').trim()).toBe('Apply patch: delete docs/notes.txt');
+    expect(git(dir, 'log', '-1', '--format=%s').trim()).toBe('Apply patch: delete docs/notes.txt');
     await patchtx('apply', '--repo', dir, patchFile(v4a('*** Add File: a.txt', '+a', '*** Add File: b.txt', '+b')));
-    expect(g(dir, 'log', '-1', '--format=%s').trim()).toBe('Apply patch: add a.txt, add b.txt');
+    expect(git(dir, 'log', '-1', '--format=%s').trim()).toBe('Apply patch: add a.txt, add b.txt');
   });
 
   it('the same patch spelled differently (CRLF, padding, heredoc, fence) has the same Patch-Id', async () => {
@@ -300,7 +279,7 @@ describe('the commit', () => {
     // and the commit carries it
     const applied = await patchtxJson('apply', '--repo', dir, patchFile(crlf));
     expect(applied.json.patchId).toBe(id);
-    expect(g(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)').trim()).toBe(id);
+    expect(git(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)').trim()).toBe(id);
   });
 
   it('file modes: an update and a move keep 100755; new files are 100644', async () => {
@@ -318,21 +297,21 @@ describe('the commit', () => {
     expect(tree['bin/run.sh']).toBeUndefined();
     expect(statSync(path.join(dir, 'bin/go.sh')).mode & 0o111).not.toBe(0);
     expect(statSync(path.join(dir, 'bin/new.sh')).mode & 0o111).toBe(0);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     // a pure rename keeps the mode too
     const r2 = await patchtx('apply', '--repo', dir, patchFile(v4a('*** Update File: bin/go.sh', '*** Move to: scripts/go.sh')));
     expect(r2.code).toBe(0);
     expect(treeOf(dir)['scripts/go.sh']).toBe(tree['bin/go.sh']);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 
   it('CRLF files keep their line endings', async () => {
     const dir = makeRepo('basic');
     const r = await patchtx('apply', '--repo', dir, patchFile(v4a('*** Update File: docs/crlf.txt', '@@', ' line one', '-line two', '+line 2')));
     expect(r.code).toBe(0);
-    expect(g(dir, 'show', 'HEAD:docs/crlf.txt')).toBe('line one\r\nline 2\r\nline three\r\n');
+    expect(git(dir, 'show', 'HEAD:docs/crlf.txt')).toBe('line one\r\nline 2\r\nline three\r\n');
     expect(readFileSync(path.join(dir, 'docs/crlf.txt'), 'utf8')).toBe('line one\r\nline 2\r\nline three\r\n');
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 });
 
@@ -340,11 +319,11 @@ describe('missing identity', () => {
   /** A repository whose config has no user.name / user.email (its commit was made with env vars). */
   function identitylessRepo(): string {
     const dir = path.join(tempDir(), 'repo');
-    g(tempDir(), 'init', '-q', '-b', 'main', dir);
+    git(tempDir(), 'init', '-q', '-b', 'main', dir);
     writeFileSync(path.join(dir, 'a.txt'), 'a\n');
-    g(dir, 'add', 'a.txt');
-    g(dir, 'commit', '-q', '-m', 'base');
-    expect(g(dir, 'config', '--list', '--local')).not.toMatch(/user\./);
+    git(dir, 'add', 'a.txt');
+    git(dir, 'commit', '-q', '-m', 'base');
+    expect(git(dir, 'config', '--list', '--local')).not.toMatch(/user\./);
     return dir;
   }
 
@@ -391,7 +370,7 @@ describe('missing identity', () => {
     const r = await withEnv(noIdentityEnv(), () => patchtx('apply', '--repo', dir, '--author', 'Bot <bot@example.invalid>', patch));
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    expect(g(dir, 'log', '-1', '--format=%an <%ae>|%cn <%ce>').trim()).toBe('Bot <bot@example.invalid>|Bot <bot@example.invalid>');
+    expect(git(dir, 'log', '-1', '--format=%an <%ae>|%cn <%ce>').trim()).toBe('Bot <bot@example.invalid>|Bot <bot@example.invalid>');
   });
 });
 
@@ -402,10 +381,10 @@ describe('the checkout around a transaction', () => {
     // (git, or patchtx, the same way) smudges their size so the next status re-reads them. Rewrite
     // the index a second later so the stat data of the untouched files is settled.
     await new Promise((res) => setTimeout(res, 1100));
-    g(dir, 'update-index', '--refresh', '--force-write-index');
+    git(dir, 'update-index', '--refresh', '--force-write-index');
     const others = ['README.md', 'docs/crlf.txt', 'docs/notes.txt', 'src/util/name.js', 'docs/blob.bin'];
     const stats = Object.fromEntries(others.map((p) => [p, statSync(path.join(dir, p), { bigint: true })]));
-    const debug = (p: string) => g(dir, 'ls-files', '--debug', p);
+    const debug = (p: string) => git(dir, 'ls-files', '--debug', p);
     const entries = Object.fromEntries(others.map((p) => [p, debug(p)]));
     await new Promise((res) => setTimeout(res, 20));
     const r = await patchtx('apply', '--repo', dir, patchFile(BASIC_PATCH));
@@ -415,7 +394,7 @@ describe('the checkout around a transaction', () => {
       expect({ p, ino: st.ino, mtime: st.mtimeNs, ctime: st.ctimeNs }).toEqual({ p, ino: stats[p]!.ino, mtime: stats[p]!.mtimeNs, ctime: stats[p]!.ctimeNs });
       expect(debug(p)).toBe(entries[p]);
     }
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 
   it('a touched file that stat calls clean but whose bytes differ from the blob is patched from the blob', async () => {
@@ -423,36 +402,36 @@ describe('the checkout around a transaction', () => {
     // to the base blob. Here stat data cannot tell (same size, inode and mtime; ctime not
     // trusted), so git itself calls the file clean: the patch must still apply to the blob.
     const dir = makeRepo('basic');
-    g(dir, 'config', 'core.trustctime', 'false');
+    git(dir, 'config', 'core.trustctime', 'false');
     const file = path.join(dir, 'src/math.js');
     const old = new Date('2001-02-03T04:05:06Z');
     utimesSync(file, old, old);
-    g(dir, 'update-index', '--refresh');
+    git(dir, 'update-index', '--refresh');
     const blob = readFileSync(file, 'utf8');
     writeFileSync(file, blob.replace('add', 'ADD')); // in place: same inode, same size
     utimesSync(file, old, old);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     const r = await patchtx('apply', '--repo', dir, patchFile(BASIC_PATCH));
     expect(r.code).toBe(0);
-    expect(g(dir, 'show', 'HEAD:src/math.js')).toBe(MATH_AFTER);
+    expect(git(dir, 'show', 'HEAD:src/math.js')).toBe(MATH_AFTER);
     expect(readFileSync(file, 'utf8')).toBe(MATH_AFTER);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expectFsckClean(dir);
   });
 
   it('other staged changes stay staged (and out of the commit)', async () => {
     const dir = makeRepo('basic');
     writeFileSync(path.join(dir, 'docs/notes.txt'), 'notes, edited and staged\n');
-    g(dir, 'add', 'docs/notes.txt');
+    git(dir, 'add', 'docs/notes.txt');
     writeFileSync(path.join(dir, 'staged-new.txt'), 'new and staged\n');
-    g(dir, 'add', 'staged-new.txt');
+    git(dir, 'add', 'staged-new.txt');
     writeFileSync(path.join(dir, 'README.md'), '# unstaged edit\n');
-    const stagedBefore = g(dir, 'diff', '--cached');
+    const stagedBefore = git(dir, 'diff', '--cached');
     const r = await patchtx('apply', '--repo', dir, patchFile(BASIC_PATCH));
     expect(r.code).toBe(0);
-    expect(g(dir, 'diff', '--cached')).toBe(stagedBefore);
-    expect(g(dir, 'status', '--porcelain').split('\n').filter(Boolean).sort()).toEqual(['A  staged-new.txt', 'M  docs/notes.txt', ' M README.md'].sort());
-    expect(g(dir, 'diff-tree', '--no-commit-id', '--name-only', '-r', 'HEAD').trim().split('\n').sort()).toEqual(['bin/run.sh', 'src/math.js', 'src/new.js']);
+    expect(git(dir, 'diff', '--cached')).toBe(stagedBefore);
+    expect(git(dir, 'status', '--porcelain').split('\n').filter(Boolean).sort()).toEqual(['A  staged-new.txt', 'M  docs/notes.txt', ' M README.md'].sort());
+    expect(git(dir, 'diff-tree', '--no-commit-id', '--name-only', '-r', 'HEAD').trim().split('\n').sort()).toEqual(['bin/run.sh', 'src/math.js', 'src/new.js']);
     expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toBe('# unstaged edit\n');
   });
 
@@ -464,7 +443,7 @@ describe('the checkout around a transaction', () => {
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ ok: true, ref: 'refs/heads/new', parent: before.head ? rev(dir, 'HEAD~1') : null, noop: false });
     expect(rev(dir, 'refs/heads/new')).toBe(r.json.commit);
-    expect(g(dir, 'log', '-1', '--format=%P', 'new').trim()).toBe(rev(dir, 'HEAD~1'));
+    expect(git(dir, 'log', '-1', '--format=%P', 'new').trim()).toBe(rev(dir, 'HEAD~1'));
     const after = snapshot(dir);
     expect(after.head).toBe(before.head);
     expect(after.symbolicHead).toBe('refs/heads/main');
@@ -479,8 +458,8 @@ describe('the checkout around a transaction', () => {
   it('--ref B --base main run again with the same patch: already applied, nothing written; another patch is stale', async () => {
     for (const kind of ['basic', 'bare'] as const) {
       const dir = makeRepo(kind);
-      g(dir, 'config', 'user.name', 'Bot');
-      g(dir, 'config', 'user.email', 'bot@example.invalid');
+      git(dir, 'config', 'user.name', 'Bot');
+      git(dir, 'config', 'user.email', 'bot@example.invalid');
       const main = rev(dir, 'refs/heads/main');
       const first = await patchtxJson('apply', '--repo', dir, '--ref', 'bot', '--base', 'main', patchFile(BASIC_PATCH));
       expect(first.code, first.out).toBe(0);
@@ -493,7 +472,7 @@ describe('the checkout around a transaction', () => {
       expect(checked.json).toMatchObject({ ok: true, alreadyApplied: first.json.commit });
       expectUntouched(dir, before);
       expect(rev(dir, 'refs/heads/bot')).toBe(first.json.commit);
-      expect(g(dir, 'log', '--format=%H', 'bot').trim().split('\n')).toEqual([first.json.commit, ...g(dir, 'log', '--format=%H', main).trim().split('\n')]);
+      expect(git(dir, 'log', '--format=%H', 'bot').trim().split('\n')).toEqual([first.json.commit, ...git(dir, 'log', '--format=%H', main).trim().split('\n')]);
       // another patch, or the same one with --allow-reapply, would move bot off main: stale
       const other = await patchtxJson('apply', '--repo', dir, '--ref', 'bot', '--base', 'main', patchFile(v4a('*** Add File: other.txt', '+x')));
       expect(other.code).toBe(5);
@@ -518,7 +497,7 @@ describe('the checkout around a transaction', () => {
     const r = await patchtx('apply', '--repo', dir, '--ref', 'main', patchFile(BASIC_PATCH));
     expect(r.code).toBe(0);
     expect(readFileSync(path.join(dir, 'src/math.js'), 'utf8')).toBe(MATH_AFTER);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 
   it('--expect-head: a match applies, a mismatch is stale (exit 5) and changes nothing', async () => {
@@ -578,9 +557,9 @@ describe('several patches in one call', () => {
     expect(r.code).toBe(0);
     expect(r.lines).toHaveLength(3);
     expect(r.lines.map((l) => l.parent)).toEqual([base, r.lines[0].commit, r.lines[1].commit]);
-    expect(g(dir, 'log', '--format=%H', '-3').trim().split('\n')).toEqual([r.lines[2].commit, r.lines[1].commit, r.lines[0].commit]);
-    expect(g(dir, 'log', '--format=%s', '-3').trim().split('\n')).toEqual(['Apply patch: update src/math.js', 'Apply patch: add b.txt', 'Apply patch: update README.md']);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'log', '--format=%H', '-3').trim().split('\n')).toEqual([r.lines[2].commit, r.lines[1].commit, r.lines[0].commit]);
+    expect(git(dir, 'log', '--format=%s', '-3').trim().split('\n')).toEqual(['Apply patch: update src/math.js', 'Apply patch: add b.txt', 'Apply patch: update README.md']);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 
   it('replaying a log: the patches `show` returns re-apply on another branch with the same Patch-Ids', async () => {
@@ -593,7 +572,7 @@ describe('several patches in one call', () => {
     const replay = await patchtxJson('apply', '--repo', dir, '--ref', 'replay', '--base', base, ...texts);
     expect(replay.code).toBe(0);
     expect(replay.lines.map((l) => l.patchId)).toEqual(r.lines.map((l) => l.patchId));
-    expect(g(dir, 'rev-parse', 'replay^{tree}').trim()).toBe(g(dir, 'rev-parse', 'main^{tree}').trim());
+    expect(git(dir, 'rev-parse', 'replay^{tree}').trim()).toBe(git(dir, 'rev-parse', 'main^{tree}').trim());
     expect(commitCount(dir, 'replay')).toBe(commitCount(dir, 'main'));
   });
 
@@ -615,7 +594,7 @@ describe('several patches in one call', () => {
     expect(r.lines[0].ok).toBe(true);
     expect(r.lines[1]).toMatchObject({ ok: false, error: { kind: 'context_not_found', path: 'README.md' } });
     expect(rev(dir)).toBe(r.lines[0].commit);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expectNoLeftovers(dir);
   });
 
@@ -682,7 +661,7 @@ describe('output', () => {
     // Codex reports an Add as A even when it replaced a file
     expect(r.out).toMatch(/^Success\. Updated the following files:\nA README\.md\n\[main [0-9a-f]{7}\] committed\n$/);
     expect(r.out.slice(r.out.indexOf('['))).toBe(`[main ${rev(dir).slice(0, 7)}] committed\n`);
-    expect(g(dir, 'log', '-1', '--format=%s').trim()).toBe('Apply patch: update README.md');
+    expect(git(dir, 'log', '-1', '--format=%s').trim()).toBe('Apply patch: update README.md');
   });
 
   it('subdirectory of a checkout as --repo: paths stay relative to the repository root', async () => {
@@ -691,21 +670,21 @@ describe('output', () => {
     const r = await patchtx('apply', '--repo', path.join(dir, 'src/util'), patchFile(BASIC_PATCH));
     expect(r.code).toBe(0);
     expect(worktreeFiles(dir)['src/new.js']).toBeDefined();
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 });
 
 describe('unusual HEADs', () => {
   it('an unborn branch: the first commit has no parent', async () => {
     const dir = path.join(tempDir(), 'repo');
-    g(tempDir(), 'init', '-q', '-b', 'main', dir);
-    g(dir, 'config', 'user.name', 'U');
-    g(dir, 'config', 'user.email', 'u@example.invalid');
+    git(tempDir(), 'init', '-q', '-b', 'main', dir);
+    git(dir, 'config', 'user.name', 'U');
+    git(dir, 'config', 'user.email', 'u@example.invalid');
     const r = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: first.txt', '+first')));
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ parent: null, ref: 'refs/heads/main' });
-    expect(g(dir, 'log', '--format=%H %P').trim()).toBe(`${r.json.commit} `.trim());
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'log', '--format=%H %P').trim()).toBe(`${r.json.commit} `.trim());
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expect(readFileSync(path.join(dir, 'first.txt'), 'utf8')).toBe('first\n');
     expectFsckClean(dir);
   });
@@ -728,15 +707,15 @@ describe('unusual HEADs', () => {
   it('a detached HEAD moves itself; no branch changes', async () => {
     const dir = makeRepo('basic');
     const main = rev(dir, 'main');
-    g(dir, 'checkout', '-q', '--detach', 'HEAD~1');
+    git(dir, 'checkout', '-q', '--detach', 'HEAD~1');
     const base = rev(dir);
     const r = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: b.txt', '+b')));
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ ref: 'HEAD', parent: base });
     expect(rev(dir)).toBe(r.json.commit);
     expect(rev(dir, 'main')).toBe(main);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
-    expect(g(dir, 'reflog', '-1', '--format=%gs', 'HEAD').trim()).toBe('patchtx: Apply patch: add b.txt');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'reflog', '-1', '--format=%gs', 'HEAD').trim()).toBe('patchtx: Apply patch: add b.txt');
     const undo = await patchtxJson('undo', '--repo', dir);
     expect(undo.code).toBe(0);
     expect(rev(dir)).toBe(base);
@@ -766,7 +745,7 @@ describe('unusual HEADs', () => {
     // and a branch checked out nowhere can be moved from either checkout
     const side = await patchtxJson('apply', '--repo', wt, '--ref', 'side', '--base', 'main', patchFile(BASIC_PATCH));
     expect(side.code).toBe(0);
-    expect(g(wt, 'status', '--porcelain')).toBe('');
+    expect(git(wt, 'status', '--porcelain')).toBe('');
   });
 });
 
@@ -781,7 +760,7 @@ describe('cd wrappers', () => {
     expect(r.code).toBe(0);
     expect(r.json.files).toEqual([{ path: 'src/util/name.js', op: 'M', from: null }]);
     expect(r.json.patchId).toBe(check.json.patchId);
-    expect(g(dir, 'show', 'HEAD:src/util/name.js')).toBe('export const name = "x";\n');
+    expect(git(dir, 'show', 'HEAD:src/util/name.js')).toBe('export const name = "x";\n');
     // show gives the patch re-rooted at the repository (no `cd`), so it replays from the root
     const shown = (await patchtx('show', '--repo', dir, 'HEAD')).out;
     expect(shown).not.toContain('cd src/util');
@@ -807,10 +786,10 @@ describe('paths that change kind', () => {
     expect(treeOf(dir)['docs/notes.txt/inner.txt']).toBeDefined();
     expect(treeOf(dir)['docs/notes.txt']).toBeUndefined();
     expect(readFileSync(path.join(dir, 'docs/notes.txt/inner.txt'), 'utf8')).toBe('inner\n');
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expect((await patchtx('undo', '--repo', dir)).code).toBe(0);
     expect(worktreeFiles(dir)).toEqual(files);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expectFsckClean(dir);
   });
 
@@ -849,7 +828,7 @@ describe('paths that change kind', () => {
     const r = await patchtx('apply', '--repo', dir, patchFile(v4a('*** Add File: new/deep/file.txt', '+x', '*** Update File: src/util/name.js', '*** Move to: lib/x/name.js')));
     expect(r.code).toBe(0);
     expect(existsSync(path.join(dir, 'src/util'))).toBe(false);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expect((await patchtx('undo', '--repo', dir)).code).toBe(0);
     expect(worktreeFiles(dir)).toEqual(files);
   });
@@ -873,10 +852,10 @@ describe('large patches', () => {
     const updated = await patchtx('apply', '--repo', dir, patchFile(update));
     expect(updated.err).toBe('');
     expect(updated.code).toBe(0);
-    expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
     // stat data recorded for every written file: git's plumbing, which refreshes nothing, sees them
     // clean (untouched entries may be smudged for racy git, so only the written ones are asked)
-    expect(gTry(dir, 'diff-files', '--quiet', '--', 'gen').status).toBe(0);
+    expect(gitTry(dir, 'diff-files', '--quiet', '--', 'gen').status).toBe(0);
     const tree = treeOf(dir);
     for (const [i, n] of names.entries()) {
       if (i % 10 === 0) {
@@ -884,7 +863,7 @@ describe('large patches', () => {
         expect(tree[n]).toBeUndefined();
       } else {
         expect(readFileSync(path.join(dir, n), 'utf8')).toBe(`file ${i}\nchanged ${i}\n`);
-        expect(g(dir, 'show', `HEAD:${n}`)).toBe(`file ${i}\nchanged ${i}\n`);
+        expect(git(dir, 'show', `HEAD:${n}`)).toBe(`file ${i}\nchanged ${i}\n`);
       }
     }
     expectNoLeftovers(dir);
@@ -895,20 +874,20 @@ describe('large patches', () => {
 describe('--ref: branches only, a new one from --base', () => {
   it('refuses tags, notes and remote-tracking refs (usage), moving nothing', async () => {
     const dir = makeRepo('bare');
-    g(dir, 'config', 'user.name', 'Bare User');
-    g(dir, 'config', 'user.email', 'bare@example.invalid');
-    g(dir, 'tag', 'v1', 'main');
-    g(dir, 'tag', '-a', '-m', 'annotated', 'v2', 'main');
-    g(dir, 'update-ref', 'refs/remotes/origin/main', 'main');
+    git(dir, 'config', 'user.name', 'Bare User');
+    git(dir, 'config', 'user.email', 'bare@example.invalid');
+    git(dir, 'tag', 'v1', 'main');
+    git(dir, 'tag', '-a', '-m', 'annotated', 'v2', 'main');
+    git(dir, 'update-ref', 'refs/remotes/origin/main', 'main');
     await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: first.txt', '+1')));
-    const refsBefore = g(dir, 'for-each-ref');
+    const refsBefore = git(dir, 'for-each-ref');
     for (const ref of ['refs/tags/v1', 'refs/tags/v2', 'refs/notes/patchtx', 'refs/remotes/origin/main']) {
       const r = await patchtxJson('apply', '--repo', dir, '--ref', ref, patchFile(v4a('*** Add File: two.txt', '+2')));
       expect(r.code, ref).toBe(2);
       expect(r.json.error).toMatchObject({ kind: 'usage', ref });
       expect(r.json.error.message).toBe(`--ref: ${ref} is not a branch: patchtx commits onto branches (refs/heads/NAME) only`);
     }
-    expect(g(dir, 'for-each-ref')).toBe(refsBefore);
+    expect(git(dir, 'for-each-ref')).toBe(refsBefore);
     expectNoLeftovers(dir);
     expectFsckClean(dir);
   });
@@ -920,17 +899,17 @@ describe('--ref: branches only, a new one from --base', () => {
     expect(r.code).toBe(2);
     expect(r.json.error.message).toBe('refs/heads/feature does not exist yet; start it from a base revision, HEAD for the current commit (--base HEAD)');
     expectUntouched(dir, before);
-    expect(gTry(dir, 'rev-parse', '--verify', '-q', 'refs/heads/feature').status).not.toBe(0);
+    expect(gitTry(dir, 'rev-parse', '--verify', '-q', 'refs/heads/feature').status).not.toBe(0);
     // with --base HEAD it starts there: the update of a file HEAD has applies
     const ok = await patchtxJson('apply', '--repo', dir, '--ref', 'feature', '--base', 'HEAD', patchFile(v4a('*** Update File: README.md', '@@', '-# Sample', '+# Feature')));
     expect(ok.code, ok.out).toBe(0);
     expect(ok.json.parent).toBe(rev(dir));
-    expect(g(dir, 'log', '-1', '--format=%P', 'feature').trim()).toBe(rev(dir));
+    expect(git(dir, 'log', '-1', '--format=%P', 'feature').trim()).toBe(rev(dir));
     // an empty repository: nothing to start from, so the branch gets a first commit
     const empty = tempDir();
-    g(empty, 'init', '-q', '--bare', '-b', 'main');
-    g(empty, 'config', 'user.name', 'E');
-    g(empty, 'config', 'user.email', 'e@example.invalid');
+    git(empty, 'init', '-q', '--bare', '-b', 'main');
+    git(empty, 'config', 'user.name', 'E');
+    git(empty, 'config', 'user.email', 'e@example.invalid');
     const first = await patchtxJson('apply', '--repo', empty, '--ref', 'refs/heads/bot', patchFile(v4a('*** Add File: a.txt', '+a')));
     expect(first.code, first.out).toBe(0);
     expect(first.json.parent).toBeNull();
@@ -943,44 +922,44 @@ describe('--ref: branches only, a new one from --base', () => {
 
   it('a server whose HEAD names an unborn branch still has branches: a new one (or that one) needs --base', async () => {
     const dir = makeRepo('bare');
-    g(dir, 'config', 'user.name', 'Bare User');
-    g(dir, 'config', 'user.email', 'bare@example.invalid');
-    g(dir, 'symbolic-ref', 'HEAD', 'refs/heads/unborn');
-    const refsBefore = g(dir, 'for-each-ref');
+    git(dir, 'config', 'user.name', 'Bare User');
+    git(dir, 'config', 'user.email', 'bare@example.invalid');
+    git(dir, 'symbolic-ref', 'HEAD', 'refs/heads/unborn');
+    const refsBefore = git(dir, 'for-each-ref');
     const viaRef = await patchtxJson('apply', '--repo', dir, '--ref', 'feature', patchFile(v4a('*** Add File: n.txt', '+n')));
     expect(viaRef.code).toBe(2);
     expect(viaRef.json.error.message).toBe('refs/heads/feature does not exist yet; start it from a base revision (--base REV)');
     const viaHead = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: n.txt', '+n')));
     expect(viaHead.code).toBe(2);
     expect(viaHead.json.error.message).toBe('refs/heads/unborn does not exist yet; start it from a base revision (--base REV)');
-    expect(g(dir, 'for-each-ref')).toBe(refsBefore);
+    expect(git(dir, 'for-each-ref')).toBe(refsBefore);
   });
 
   it('a branch that is a symbolic ref to another is refused (usage, exit 2) naming its target, moving nothing', async () => {
     const dir = makeRepo('bare');
-    g(dir, 'config', 'user.name', 'Bare User');
-    g(dir, 'config', 'user.email', 'bare@example.invalid');
-    g(dir, 'symbolic-ref', 'refs/heads/alias', 'refs/heads/main');
-    const refsBefore = g(dir, 'for-each-ref');
+    git(dir, 'config', 'user.name', 'Bare User');
+    git(dir, 'config', 'user.email', 'bare@example.invalid');
+    git(dir, 'symbolic-ref', 'refs/heads/alias', 'refs/heads/main');
+    const refsBefore = git(dir, 'for-each-ref');
     const r = await patchtxJson('apply', '--repo', dir, '--ref', 'alias', patchFile(v4a('*** Add File: n.txt', '+n')));
     expect(r.code, r.out).toBe(2);
     expect(r.json.error).toMatchObject({ kind: 'usage', ref: 'refs/heads/alias', target: 'refs/heads/main' });
     expect(r.json.error.message).toContain('refs/heads/alias is a symbolic ref to refs/heads/main');
-    expect(g(dir, 'for-each-ref')).toBe(refsBefore);
-    expect(g(dir, 'symbolic-ref', 'refs/heads/alias').trim()).toBe('refs/heads/main');
+    expect(git(dir, 'for-each-ref')).toBe(refsBefore);
+    expect(git(dir, 'symbolic-ref', 'refs/heads/alias').trim()).toBe('refs/heads/main');
     expectNoLeftovers(dir);
   });
 
   it('a short name that git reads as a tag or a remote-tracking ref is refused, not made into a shadowing branch', async () => {
     const dir = makeRepo('bare');
-    g(dir, 'tag', 'v1', 'main');
-    g(dir, 'update-ref', 'refs/remotes/origin/main', 'main');
+    git(dir, 'tag', 'v1', 'main');
+    git(dir, 'update-ref', 'refs/remotes/origin/main', 'main');
     for (const [name, ref] of [['v1', 'refs/tags/v1'], ['origin/main', 'refs/remotes/origin/main']] as const) {
       const r = await patchtxJson('apply', '--repo', dir, '--ref', name, '--base', 'main', patchFile(v4a('*** Add File: n.txt', '+n')));
       expect(r.code, name).toBe(2);
       expect(r.json.error.message).toBe(`--ref: ${name} names ${ref}, which is not a branch: patchtx commits onto branches (refs/heads/NAME) only`);
     }
-    expect(gTry(dir, 'rev-parse', '--verify', '-q', 'refs/heads/v1').status).not.toBe(0);
+    expect(gitTry(dir, 'rev-parse', '--verify', '-q', 'refs/heads/v1').status).not.toBe(0);
   });
 });
 
@@ -1020,7 +999,7 @@ describe('--dirty=include', () => {
         message: `docs/notes.txt: the commit includes its uncommitted changes (modified in the working tree) besides the patch; the patch stored with the commit does not hold them; they are saved as they were: git show refs/notes/patchtx:patchtx-saved/${r.json.commit.slice(0, 2)}/${r.json.commit.slice(2)}/worktree/docs/notes.txt`,
       },
     ]);
-    expect(g(dir, 'show', 'HEAD:docs/moved.txt')).toContain('wip\n');
+    expect(git(dir, 'show', 'HEAD:docs/moved.txt')).toContain('wip\n');
   });
 
   it('says when the patch replaces the uncommitted changes (a delete, an add over the file) and where they are saved, and says "would" under check', async () => {
@@ -1039,6 +1018,6 @@ describe('--dirty=include', () => {
     expect(r.json.warnings.filter((w: { kind: string }) => w.kind === 'dirty_included').map((w: { message: string }) => w.message)[0]).toBe(
       `docs/notes.txt: its uncommitted changes (modified in the working tree) were replaced: the patch deletes the file; they are saved: git show refs/notes/patchtx:patchtx-saved/${r.json.commit.slice(0, 2)}/${r.json.commit.slice(2)}/worktree/docs/notes.txt`,
     );
-    expect(g(dir, 'show', `refs/notes/patchtx:patchtx-saved/${r.json.commit.slice(0, 2)}/${r.json.commit.slice(2)}/worktree/docs/notes.txt`)).toBe('wip\n');
+    expect(git(dir, 'show', `refs/notes/patchtx:patchtx-saved/${r.json.commit.slice(0, 2)}/${r.json.commit.slice(2)}/worktree/docs/notes.txt`)).toBe('wip\n');
   });
 });

@@ -3,26 +3,10 @@
 import { mkdirSync, readFileSync, existsSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupRepos, makeRepo } from '../helpers/repos.js';
-import {
-  BASIC_PATCH,
-  BASIC_SUMMARY,
-  applyPatch,
-  cleanupScratch,
-  commitCount,
-  expectFsckClean,
-  expectUntouched,
-  g,
-  isolateGitEnv,
-  patchFile,
-  patchtx,
-  rev,
-  snapshot,
-  tempDir,
-  treeOf,
-  v4a,
-  worktreeFiles,
-} from './support.js';
+import { applyPatch, patchtx } from '../helpers/cli.js';
+import { cleanupRepos, commitCount, git, makeRepo, rev, treeOf } from '../helpers/repos.js';
+import { BASIC_PATCH, BASIC_SUMMARY, cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { expectFsckClean, expectUntouched, snapshot, worktreeFiles } from '../helpers/snapshot.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => {
@@ -38,10 +22,10 @@ describe('inside a git repository', () => {
     expect(r).toEqual({ code: 0, out: BASIC_SUMMARY, err: '' });
     expect(commitCount(dir)).toBe(3);
     expect(rev(dir, 'HEAD~1')).toBe(base);
-    expect(g(dir, 'log', '-1', '--format=%s').trim()).toBe('Apply patch: update src/math.js, add src/new.js (+1 more)');
-    expect(g(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)').trim()).toMatch(/^[0-9a-f]{40}$/);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
-    expect(g(dir, 'notes', '--ref=patchtx', 'show', 'HEAD')).toBe(BASIC_PATCH);
+    expect(git(dir, 'log', '-1', '--format=%s').trim()).toBe('Apply patch: update src/math.js, add src/new.js (+1 more)');
+    expect(git(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)').trim()).toMatch(/^[0-9a-f]{40}$/);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'notes', '--ref=patchtx', 'show', 'HEAD')).toBe(BASIC_PATCH);
     expect((await patchtx('log', '--repo', dir)).out).toContain('Apply patch: update src/math.js');
     expectFsckClean(dir);
   });
@@ -59,8 +43,8 @@ describe('inside a git repository', () => {
     writeFileSync(path.join(dir, 'docs/notes.txt'), 'other edit, untouched by the patch\n');
     const r = await applyPatch(dir, v4a('*** Update File: README.md', '@@', '-# Sample', '+# Title'));
     expect(r).toEqual({ code: 0, out: 'Success. Updated the following files:\nM README.md\n', err: '' });
-    expect(g(dir, 'show', 'HEAD:README.md')).toBe('# Title\n\nedited by hand\n');
-    expect(g(dir, 'status', '--porcelain')).toBe(' M docs/notes.txt\n');
+    expect(git(dir, 'show', 'HEAD:README.md')).toBe('# Title\n\nedited by hand\n');
+    expect(git(dir, 'status', '--porcelain')).toBe(' M docs/notes.txt\n');
   });
 
   it('from a subdirectory: paths are relative to the current directory, as in Codex', async () => {
@@ -72,11 +56,11 @@ describe('inside a git repository', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(r.out).toBe('Success. Updated the following files:\nA util/more.js\nM math.js\nM util/renamed.js\n');
-    expect(g(dir, 'show', 'HEAD:src/math.js')).toContain('return b + a;');
-    expect(g(dir, 'show', 'HEAD:src/util/more.js')).toBe('more\n');
-    expect(g(dir, 'show', 'HEAD:src/util/renamed.js')).toBe('export const name = "util";\n');
+    expect(git(dir, 'show', 'HEAD:src/math.js')).toContain('return b + a;');
+    expect(git(dir, 'show', 'HEAD:src/util/more.js')).toBe('more\n');
+    expect(git(dir, 'show', 'HEAD:src/util/renamed.js')).toBe('export const name = "util";\n');
     expect(existsSync(path.join(dir, 'math.js'))).toBe(false);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     // the note holds the patch re-rooted at the repository, so a replay from the top works
     const shown = (await patchtx('show', '--repo', dir, 'HEAD')).out;
     expect(shown).toContain('*** Update File: src/math.js');
@@ -93,14 +77,14 @@ describe('inside a git repository', () => {
     const text = `cd src/util && apply_patch <<'EOF'\n${v4a('*** Update File: name.js', '@@', '-export const name = "util";', '+export const name = "utility";')}EOF\n`;
     const r = await applyPatch(dir, text);
     expect(r.code).toBe(0);
-    expect(g(dir, 'show', 'HEAD:src/util/name.js')).toBe('export const name = "utility";\n');
+    expect(git(dir, 'show', 'HEAD:src/util/name.js')).toBe('export const name = "utility";\n');
     // a wrapper that leaves the repository is refused
     const before = snapshot(dir);
     const escape = await applyPatch(dir, `cd .. && apply_patch <<'EOF'\n${v4a('*** Add File: x.txt', '+x')}EOF\n`);
     expect(escape.code).toBe(1);
     expect(escape.err).toMatch(/outside the repository/);
-    const git = await applyPatch(dir, `cd .git && apply_patch <<'EOF'\n${v4a('*** Add File: x.txt', '+x')}EOF\n`);
-    expect(git.code).toBe(1);
+    const intoGit = await applyPatch(dir, `cd .git && apply_patch <<'EOF'\n${v4a('*** Add File: x.txt', '+x')}EOF\n`);
+    expect(intoGit.code).toBe(1);
     expectUntouched(dir, before);
   });
 
@@ -217,14 +201,14 @@ describe('warnings', () => {
   it('an ambiguous match is applied at the first place, with the warning on stderr (in a repository and outside one)', async () => {
     const dir = makeRepo('basic');
     writeFileSync(path.join(dir, 'dup.txt'), 'a\nx\nb\nx\nc\n');
-    g(dir, 'add', 'dup.txt');
-    g(dir, 'commit', '-q', '-m', 'dup');
+    git(dir, 'add', 'dup.txt');
+    git(dir, 'commit', '-q', '-m', 'dup');
     const patch = v4a('*** Update File: dup.txt', '@@', '-x', '+y');
     const r = await applyPatch(dir, patch);
     expect(r.code).toBe(0);
     expect(r.out).toBe('Success. Updated the following files:\nM dup.txt\n');
     expect(r.err).toBe('warning: dup.txt: chunk 1 (patch line 3) is ambiguous: its lines match at line 2 and also at line 4; the first match was used\n');
-    expect(g(dir, 'show', 'HEAD:dup.txt')).toBe('a\ny\nb\nx\nc\n');
+    expect(git(dir, 'show', 'HEAD:dup.txt')).toBe('a\ny\nb\nx\nc\n');
     const plain = tempDir();
     writeFileSync(path.join(plain, 'dup.txt'), 'a\nx\nb\nx\nc\n');
     const p = await applyPatch(plain, patch);
@@ -258,11 +242,11 @@ describe('paths as an agent gives them', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(r.out).toBe('Success. Updated the following files:\nA abs.js\nM ../docs/notes.txt\nM ../README.md\nM math.js\n');
-    expect(g(dir, 'show', 'HEAD:docs/notes.txt')).toBe('notes, edited\n');
-    expect(g(dir, 'show', 'HEAD:README.md')).toMatch(/^# Sample A\n/);
-    expect(g(dir, 'show', 'HEAD:src/abs.js')).toBe('abs\n');
-    expect(g(dir, 'show', 'HEAD:src/math.js')).toContain('return b + a;');
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'show', 'HEAD:docs/notes.txt')).toBe('notes, edited\n');
+    expect(git(dir, 'show', 'HEAD:README.md')).toMatch(/^# Sample A\n/);
+    expect(git(dir, 'show', 'HEAD:src/abs.js')).toBe('abs\n');
+    expect(git(dir, 'show', 'HEAD:src/math.js')).toContain('return b + a;');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     // the note holds the paths from the repository root, so it replays from anywhere
     const shown = (await patchtx('show', '--repo', dir, 'HEAD')).out;
     expect(shown).toContain('*** Update File: docs/notes.txt\n');

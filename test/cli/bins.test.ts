@@ -4,30 +4,16 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupRepos, gitEnv, makeRepo } from '../helpers/repos.js';
-import {
-  BASIC_PATCH,
-  BASIC_SUMMARY,
-  buildDist,
-  cleanupScratch,
-  commitCount,
-  distDir,
-  expectFsckClean,
-  expectUntouched,
-  g,
-  patchFile,
-  rev,
-  runBin,
-  snapshot,
-  tempDir,
-  v4a,
-  worktreeFiles,
-} from './support.js';
+import { binPath, cleanupBuiltCli, requireBuiltCli, runBin } from '../helpers/cli.js';
+import { cleanupRepos, commitCount, git, gitEnv, makeRepo, rev } from '../helpers/repos.js';
+import { BASIC_PATCH, BASIC_SUMMARY, cleanupScratch, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { expectFsckClean, expectUntouched, snapshot, worktreeFiles } from '../helpers/snapshot.js';
 
-beforeAll(() => buildDist());
+beforeAll(() => requireBuiltCli());
 afterAll(() => {
   cleanupRepos();
   cleanupScratch();
+  cleanupBuiltCli();
 });
 
 describe('dist/patchtx.cjs', () => {
@@ -38,7 +24,7 @@ describe('dist/patchtx.cjs', () => {
     expect(r.code).toBe(0);
     expect(r.out).toBe(`${BASIC_SUMMARY}[main ${rev(dir).slice(0, 7)}] committed\n`);
     expect(commitCount(dir)).toBe(3);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     const r2 = runBin('patchtx', ['apply', '--repo', dir, '--json', '-'], { input: v4a('*** Add File: from-stdin.txt', '+x') });
     expect(r2.code).toBe(0);
     expect(JSON.parse(r2.out)).toMatchObject({ ok: true, commit: rev(dir), files: [{ path: 'from-stdin.txt', op: 'A', from: null }] });
@@ -81,10 +67,10 @@ describe('dist/patchtx.cjs', () => {
 
   it('missing identity: exit 2 and how to fix it', async () => {
     const dir = path.join(tempDir(), 'repo');
-    g(tempDir(), 'init', '-q', '-b', 'main', dir);
+    git(tempDir(), 'init', '-q', '-b', 'main', dir);
     writeFileSync(path.join(dir, 'a.txt'), 'a\n');
-    g(dir, 'add', 'a.txt');
-    g(dir, 'commit', '-q', '-m', 'base');
+    git(dir, 'add', 'a.txt');
+    git(dir, 'commit', '-q', '-m', 'base');
     const before = snapshot(dir);
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: tempDir(), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', NO_COLOR: '1' };
     const r = runBin('patchtx', ['apply', '--repo', dir], { input: v4a('*** Update File: a.txt', '@@', '-a', '+b'), env });
@@ -135,7 +121,7 @@ describe('dist/patchtx.cjs and awkward descriptors', () => {
    */
   function spawnNonBlocking(fd: 0 | 1, args: string[], stdio: [number | 'ignore', number | 'pipe', 'pipe']) {
     const launcher = `import os, sys; os.set_blocking(${fd}, False); os.execv(sys.argv[1], sys.argv[1:])`;
-    return spawn('python3', ['-c', launcher, process.execPath, path.join(distDir, 'patchtx.cjs'), ...args], { env: gitEnv, stdio });
+    return spawn('python3', ['-c', launcher, process.execPath, binPath(), ...args], { env: gitEnv, stdio });
   }
 
   /** Fills the pipe behind a non-blocking writer with dots; returns how many were written. */
@@ -189,7 +175,7 @@ describe('dist/patchtx.cjs and awkward descriptors', () => {
   const hasScript = spawnSync('script', ['--version']).status === 0;
   it.skipIf(!hasScript)('on a terminal: no patch on standard input is a usage error, in colour', async () => {
     const dir = makeRepo('basic');
-    const command = `"${process.execPath}" "${path.join(distDir, 'patchtx.cjs')}" apply --repo "${dir}"; echo "exit $?"`;
+    const command = `"${process.execPath}" "${binPath()}" apply --repo "${dir}"; echo "exit $?"`;
     const env = { ...gitEnv };
     delete env.NO_COLOR;
     delete env.FORCE_COLOR;
@@ -201,7 +187,7 @@ describe('dist/patchtx.cjs and awkward descriptors', () => {
     const dir = makeRepo('basic');
     expect(runBin('patchtx', ['apply', '--repo', dir], { input: bigPatch() }).code).toBe(0);
     // the patch text (over 300 KB) is more than the pipe and head take before head exits
-    const script = `"${process.execPath}" "${path.join(distDir, 'patchtx.cjs')}" show HEAD --repo "${dir}" 2>"$1" | head -1; echo "\${PIPESTATUS[0]}"`;
+    const script = `"${process.execPath}" "${binPath()}" show HEAD --repo "${dir}" 2>"$1" | head -1; echo "\${PIPESTATUS[0]}"`;
     const errFile = path.join(tempDir(), 'err');
     const out = execFileSync('bash', ['-c', script, 'bash', errFile], { env: gitEnv, encoding: 'utf8' });
     expect(out).toBe('*** Begin Patch\n0\n');
@@ -260,7 +246,7 @@ describe('dist/apply_patch.cjs', () => {
     const r = runBin('apply_patch', [BASIC_PATCH], { cwd: dir });
     expect(r).toEqual({ code: 0, out: BASIC_SUMMARY, err: '' });
     expect(commitCount(dir)).toBe(3);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expectFsckClean(dir);
   });
 
@@ -269,7 +255,7 @@ describe('dist/apply_patch.cjs', () => {
     const r = runBin('apply_patch', [], { cwd: dir, input: v4a('*** Delete File: docs/notes.txt') });
     expect(r).toEqual({ code: 0, out: 'Success. Updated the following files:\nD docs/notes.txt\n', err: '' });
     expect(existsSync(path.join(dir, 'docs/notes.txt'))).toBe(false);
-    expect(g(dir, 'log', '-1', '--format=%s').trim()).toBe('Apply patch: delete docs/notes.txt');
+    expect(git(dir, 'log', '-1', '--format=%s').trim()).toBe('Apply patch: delete docs/notes.txt');
   });
 
   it('context mismatch: Codex error text on stderr, exit 1, nothing changed', async () => {

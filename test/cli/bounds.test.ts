@@ -5,28 +5,19 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupRepos, gitEnv, makeRepo } from '../helpers/repos.js';
-import {
-  buildDist,
-  cleanupScratch,
-  commitCount,
-  distDir,
-  expectFsckClean,
-  expectUntouched,
-  g,
-  isolateGitEnv,
-  patchtxJson,
-  snapshot,
-  tempDir,
-} from './support.js';
+import { binPath, cleanupBuiltCli, patchtxJson, requireBuiltCli } from '../helpers/cli.js';
+import { cleanupRepos, commitCount, git, gitEnv, makeRepo } from '../helpers/repos.js';
+import { cleanupScratch, isolateGitEnv, tempDir } from '../helpers/scratch.js';
+import { expectFsckClean, expectUntouched, snapshot } from '../helpers/snapshot.js';
 
 beforeAll(() => {
   isolateGitEnv();
-  buildDist();
+  requireBuiltCli();
 });
 afterAll(() => {
   cleanupRepos();
   cleanupScratch();
+  cleanupBuiltCli();
 });
 
 interface ByteRun {
@@ -37,7 +28,7 @@ interface ByteRun {
 
 /** A built program with bytes (not a string) on standard input. */
 function runBinBytes(name: 'patchtx' | 'apply_patch', args: string[], input: Uint8Array, cwd: string, env: NodeJS.ProcessEnv = {}): ByteRun {
-  const r = spawnSync(process.execPath, [path.join(distDir, `${name}.cjs`), ...args], {
+  const r = spawnSync(process.execPath, [binPath(name), ...args], {
     cwd,
     input,
     env: { ...gitEnv, NO_COLOR: '1', ...env },
@@ -51,7 +42,7 @@ function runBinBytes(name: 'patchtx' | 'apply_patch', args: string[], input: Uin
  * shell does; Node's own spawn can only pass strings.
  */
 function applyPatchArgument(file: string, cwd: string): ByteRun {
-  const r = spawnSync('bash', ['-c', 'exec "$0" "$1" "$(cat "$2")"', process.execPath, path.join(distDir, 'apply_patch.cjs'), file], {
+  const r = spawnSync('bash', ['-c', 'exec "$0" "$1" "$(cat "$2")"', process.execPath, binPath('apply_patch'), file], {
     cwd,
     env: { ...gitEnv, NO_COLOR: '1' },
     encoding: 'utf8',
@@ -120,7 +111,7 @@ describe('a patch that is not UTF-8 text', () => {
     expect(commitCount(dir)).toBe(3);
     const blob = spawnSync('git', ['cat-file', 'blob', 'HEAD:r.txt'], { cwd: dir, env: gitEnv });
     expect(Buffer.from(blob.stdout).equals(Buffer.from('a\ufffdb\n', 'utf8'))).toBe(true);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 });
 
@@ -131,8 +122,8 @@ function shell(command: string, cwd: string, env: NodeJS.ProcessEnv = {}): ByteR
     env: {
       ...gitEnv,
       NO_COLOR: '1',
-      PATCHTX: `"${process.execPath}" "${path.join(distDir, 'patchtx.cjs')}"`,
-      APPLY_PATCH: `"${process.execPath}" "${path.join(distDir, 'apply_patch.cjs')}"`,
+      PATCHTX: `"${process.execPath}" "${binPath()}"`,
+      APPLY_PATCH: `"${process.execPath}" "${binPath('apply_patch')}"`,
       ...env,
     },
     encoding: 'utf8',
@@ -190,7 +181,7 @@ describe('bounded input', () => {
     expect(overridden.err).toBe('');
     expect(overridden.code).toBe(0);
     expect(commitCount(dir)).toBe(3);
-    expect(g(dir, 'show', '--name-only', '--format=', 'HEAD').split('\n').filter(Boolean).sort()).toEqual(['a.txt', 'b.txt', 'c.txt', 'd.txt']);
+    expect(git(dir, 'show', '--name-only', '--format=', 'HEAD').split('\n').filter(Boolean).sort()).toEqual(['a.txt', 'b.txt', 'c.txt', 'd.txt']);
     expectFsckClean(dir);
   });
 
@@ -231,8 +222,8 @@ describe('bounded matching', () => {
   it('a search beyond match-work is limit_exceeded naming the file and how to raise it; nothing written', async () => {
     const dir = makeRepo('basic');
     writeFileSync(path.join(dir, 'big.txt'), 'x\n'.repeat(20_000));
-    g(dir, 'add', 'big.txt');
-    g(dir, 'commit', '-q', '-m', 'big');
+    git(dir, 'add', 'big.txt');
+    git(dir, 'commit', '-q', '-m', 'big');
     const before = snapshot(dir);
     const patch = ['*** Begin Patch', '*** Update File: big.txt', '@@', ...Array.from({ length: 500 }, () => ' x'), '-y', '+z', '*** End Patch', ''].join('\n');
     const file = writeBytes(Buffer.from(patch));
@@ -255,7 +246,7 @@ describe('the plan is made before the lock', () => {
 
   /** `patchtx apply` started in the background with a fault point set; resolves when it ends. */
   function applyInBackground(dir: string, env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }> {
-    const child = spawn(process.execPath, [path.join(distDir, 'patchtx.cjs'), 'apply', '--repo', dir, ...args, writeBytes(Buffer.from(patch))], {
+    const child = spawn(process.execPath, [binPath(), 'apply', '--repo', dir, ...args, writeBytes(Buffer.from(patch))], {
       env: { ...gitEnv, NO_COLOR: '1', ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -289,10 +280,10 @@ describe('the plan is made before the lock', () => {
     const r = await run;
     expect(r.err).toMatch(/^(warning: .*\n)*$/);
     expect(r.code).toBe(0);
-    const committed = g(dir, 'show', 'HEAD:src/math.js');
+    const committed = git(dir, 'show', 'HEAD:src/math.js');
     expect(committed).toBe(edited.replace('  return a + b;', '  return a + b; // sum'));
     expect(committed).toContain('// edited meanwhile\n');
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expectFsckClean(dir);
   });
 });

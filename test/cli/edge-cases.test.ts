@@ -2,8 +2,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupRepos, makeRepo } from '../helpers/repos.js';
-import { cleanupScratch, expectFsckClean, g, gTry, isolateGitEnv, patchFile, patchtxJson, rev, v4a } from './support.js';
+import { patchtxJson } from '../helpers/cli.js';
+import { cleanupRepos, git, gitTry, makeRepo, rev } from '../helpers/repos.js';
+import { cleanupScratch, isolateGitEnv, patchFile, v4a } from '../helpers/scratch.js';
+import { expectFsckClean } from '../helpers/snapshot.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => {
@@ -25,7 +27,7 @@ describe('a patch whose result equals the base commit', () => {
     expect(r.json.noop).toBe(true);
     expect(rev(repo)).toBe(head);
     expect(readFileSync(file, 'utf8')).toBe('export const name = "util";\n');
-    expect(g(repo, 'status', '--porcelain')).toBe('');
+    expect(git(repo, 'status', '--porcelain')).toBe('');
     expectFsckClean(repo);
   });
 });
@@ -33,12 +35,12 @@ describe('a patch whose result equals the base commit', () => {
 describe('--base onto a branch with no commits that is checked out here', () => {
   it('is refused before anything is written', async () => {
     const repo = makeRepo('basic');
-    g(repo, 'checkout', '-q', '--orphan', 'fresh');
-    const status = g(repo, 'status', '--porcelain');
+    git(repo, 'checkout', '-q', '--orphan', 'fresh');
+    const status = git(repo, 'status', '--porcelain');
     const r = await patchtxJson('apply', '--repo', repo, '--base', 'main', patchFile(v4a('*** Add File: new.txt', '+x')));
     expect(r.code).toBe(2);
     expect(r.json.error.kind).toBe('usage');
-    expect(g(repo, 'status', '--porcelain')).toBe(status);
-    expect(gTry(repo, 'rev-parse', '--verify', '-q', 'refs/heads/fresh').status).not.toBe(0);
+    expect(git(repo, 'status', '--porcelain')).toBe(status);
+    expect(gitTry(repo, 'rev-parse', '--verify', '-q', 'refs/heads/fresh').status).not.toBe(0);
   });
 });

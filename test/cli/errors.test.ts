@@ -4,24 +4,10 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupRepos, makeRepo } from '../helpers/repos.js';
-import {
-  BASIC_PATCH,
-  cleanupScratch,
-  expectFsckClean,
-  expectUntouched,
-  g,
-  gTry,
-  isolateGitEnv,
-  patchFile,
-  patchtx,
-  patchtxJson,
-  rev,
-  snapshot,
-  tempDir,
-  v4a,
-  withEnv,
-} from './support.js';
+import { patchtx, patchtxJson } from '../helpers/cli.js';
+import { cleanupRepos, git, gitTry, makeRepo, rev } from '../helpers/repos.js';
+import { BASIC_PATCH, cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a, withEnv } from '../helpers/scratch.js';
+import { expectFsckClean, expectUntouched, snapshot } from '../helpers/snapshot.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => {
@@ -65,14 +51,14 @@ describe('--json result object', () => {
   it('warnings carry kind, message, path and, for ambiguity, chunk, line and candidates', async () => {
     const dir = makeRepo('basic');
     writeFileSync(path.join(dir, 'dup.txt'), 'a\nx\nb\nx\nc\n');
-    g(dir, 'add', 'dup.txt');
-    g(dir, 'commit', '-q', '-m', 'dup');
+    git(dir, 'add', 'dup.txt');
+    git(dir, 'commit', '-q', '-m', 'dup');
     const r = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Update File: dup.txt', '@@', '-x', '+y')));
     expect(r.code).toBe(0);
     expect(r.json.warnings).toEqual([
       { kind: 'ambiguous_match', message: expect.stringContaining('ambiguous'), path: 'dup.txt', chunk: 1, line: 3, candidates: [4] },
     ]);
-    expect(g(dir, 'show', 'HEAD:dup.txt')).toBe('a\ny\nb\nx\nc\n');
+    expect(git(dir, 'show', 'HEAD:dup.txt')).toBe('a\ny\nb\nx\nc\n');
   });
 
   interface Case {
@@ -200,8 +186,8 @@ describe('--json result object', () => {
       name: 'ambiguous_match (--strict)',
       setup: (dir) => {
         writeFileSync(path.join(dir, 'dup.txt'), 'a\nx\nb\nx\nc\n');
-        g(dir, 'add', 'dup.txt');
-        g(dir, 'commit', '-q', '-m', 'dup');
+        git(dir, 'add', 'dup.txt');
+        git(dir, 'commit', '-q', '-m', 'dup');
       },
       patch: v4a('*** Update File: dup.txt', '@@', '-x', '+y'),
       args: ['--strict'],
@@ -373,8 +359,8 @@ describe('--json result object', () => {
 
   it('a failure in a bare repository changes no ref', async () => {
     const dir = makeRepo('bare');
-    g(dir, 'config', 'user.name', 'Bare User');
-    g(dir, 'config', 'user.email', 'bare@example.invalid');
+    git(dir, 'config', 'user.name', 'Bare User');
+    git(dir, 'config', 'user.email', 'bare@example.invalid');
     const before = snapshot(dir);
     const r = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Update File: README.md', '@@', '-nope', '+x')));
     expect(r.code).toBe(1);
@@ -405,9 +391,9 @@ describe('symlinks and gitlinks', () => {
     const r = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Delete File: docs/src-link')));
     expect(r.code).toBe(0);
     expect(r.json.files).toEqual([{ path: 'docs/src-link', op: 'D', from: null }]);
-    expect(g(dir, 'ls-tree', 'HEAD', 'docs/src-link')).toBe('');
-    expect(g(dir, 'status', '--porcelain')).toBe('');
-    expect(g(dir, 'ls-files', 'src').trim().split('\n')).toEqual(['src/math.js', 'src/util/name.js']);
+    expect(git(dir, 'ls-tree', 'HEAD', 'docs/src-link')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'ls-files', 'src').trim().split('\n')).toEqual(['src/math.js', 'src/util/name.js']);
   });
 
   it('a directory that is a symlink only in the working tree is refused too', async () => {
@@ -445,7 +431,7 @@ describe('uncommitted changes', () => {
     const dir = makeRepo('basic');
     writeFileSync(path.join(dir, 'src/math.js'), 'modified in the working tree\n');
     writeFileSync(path.join(dir, 'README.md'), '# staged\n');
-    g(dir, 'add', 'README.md');
+    git(dir, 'add', 'README.md');
     writeFileSync(path.join(dir, 'src/new.js'), 'untracked, in the way of an Add\n');
     const before = snapshot(dir);
     const patch = patchFile(
@@ -489,15 +475,15 @@ describe('uncommitted changes', () => {
 
   it('staged for deletion and deleted in the working tree count as dirty', async () => {
     const dir = makeRepo('basic');
-    g(dir, 'rm', '-q', '--cached', 'docs/notes.txt');
+    git(dir, 'rm', '-q', '--cached', 'docs/notes.txt');
     const before = snapshot(dir);
     const r = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Update File: docs/notes.txt', '@@', '-notes', '+x')));
     expect(r.code).toBe(6);
     expect(r.json.error.reasons).toEqual({ 'docs/notes.txt': 'staged for deletion' });
     expectUntouched(dir, before);
     const dir2 = makeRepo('basic');
-    g(dir2, 'rm', '-q', 'docs/notes.txt');
-    g(dir2, 'reset', '-q');
+    git(dir2, 'rm', '-q', 'docs/notes.txt');
+    git(dir2, 'reset', '-q');
     const before2 = snapshot(dir2);
     const r2 = await patchtxJson('apply', '--repo', dir2, patchFile(v4a('*** Update File: docs/notes.txt', '@@', '-notes', '+x')));
     expect(r2.code).toBe(6);
@@ -511,7 +497,7 @@ describe('uncommitted changes', () => {
     writeFileSync(path.join(dir, 'untracked.txt'), 'u\n');
     const r = await patchtx('apply', '--repo', dir, patchFile(BASIC_PATCH));
     expect(r.code).toBe(0);
-    expect(g(dir, 'status', '--porcelain')).toBe(' M docs/notes.txt\n?? untracked.txt\n');
+    expect(git(dir, 'status', '--porcelain')).toBe(' M docs/notes.txt\n?? untracked.txt\n');
   });
 
   it('--dirty=include: the patch applies to the working-tree content and the commit takes it', async () => {
@@ -520,22 +506,22 @@ describe('uncommitted changes', () => {
     writeFileSync(path.join(dir, 'src/new.js'), 'export const x = 0;\n'); // untracked, replaced by the Add
     const r = await patchtxJson('apply', '--repo', dir, '--dirty=include', patchFile(BASIC_PATCH));
     expect(r.code).toBe(0);
-    expect(g(dir, 'show', 'HEAD:src/math.js')).toBe('// local edit\nexport function add(a, b) {\n  return a + b; // sum\n}\n');
-    expect(g(dir, 'show', 'HEAD:src/new.js')).toBe('export const x = 1;\n');
+    expect(git(dir, 'show', 'HEAD:src/math.js')).toBe('// local edit\nexport function add(a, b) {\n  return a + b; // sum\n}\n');
+    expect(git(dir, 'show', 'HEAD:src/new.js')).toBe('export const x = 1;\n');
     expect(readFileSync(path.join(dir, 'src/math.js'), 'utf8')).toBe('// local edit\nexport function add(a, b) {\n  return a + b; // sum\n}\n');
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expectFsckClean(dir);
   });
 
   it('--dirty=include with a staged change: the working-tree content wins and nothing stays staged for that path', async () => {
     const dir = makeRepo('basic');
     writeFileSync(path.join(dir, 'README.md'), '# Sample\n\nstaged text\n');
-    g(dir, 'add', 'README.md');
+    git(dir, 'add', 'README.md');
     writeFileSync(path.join(dir, 'README.md'), '# Sample\n\nworking text\n');
     const r = await patchtx('apply', '--repo', dir, '--dirty', 'include', patchFile(v4a('*** Update File: README.md', '@@', '-# Sample', '+# Included')));
     expect(r.code).toBe(0);
-    expect(g(dir, 'show', 'HEAD:README.md')).toBe('# Included\n\nworking text\n');
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'show', 'HEAD:README.md')).toBe('# Included\n\nworking text\n');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 });
 
@@ -549,7 +535,7 @@ describe('check', () => {
     expect(r.json.commit).toBeNull();
     expect(r.json.wouldCommit).toMatch(/^[0-9a-f]{40}$/);
     // the commit it names does not exist
-    expect(gTry(dir, 'cat-file', '-e', r.json.wouldCommit).status).not.toBe(0);
+    expect(gitTry(dir, 'cat-file', '-e', r.json.wouldCommit).status).not.toBe(0);
     const t = await patchtx('check', '--repo', dir, patchFile(BASIC_PATCH));
     expect(t.code).toBe(0);
     expect(t.out).toMatch(/^Success\. Updated the following files:\nA src\/new\.js\nM src\/math\.js\nM bin\/run\.sh\nCheck passed: the patch would commit as [0-9a-f]{7} on main \(nothing of it was written\)\.\n$/);
@@ -580,8 +566,8 @@ describe('check', () => {
 
   it('check in a bare repository and with --ref writes nothing either', async () => {
     const dir = makeRepo('bare');
-    g(dir, 'config', 'user.name', 'Bare User');
-    g(dir, 'config', 'user.email', 'bare@example.invalid');
+    git(dir, 'config', 'user.name', 'Bare User');
+    git(dir, 'config', 'user.email', 'bare@example.invalid');
     const before = snapshot(dir);
     const r = await patchtxJson('check', '--repo', dir, '--ref', 'refs/heads/new', '--base', 'main', patchFile(BASIC_PATCH));
     expect(r.code).toBe(0);

@@ -3,28 +3,11 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
-import { cleanupRepos, makeRepo } from '../helpers/repos.js';
+import { cleanupBuiltCli, patchtx, patchtxJson, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupRepos, git, gitTry, makeRepo, rev, treeOf } from '../helpers/repos.js';
+import { BASIC_PATCH, cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { expectFsckClean, expectNoLeftovers, expectUntouched, snapshot, worktreeFiles } from '../helpers/snapshot.js';
 import { CRASH_POINTS } from '../../src/tx/crash.js';
-import {
-  BASIC_PATCH,
-  cleanupScratch,
-  expectFsckClean,
-  expectNoLeftovers,
-  expectUntouched,
-  g,
-  gTry,
-  isolateGitEnv,
-  patchFile,
-  patchtx,
-  patchtxJson,
-  rev,
-  snapshot,
-  tempDir,
-  treeOf,
-  v4a,
-  worktreeFiles,
-} from './support.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => {
@@ -60,7 +43,7 @@ describe('undo', () => {
     const dir = makeRepo('basic');
     const base = rev(dir);
     const baseFiles = worktreeFiles(dir);
-    const baseIndex = g(dir, 'ls-files', '-s');
+    const baseIndex = git(dir, 'ls-files', '-s');
     const [c] = await applyAll(dir, ALL_KINDS);
     expect(existsSync(path.join(dir, 'bin/go.sh'))).toBe(true);
     const r = await patchtxJson('undo', '--repo', dir);
@@ -83,13 +66,13 @@ describe('undo', () => {
     expect(r.json.files).toHaveLength(5);
     expect(rev(dir)).toBe(base);
     expect(worktreeFiles(dir)).toEqual(baseFiles);
-    expect(g(dir, 'ls-files', '-s')).toBe(baseIndex);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'ls-files', '-s')).toBe(baseIndex);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expect(statSync(path.join(dir, 'bin/run.sh')).mode & 0o111).not.toBe(0);
-    expect(g(dir, 'reflog', '-1', '--format=%H %gs', 'refs/heads/main').trim()).toBe(`${base} patchtx: undo ${c!.slice(0, 12)}`);
-    expect(g(dir, 'reflog', '-1', '--format=%H %gs', 'HEAD').trim()).toBe(`${base} patchtx: undo ${c!.slice(0, 12)}`);
+    expect(git(dir, 'reflog', '-1', '--format=%H %gs', 'refs/heads/main').trim()).toBe(`${base} patchtx: undo ${c!.slice(0, 12)}`);
+    expect(git(dir, 'reflog', '-1', '--format=%H %gs', 'HEAD').trim()).toBe(`${base} patchtx: undo ${c!.slice(0, 12)}`);
     // the undone commit still exists (redo can bring it back)
-    expect(g(dir, 'cat-file', '-t', c!).trim()).toBe('commit');
+    expect(git(dir, 'cat-file', '-t', c!).trim()).toBe('commit');
     expectNoLeftovers(dir);
     expectFsckClean(dir);
   });
@@ -98,13 +81,13 @@ describe('undo', () => {
     const dir = makeRepo('basic');
     await applyAll(dir, PA);
     writeFileSync(path.join(dir, 'docs/notes.txt'), 'staged\n');
-    g(dir, 'add', 'docs/notes.txt');
+    git(dir, 'add', 'docs/notes.txt');
     writeFileSync(path.join(dir, 'src/math.js'), 'unstaged\n');
-    const staged = g(dir, 'diff', '--cached');
+    const staged = git(dir, 'diff', '--cached');
     expect((await patchtx('undo', '--repo', dir)).code).toBe(0);
     // README.md went back with HEAD; the staged change to notes.txt is still staged, unchanged
-    expect(g(dir, 'diff', '--cached')).toBe(staged);
-    expect(g(dir, 'status', '--porcelain')).toBe('M  docs/notes.txt\n M src/math.js\n');
+    expect(git(dir, 'diff', '--cached')).toBe(staged);
+    expect(git(dir, 'status', '--porcelain')).toBe('M  docs/notes.txt\n M src/math.js\n');
     expect(readFileSync(path.join(dir, 'src/math.js'), 'utf8')).toBe('unstaged\n');
   });
 
@@ -142,8 +125,8 @@ describe('undo', () => {
     const [c] = await applyAll(dir, PA);
     // README.md, the path PA changed, gets a clean/smudge filter in the commit after it
     writeFileSync(path.join(dir, '.gitattributes'), 'README.md filter=lfs\n');
-    g(dir, 'add', '.gitattributes');
-    g(dir, 'commit', '-q', '-m', 'attributes');
+    git(dir, 'add', '.gitattributes');
+    git(dir, 'commit', '-q', '-m', 'attributes');
     const before = snapshot(dir);
     const r = await patchtxJson('undo', '--repo', dir, c!);
     expect(r.code).toBe(2);
@@ -161,23 +144,23 @@ describe('undo', () => {
     const revert = rev(dir);
     expect(r.json.commit).toBe(revert);
     expect(rev(dir, 'HEAD~1')).toBe(b);
-    const msg = g(dir, 'log', '-1', '--format=%B');
-    const pid = g(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)').trim();
+    const msg = git(dir, 'log', '-1', '--format=%B');
+    const pid = git(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)').trim();
     expect(pid).toMatch(/^[0-9a-f]{40}$/);
-    const tree = g(dir, 'rev-parse', 'HEAD^{tree}').trim();
+    const tree = git(dir, 'rev-parse', 'HEAD^{tree}').trim();
     expect(msg).toBe(`Revert "Apply patch: update README.md"\n\nThis reverts commit ${a}.\n\nPatchtx-Tree: ${tree}\nPatchtx-Undo: ${a}\nPatch-Id: ${pid}\n\n`);
     // the tree: README as before a, b.txt still there
-    expect(g(dir, 'show', 'HEAD:README.md')).toBe('# Sample\n\nA small repository for patchtx tests.\n');
-    expect(g(dir, 'show', 'HEAD:b.txt')).toBe('b\n');
+    expect(git(dir, 'show', 'HEAD:README.md')).toBe('# Sample\n\nA small repository for patchtx tests.\n');
+    expect(git(dir, 'show', 'HEAD:b.txt')).toBe('b\n');
     expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toBe('# Sample\n\nA small repository for patchtx tests.\n');
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     // the revert is a transaction like any other: it has a note with the reverse patch
     const shown = await patchtx('show', '--repo', dir, 'HEAD');
     expect(shown.code).toBe(0);
     expect(shown.out).toContain('*** Update File: README.md');
     expect(shown.out).toContain('-# Sample A');
     expect(shown.out).toContain('+# Sample');
-    expect(g(dir, 'reflog', '-1', '--format=%gs', 'refs/heads/main').trim()).toBe(`patchtx: revert ${a!.slice(0, 12)}`);
+    expect(git(dir, 'reflog', '-1', '--format=%gs', 'refs/heads/main').trim()).toBe(`patchtx: revert ${a!.slice(0, 12)}`);
     const t = await patchtx('undo', '--repo', dir, b!);
     expect(t.code).toBe(0);
     expect(t.out).toBe(`Reverted ${b!.slice(0, 7)} with a new commit ${rev(dir).slice(0, 7)} on main\nD b.txt\n`);
@@ -212,12 +195,12 @@ describe('undo', () => {
     const dir = makeRepo('basic');
     const [a] = await applyAll(dir, PA);
     writeFileSync(path.join(dir, 'other.txt'), 'by git\n');
-    g(dir, 'add', 'other.txt');
-    g(dir, 'commit', '-q', '-m', 'made with git');
+    git(dir, 'add', 'other.txt');
+    git(dir, 'commit', '-q', '-m', 'made with git');
     const r = await patchtxJson('undo', '--repo', dir);
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ action: 'revert', target: a });
-    expect(g(dir, 'log', '--format=%s', '-3').trim().split('\n')).toEqual([
+    expect(git(dir, 'log', '--format=%s', '-3').trim().split('\n')).toEqual([
       'Revert "Apply patch: update README.md"',
       'made with git',
       'Apply patch: update README.md',
@@ -238,8 +221,8 @@ describe('undo', () => {
 
   it('--ref in a bare repository', async () => {
     const dir = makeRepo('bare');
-    g(dir, 'config', 'user.name', 'Bare User');
-    g(dir, 'config', 'user.email', 'bare@example.invalid');
+    git(dir, 'config', 'user.name', 'Bare User');
+    git(dir, 'config', 'user.email', 'bare@example.invalid');
     const main = rev(dir, 'main');
     await applyAll(dir, PA);
     const r = await patchtxJson('undo', '--repo', dir, '--ref', 'main');
@@ -247,7 +230,7 @@ describe('undo', () => {
     expect(rev(dir, 'main')).toBe(main);
     const redo = await patchtxJson('redo', '--repo', dir, '--ref', 'main');
     expect(redo.code).toBe(0);
-    expect(g(dir, 'show', 'main:README.md')).toContain('# Sample A');
+    expect(git(dir, 'show', 'main:README.md')).toContain('# Sample A');
     expectFsckClean(dir);
   });
 
@@ -260,7 +243,7 @@ describe('undo', () => {
     expect(r.code).toBe(0);
     expect(rev(wt)).toBe(mainBefore.head);
     expect(readFileSync(path.join(wt, 'README.md'), 'utf8')).toBe('# Sample\n\nA small repository for patchtx tests.\n');
-    expect(g(wt, 'status', '--porcelain')).toBe('');
+    expect(git(wt, 'status', '--porcelain')).toBe('');
     const after = snapshot(main);
     expect(after.files).toEqual(mainBefore.files);
     expect(after.index).toBe(mainBefore.index);
@@ -273,16 +256,16 @@ describe('redo', () => {
     const dir = makeRepo('basic');
     const [c] = await applyAll(dir, ALL_KINDS);
     const files = worktreeFiles(dir);
-    const index = g(dir, 'ls-files', '-s');
+    const index = git(dir, 'ls-files', '-s');
     expect((await patchtx('undo', '--repo', dir)).code).toBe(0);
     const r = await patchtxJson('redo', '--repo', dir);
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ ok: true, action: 'fast-forward', ref: 'refs/heads/main', commit: c, target: c });
     expect(rev(dir)).toBe(c);
     expect(worktreeFiles(dir)).toEqual(files);
-    expect(g(dir, 'ls-files', '-s')).toBe(index);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
-    expect(g(dir, 'reflog', '-1', '--format=%gs', 'refs/heads/main').trim()).toBe(`patchtx: redo ${c!.slice(0, 12)}`);
+    expect(git(dir, 'ls-files', '-s')).toBe(index);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'reflog', '-1', '--format=%gs', 'refs/heads/main').trim()).toBe(`patchtx: redo ${c!.slice(0, 12)}`);
     // nothing left to redo
     const again = await patchtxJson('redo', '--repo', dir);
     expect(again.code).toBe(7);
@@ -294,13 +277,13 @@ describe('redo', () => {
     const dir = makeRepo('basic');
     const commits = await applyAll(dir, PA, PB, PC);
     for (let i = 0; i < 3; i++) expect((await patchtx('undo', '--repo', dir)).code).toBe(0);
-    expect(g(dir, 'log', '-1', '--format=%s').trim()).toBe('Add notes and vendor/lib');
+    expect(git(dir, 'log', '-1', '--format=%s').trim()).toBe('Add notes and vendor/lib');
     for (const c of commits) {
       const r = await patchtxJson('redo', '--repo', dir);
       expect(r.code).toBe(0);
       expect(r.json.commit).toBe(c);
     }
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 
   it('after an undo that made a revert commit: the revert is undone', async () => {
@@ -312,7 +295,7 @@ describe('redo', () => {
     expect(r.code).toBe(0);
     expect(rev(dir)).toBe(b);
     expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toMatch(/^# Sample A\n/);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expect((await patchtxJson('redo', '--repo', dir)).code).toBe(7);
   });
 
@@ -323,14 +306,14 @@ describe('redo', () => {
     const revert = rev(dir);
     // a commit made with git on top does not clear patchtx's redo history
     writeFileSync(path.join(dir, 'other.txt'), 'x\n');
-    g(dir, 'add', 'other.txt');
-    g(dir, 'commit', '-q', '-m', 'other');
+    git(dir, 'add', 'other.txt');
+    git(dir, 'commit', '-q', '-m', 'other');
     const r = await patchtxJson('redo', '--repo', dir);
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ action: 'revert', target: revert });
-    expect(g(dir, 'log', '-1', '--format=%s').trim()).toBe('Revert "Revert "Apply patch: update README.md""');
-    expect(g(dir, 'show', 'HEAD:README.md')).toMatch(/^# Sample A\n/);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'log', '-1', '--format=%s').trim()).toBe('Revert "Revert "Apply patch: update README.md""');
+    expect(git(dir, 'show', 'HEAD:README.md')).toMatch(/^# Sample A\n/);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 
   it('a new transaction clears the redo history', async () => {
@@ -349,8 +332,8 @@ describe('redo', () => {
     const [a] = await applyAll(dir, PA);
     expect((await patchtx('undo', '--repo', dir)).code).toBe(0);
     writeFileSync(path.join(dir, 'other.txt'), 'x\n');
-    g(dir, 'add', 'other.txt');
-    g(dir, 'commit', '-q', '-m', 'other');
+    git(dir, 'add', 'other.txt');
+    git(dir, 'commit', '-q', '-m', 'other');
     const before = snapshot(dir);
     const r = await patchtxJson('redo', '--repo', dir);
     expect(r.code).toBe(7);
@@ -376,8 +359,8 @@ describe('log', () => {
     const dir = makeRepo('basic');
     const [a, b] = await applyAll(dir, PA, PB);
     writeFileSync(path.join(dir, 'other.txt'), 'x\n');
-    g(dir, 'add', 'other.txt');
-    g(dir, 'commit', '-q', '-m', 'other');
+    git(dir, 'add', 'other.txt');
+    git(dir, 'commit', '-q', '-m', 'other');
     const [c] = await applyAll(dir, ALL_KINDS);
     const r = await patchtxJson('log', '--repo', dir);
     expect(r.code).toBe(0);
@@ -385,16 +368,16 @@ describe('log', () => {
     expect(log.map((e) => e.commit)).toEqual([c, b, a]);
     for (const e of log) {
       expect(Object.keys(e).sort()).toEqual(['commit', 'files', 'patchId', 'ref', 'subject', 'time', 'undoOf']);
-      expect(e.patchId).toBe(g(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)', e.commit).trim());
-      expect(e.subject).toBe(g(dir, 'log', '-1', '--format=%s', e.commit).trim());
-      expect(e.time).toBe(new Date(Number(g(dir, 'log', '-1', '--format=%ct', e.commit).trim()) * 1000).toISOString());
+      expect(e.patchId).toBe(git(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)', e.commit).trim());
+      expect(e.subject).toBe(git(dir, 'log', '-1', '--format=%s', e.commit).trim());
+      expect(e.time).toBe(new Date(Number(git(dir, 'log', '-1', '--format=%ct', e.commit).trim()) * 1000).toISOString());
       expect(e.ref).toBe('refs/heads/main');
       expect(e.undoOf).toBe(null);
     }
     expect(log[1].files).toEqual([{ op: 'A', path: 'b.txt' }]);
     expect(log[2].files).toEqual([{ op: 'M', path: 'README.md' }]);
     // git finds the move too (an unedited one, so its rename detection is sure of it)
-    const gitFiles = g(dir, 'diff-tree', '--no-commit-id', '-r', '--name-status', '-M', c!)
+    const gitFiles = git(dir, 'diff-tree', '--no-commit-id', '-r', '--name-status', '-M', c!)
       .trim()
       .split('\n')
       .map((l) => l.split('\t'))
@@ -417,7 +400,7 @@ describe('log', () => {
     const text = await patchtx('log', '--repo', dir);
     expect(text.out).toContain('  R src/math.js -> lib/math.js\n');
     // the moves come from the patch kept as a note: without the notes ref, only the tree diff is left
-    g(dir, 'update-ref', '-d', 'refs/notes/patchtx');
+    git(dir, 'update-ref', '-d', 'refs/notes/patchtx');
     const bare = await patchtxJson('log', '--repo', dir);
     expect([...bare.json[0].files].sort((x: any, y: any) => x.path.localeCompare(y.path))).toEqual([
       { op: 'A', path: 'lib/math.js' },
@@ -471,7 +454,7 @@ describe('show', () => {
     const r = await patchtx('show', '--repo', dir, c!);
     expect(r.code).toBe(0);
     expect(r.out).toBe(text);
-    expect(g(dir, 'notes', '--ref=patchtx', 'show', c!)).toBe(text);
+    expect(git(dir, 'notes', '--ref=patchtx', 'show', c!)).toBe(text);
     // any revision spelling works
     expect((await patchtx('show', '--repo', dir, 'HEAD')).out).toBe(text);
     expect((await patchtx('show', '--repo', dir, c!.slice(0, 8))).out).toBe(text);
@@ -482,7 +465,7 @@ describe('show', () => {
     const crlf = PA.replace(/\n/g, '\r\n');
     const [c1] = await applyAll(dir, crlf);
     expect((await patchtx('show', '--repo', dir, c1!)).out).toBe(crlf);
-    expect(g(dir, 'notes', '--ref=patchtx', 'show', c1!)).toBe(crlf);
+    expect(git(dir, 'notes', '--ref=patchtx', 'show', c1!)).toBe(crlf);
     const [c2] = await applyAll(dir, PB.trimEnd());
     expect((await patchtx('show', '--repo', dir, c2!)).out).toBe(PB);
   });
@@ -490,10 +473,10 @@ describe('show', () => {
   it('the notes ref is a real git notes ref: git log --notes=patchtx shows the patch', async () => {
     const dir = makeRepo('basic');
     await applyAll(dir, PA, PB);
-    const out = g(dir, 'log', '--notes=patchtx', '--format=%H%n%N', '-2');
+    const out = git(dir, 'log', '--notes=patchtx', '--format=%H%n%N', '-2');
     expect(out).toContain('*** Add File: b.txt');
     expect(out).toContain('*** Update File: README.md');
-    expect(g(dir, 'notes', '--ref=patchtx', 'list').trim().split('\n')).toHaveLength(2);
+    expect(git(dir, 'notes', '--ref=patchtx', 'list').trim().split('\n')).toHaveLength(2);
     expectFsckClean(dir);
   });
 
@@ -515,7 +498,7 @@ describe('show', () => {
     const r = await patchtxJson('apply', '--repo', dir, patchFile(text));
     expect(r.code).toBe(0);
     expect(treeOf(dir)).toEqual(tree);
-    expect(r.json.patchId).toBe(g(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)', c!).trim());
+    expect(r.json.patchId).toBe(git(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)', c!).trim());
   });
 });
 
@@ -523,8 +506,8 @@ describe('revert of a change V4A cannot express', () => {
   it('reverts a commit that only added the final newline, keeping no patch text for the revert', async () => {
     const repo = makeRepo('basic');
     writeFileSync(path.join(repo, 'tail.txt'), 'no newline');
-    g(repo, 'add', 'tail.txt');
-    g(repo, 'commit', '-qm', 'unterminated file');
+    git(repo, 'add', 'tail.txt');
+    git(repo, 'commit', '-qm', 'unterminated file');
     // an update whose only effect is the final newline (every line is terminated after an update)
     const first = await patchtxJson('apply', '--repo', repo, patchFile(v4a('*** Update File: tail.txt', '@@', ' no newline')));
     expect(first.code).toBe(0);
@@ -535,8 +518,8 @@ describe('revert of a change V4A cannot express', () => {
     expect(undo.code, undo.out + undo.err).toBe(0);
     expect(undo.json.action).toBe('revert');
     expect(readFileSync(path.join(repo, 'tail.txt'), 'utf8')).toBe('no newline');
-    expect(g(repo, 'log', '-1', '--format=%B')).toMatch(/^Revert "Apply patch: update tail.txt"[\s\S]*Patchtx-Undo: [0-9a-f]{40}\nPatch-Id: [0-9a-f]{40}\n/);
-    expect(g(repo, 'status', '--porcelain')).toBe('');
+    expect(git(repo, 'log', '-1', '--format=%B')).toMatch(/^Revert "Apply patch: update tail.txt"[\s\S]*Patchtx-Undo: [0-9a-f]{40}\nPatch-Id: [0-9a-f]{40}\n/);
+    expect(git(repo, 'status', '--porcelain')).toBe('');
     expect((await patchtx('show', '--repo', repo, 'HEAD')).code).toBe(2);
     expectFsckClean(repo);
   });
@@ -549,15 +532,15 @@ describe('undo, again and again', () => {
     const [a, b] = await applyAll(dir, PA, PB);
     // a commit of someone else's on top: undo of b has to revert it
     writeFileSync(path.join(dir, 'manual.txt'), 'manual\n');
-    g(dir, 'add', 'manual.txt');
-    g(dir, 'commit', '-q', '-m', 'manual');
+    git(dir, 'add', 'manual.txt');
+    git(dir, 'commit', '-q', '-m', 'manual');
     const manual = rev(dir);
     const first = await patchtxJson('undo', '--repo', dir);
     expect(first.json).toMatchObject({ action: 'revert', target: b });
     const second = await patchtxJson('undo', '--repo', dir);
     expect(second.code, second.out).toBe(0);
     expect(second.json).toMatchObject({ action: 'revert', target: a });
-    expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toBe(g(dir, 'show', `${base}:README.md`));
+    expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toBe(git(dir, 'show', `${base}:README.md`));
     expect(existsSync(path.join(dir, 'b.txt'))).toBe(false);
     const third = await patchtxJson('undo', '--repo', dir);
     expect(third.code).toBe(7);
@@ -566,19 +549,19 @@ describe('undo, again and again', () => {
     const redo = await patchtx('redo', '--repo', dir);
     expect(redo.code, redo.err).toBe(0);
     expect(redo.out.split('\n')[0]).toBe(`Redid ${a.slice(0, 7)}: removed its revert ${second.json.commit.slice(0, 7)}; main is back at ${first.json.commit.slice(0, 7)}`);
-    expect(g(dir, 'rev-list', '--count', `${manual}..HEAD`).trim()).toBe('1');
+    expect(git(dir, 'rev-list', '--count', `${manual}..HEAD`).trim()).toBe('1');
     // a is in effect again (its revert was undone): a plain undo takes a, not b's revert
     const again = await patchtxJson('undo', '--repo', dir);
     expect(again.json).toMatchObject({ action: 'revert', target: a });
     // a commit on top of that revert: redo has to revert the revert with a new commit, and says so
     writeFileSync(path.join(dir, 'manual2.txt'), 'manual\n');
-    g(dir, 'add', 'manual2.txt');
-    g(dir, 'commit', '-q', '-m', 'manual 2');
+    git(dir, 'add', 'manual2.txt');
+    git(dir, 'commit', '-q', '-m', 'manual 2');
     const redone = await patchtx('redo', '--repo', dir);
     expect(redone.code, redone.err).toBe(0);
     const newTip = rev(dir);
     expect(redone.out.split('\n')[0]).toBe(`Redid ${a.slice(0, 7)}: reverted its revert ${again.json.commit.slice(0, 7)} with a new commit ${newTip.slice(0, 7)} on main`);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expectFsckClean(dir);
   });
 });
@@ -587,8 +570,8 @@ describe('log --ref', () => {
   it('finds a ref by the names git would (remote-tracking, tag), and says when there is none', async () => {
     const dir = makeRepo('basic');
     const [a] = await applyAll(dir, PA);
-    g(dir, 'update-ref', 'refs/remotes/origin/main', a);
-    g(dir, 'tag', '-a', '-m', 'release', 'v1', a);
+    git(dir, 'update-ref', 'refs/remotes/origin/main', a);
+    git(dir, 'tag', '-a', '-m', 'release', 'v1', a);
     for (const name of ['origin/main', 'refs/remotes/origin/main', 'v1']) {
       const r = await patchtxJson('log', '--repo', dir, '--ref', name);
       expect(r.code, name).toBe(0);
@@ -621,7 +604,7 @@ describe('undo, as people use it', () => {
     const again = await patchtxJson('undo', '--repo', dir, a!);
     expect(again.code, again.out).toBe(0);
     expect(again.json).toMatchObject({ action: 'revert', target: a });
-    expect(g(dir, 'show', 'HEAD:README.md')).toBe('# Sample\n\nA small repository for patchtx tests.\n');
+    expect(git(dir, 'show', 'HEAD:README.md')).toBe('# Sample\n\nA small repository for patchtx tests.\n');
   });
 });
 
@@ -635,8 +618,8 @@ describe('undo --revert (a branch others have: it only moves forward)', () => {
     expect(r.json).toMatchObject({ action: 'revert', target: a, commit: rev(dir) });
     expect(rev(dir, 'HEAD~1')).toBe(a);
     expect(rev(dir, 'HEAD^{tree}')).toBe(rev(dir, `${base}^{tree}`));
-    expect(g(dir, 'log', '-1', '--format=%(trailers:key=Patchtx-Undo,valueonly)').trim()).toBe(a);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'log', '-1', '--format=%(trailers:key=Patchtx-Undo,valueonly)').trim()).toBe(a);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     const revert = rev(dir);
     const redo = await patchtxJson('redo', '--repo', dir, '--revert');
     expect(redo.code, redo.out).toBe(0);
@@ -644,8 +627,8 @@ describe('undo --revert (a branch others have: it only moves forward)', () => {
     expect(rev(dir, 'HEAD~1')).toBe(revert);
     expect(rev(dir, 'HEAD^{tree}')).toBe(rev(dir, `${a}^{tree}`));
     // every value the branch had is an ancestor of the next: nothing was rewound
-    const values = g(dir, 'reflog', '--format=%H', 'refs/heads/main').trim().split('\n');
-    for (let i = 0; i + 1 < values.length; i++) expect(gTry(dir, 'merge-base', '--is-ancestor', values[i + 1]!, values[i]!).status).toBe(0);
+    const values = git(dir, 'reflog', '--format=%H', 'refs/heads/main').trim().split('\n');
+    for (let i = 0; i + 1 < values.length; i++) expect(gitTry(dir, 'merge-base', '--is-ancestor', values[i + 1]!, values[i]!).status).toBe(0);
     expectFsckClean(dir);
   });
 });
@@ -654,9 +637,9 @@ describe("undo of a repository's first commit", () => {
   /** A repository whose first commit patchtx made. */
   async function firstByPatchtx(): Promise<{ dir: string; first: string }> {
     const dir = path.join(tempDir(), 'repo');
-    g(tempDir(), 'init', '-q', '-b', 'main', dir);
-    g(dir, 'config', 'user.name', 'First User');
-    g(dir, 'config', 'user.email', 'first@fixtures.invalid');
+    git(tempDir(), 'init', '-q', '-b', 'main', dir);
+    git(dir, 'config', 'user.name', 'First User');
+    git(dir, 'config', 'user.email', 'first@fixtures.invalid');
     const r = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: a.txt', '+a', '*** Add File: d/b.txt', '+b')));
     expect(r.code, r.out).toBe(0);
     return { dir, first: r.json.commit };
@@ -670,25 +653,25 @@ describe("undo of a repository's first commit", () => {
     expect(r.json).toMatchObject({ action: 'revert', target: first });
     expect(Object.keys(treeOf(dir))).toEqual(['b.txt']);
     expect(existsSync(path.join(dir, 'a.txt'))).toBe(false);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expectFsckClean(dir);
   });
 
   /** HEAD names refs/heads/main, which does not exist: git sees an unborn branch. */
   function expectUnborn(dir: string): void {
-    expect(gTry(dir, 'rev-parse', '--verify', '-q', 'HEAD').status).not.toBe(0);
-    expect(g(dir, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/main');
-    expect(gTry(dir, 'show-ref', '--verify', '-q', 'refs/heads/main').status).not.toBe(0);
+    expect(gitTry(dir, 'rev-parse', '--verify', '-q', 'HEAD').status).not.toBe(0);
+    expect(git(dir, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/main');
+    expect(gitTry(dir, 'show-ref', '--verify', '-q', 'refs/heads/main').status).not.toBe(0);
   }
 
   it('at the tip: the branch goes back to unborn, its files and index entries go, and redo brings it back', async () => {
     const dir = path.join(tempDir(), 'repo');
-    g(tempDir(), 'init', '-q', '-b', 'main', dir);
-    g(dir, 'config', 'user.name', 'First User');
-    g(dir, 'config', 'user.email', 'first@fixtures.invalid');
+    git(tempDir(), 'init', '-q', '-b', 'main', dir);
+    git(dir, 'config', 'user.name', 'First User');
+    git(dir, 'config', 'user.email', 'first@fixtures.invalid');
     // the user's own untracked file, which the transaction does not touch
     writeFileSync(path.join(dir, 'own.txt'), 'own\n');
-    const statusBefore = g(dir, 'status', '--porcelain', '--untracked-files=all');
+    const statusBefore = git(dir, 'status', '--porcelain', '--untracked-files=all');
     const r0 = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: a.txt', '+a', '*** Add File: d/b.txt', '+b')));
     expect(r0.code, r0.out).toBe(0);
     const first = r0.json.commit as string;
@@ -704,8 +687,8 @@ describe("undo of a repository's first commit", () => {
     expect(existsSync(path.join(dir, 'a.txt'))).toBe(false);
     expect(existsSync(path.join(dir, 'd'))).toBe(false);
     expect(readFileSync(path.join(dir, 'own.txt'), 'utf8')).toBe('own\n');
-    expect(g(dir, 'ls-files', '--stage')).toBe('');
-    expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(statusBefore);
+    expect(git(dir, 'ls-files', '--stage')).toBe('');
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(statusBefore);
     // as git update-ref -d does: the branch's reflog goes, HEAD's records the deletion
     expect(existsSync(path.join(dir, '.git', 'logs', 'refs', 'heads', 'main'))).toBe(false);
     expect(readFileSync(path.join(dir, '.git', 'logs', 'HEAD'), 'utf8').trimEnd().split('\n').pop()).toMatch(new RegExp(`^${first} 0{40} `));
@@ -721,36 +704,36 @@ describe("undo of a repository's first commit", () => {
     expect(redo.json).toMatchObject({ ok: true, action: 'fast-forward', commit: first, target: first });
     expect(rev(dir)).toBe(first);
     expect(readFileSync(path.join(dir, 'd/b.txt'), 'utf8')).toBe('b\n');
-    expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('?? own.txt\n');
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('?? own.txt\n');
     expectNoLeftovers(dir);
     expectFsckClean(dir);
 
     // and undone again, in a branch git packed meanwhile (packed-refs holds it)
-    g(dir, 'pack-refs', '--all');
+    git(dir, 'pack-refs', '--all');
     expect(existsSync(path.join(dir, '.git', 'refs', 'heads', 'main'))).toBe(false);
     const again = await patchtx('undo', '--repo', dir);
     expect(again.code, again.out + again.err).toBe(0);
     expect(again.out).toBe(`Undid ${first.slice(0, 7)}: main has no commits again\nD a.txt\nD d/b.txt\n`);
     expectUnborn(dir);
     expect(readFileSync(path.join(dir, '.git', 'packed-refs'), 'utf8')).not.toContain('refs/heads/main');
-    expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(statusBefore);
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(statusBefore);
     expectNoLeftovers(dir);
     expectFsckClean(dir);
   });
 
   it('at the tip, having taken in uncommitted work: an untracked file and a staged one are put back as they were', async () => {
     const dir = path.join(tempDir(), 'repo');
-    g(tempDir(), 'init', '-q', '-b', 'main', dir);
-    g(dir, 'config', 'user.name', 'First User');
-    g(dir, 'config', 'user.email', 'first@fixtures.invalid');
+    git(tempDir(), 'init', '-q', '-b', 'main', dir);
+    git(dir, 'config', 'user.name', 'First User');
+    git(dir, 'config', 'user.email', 'first@fixtures.invalid');
     writeFileSync(path.join(dir, 'loose.txt'), 'untracked work\n');
     writeFileSync(path.join(dir, 'staged.txt'), 'staged work\n');
-    g(dir, 'add', 'staged.txt');
-    const statusBefore = g(dir, 'status', '--porcelain', '--untracked-files=all');
-    const indexBefore = g(dir, 'ls-files', '--stage');
+    git(dir, 'add', 'staged.txt');
+    const statusBefore = git(dir, 'status', '--porcelain', '--untracked-files=all');
+    const indexBefore = git(dir, 'ls-files', '--stage');
     const r0 = await patchtxJson('apply', '--repo', dir, '--dirty=include', patchFile(v4a('*** Add File: loose.txt', '+from the patch', '*** Add File: staged.txt', '+from the patch', '*** Add File: new.txt', '+new')));
     expect(r0.code, r0.out).toBe(0);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
 
     const r = await patchtxJson('undo', '--repo', dir);
     expect(r.code, r.out + r.err).toBe(0);
@@ -758,8 +741,8 @@ describe("undo of a repository's first commit", () => {
     expect(readFileSync(path.join(dir, 'loose.txt'), 'utf8')).toBe('untracked work\n');
     expect(readFileSync(path.join(dir, 'staged.txt'), 'utf8')).toBe('staged work\n');
     expect(existsSync(path.join(dir, 'new.txt'))).toBe(false);
-    expect(g(dir, 'ls-files', '--stage')).toBe(indexBefore);
-    expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(statusBefore);
+    expect(git(dir, 'ls-files', '--stage')).toBe(indexBefore);
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(statusBefore);
     expectNoLeftovers(dir);
     expectFsckClean(dir);
 
@@ -768,15 +751,15 @@ describe("undo of a repository's first commit", () => {
     expect(redo.code, redo.out + redo.err).toBe(0);
     expect(rev(dir)).toBe(r0.json.commit);
     expect(readFileSync(path.join(dir, 'loose.txt'), 'utf8')).toBe('from the patch\n');
-    expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
     expectFsckClean(dir);
   });
 
   it('--ref in a bare repository: the branch is deleted, HEAD still names it', async () => {
     const dir = path.join(tempDir(), 'bare.git');
-    g(tempDir(), 'init', '-q', '--bare', '-b', 'main', dir);
-    g(dir, 'config', 'user.name', 'First User');
-    g(dir, 'config', 'user.email', 'first@fixtures.invalid');
+    git(tempDir(), 'init', '-q', '--bare', '-b', 'main', dir);
+    git(dir, 'config', 'user.name', 'First User');
+    git(dir, 'config', 'user.email', 'first@fixtures.invalid');
     const r0 = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: a.txt', '+a')));
     expect(r0.code, r0.out).toBe(0);
     const r = await patchtxJson('undo', '--repo', dir, '--ref', 'main');
@@ -793,7 +776,7 @@ describe("undo of a repository's first commit", () => {
 
   it('at a detached HEAD: refused (exit 7), nothing changes; --revert makes a revert commit', async () => {
     const { dir, first } = await firstByPatchtx();
-    g(dir, 'checkout', '-q', '--detach');
+    git(dir, 'checkout', '-q', '--detach');
     const before = snapshot(dir);
     const r = await patchtxJson('undo', '--repo', dir);
     expect(r.code, r.out).toBe(7);
@@ -811,7 +794,7 @@ describe("undo of a repository's first commit", () => {
     const v = await patchtxJson('undo', '--repo', dir, '--revert');
     expect(v.code, v.out).toBe(0);
     expect(rev(dir, 'HEAD^{tree}')).toBe('4b825dc642cb6eb9a060e54bf8d69288fbee4904');
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expect(existsSync(path.join(dir, 'd'))).toBe(false);
   });
 });
@@ -823,29 +806,29 @@ describe("an undo of a repository's first commit, killed", () => {
   it('at every crash point: recovery leaves the branch at the commit or unborn, the checkout in line with it', { timeout: 120_000 }, async () => {
     for (const [i, point] of CRASH_POINTS.entries()) {
       const dir = path.join(tempDir(), 'repo');
-      g(tempDir(), 'init', '-q', '-b', 'main', dir);
-      g(dir, 'config', 'user.name', 'First User');
-      g(dir, 'config', 'user.email', 'first@fixtures.invalid');
+      git(tempDir(), 'init', '-q', '-b', 'main', dir);
+      git(dir, 'config', 'user.name', 'First User');
+      git(dir, 'config', 'user.email', 'first@fixtures.invalid');
       writeFileSync(path.join(dir, 'loose.txt'), 'untracked work\n');
-      const statusBefore = g(dir, 'status', '--porcelain', '--untracked-files=all');
+      const statusBefore = git(dir, 'status', '--porcelain', '--untracked-files=all');
       const r0 = await patchtxJson('apply', '--repo', dir, '--dirty=include', patchFile(v4a('*** Add File: loose.txt', '+from the patch', '*** Add File: d/new.txt', '+new')));
       expect(r0.code, r0.out).toBe(0);
       const first = r0.json.commit as string;
       // every other trial with the branch in packed-refs
-      if (i % 2 === 1) g(dir, 'pack-refs', '--all');
+      if (i % 2 === 1) git(dir, 'pack-refs', '--all');
       const label = `${point}${i % 2 === 1 ? ' (packed)' : ''}`;
       const killed = await runCli(['undo', '--repo', dir], { env: { PATCHTX_TEST_CRASH_AT: point } });
       expect(killed.signal, `${label}: ${killed.stderr}`).toBe('SIGKILL');
       const recovered = await runCli(['recover', '--repo', dir, '--json']);
       expect(recovered.status, `${label}: ${recovered.stdout}${recovered.stderr}`).toBe(0);
-      const at = gTry(dir, 'rev-parse', '--verify', '-q', 'refs/heads/main');
+      const at = gitTry(dir, 'rev-parse', '--verify', '-q', 'refs/heads/main');
       if (at.status === 0) {
         expect(at.stdout.trim(), label).toBe(first);
-        expect(g(dir, 'status', '--porcelain', '--untracked-files=all'), label).toBe('');
+        expect(git(dir, 'status', '--porcelain', '--untracked-files=all'), label).toBe('');
         expect(readFileSync(path.join(dir, 'loose.txt'), 'utf8'), label).toBe('from the patch\n');
       } else {
-        expect(g(dir, 'symbolic-ref', 'HEAD').trim(), label).toBe('refs/heads/main');
-        expect(g(dir, 'status', '--porcelain', '--untracked-files=all'), label).toBe(statusBefore);
+        expect(git(dir, 'symbolic-ref', 'HEAD').trim(), label).toBe('refs/heads/main');
+        expect(git(dir, 'status', '--porcelain', '--untracked-files=all'), label).toBe(statusBefore);
         expect(readFileSync(path.join(dir, 'loose.txt'), 'utf8'), label).toBe('untracked work\n');
         expect(existsSync(path.join(dir, 'd')), label).toBe(false);
       }

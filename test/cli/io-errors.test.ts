@@ -12,11 +12,12 @@ import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtCliPath, cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { binPath, cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';
+import { cleanupScratch, tempDir } from '../helpers/scratch.js';
+import { leftoverFiles } from '../helpers/snapshot.js';
 import { printError, toError } from '../../src/cli/output.js';
 import { PatchtxError } from '../../src/errors.js';
-import { cleanupScratch, tempDir } from './support.js';
 
 beforeAll(requireBuiltCli);
 afterAll(() => {
@@ -69,7 +70,7 @@ function applyOnTmpfs(repo: string, patch: string, sizeKb: number, prepare: stri
     '(cd .git && find . -name "*.lock" -o -path "./patchtx/journal*" -o -path "./patchtx/recovering-*") > "$OUT/leftovers"',
   ].join('\n');
   const r = spawnSync('unshare', ['-rm', 'sh', '-c', script], {
-    env: { ...gitEnv, NODE: process.execPath, BIN: builtCliPath(), REPO: repo, PATCH: patchFile, OUT: out, SIZE: String(sizeKb) },
+    env: { ...gitEnv, NODE: process.execPath, BIN: binPath(), REPO: repo, PATCH: patchFile, OUT: out, SIZE: String(sizeKb) },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -164,7 +165,7 @@ describe.runIf(namespacesWork)('the file system refuses', () => {
     const r = spawnSync(
       'unshare',
       ['-rm', 'sh', '-c', 'mnt=$(mktemp -d); mount -t tmpfs tmpfs "$mnt"; cp -a "$REPO" "$mnt/repo"; mount -o remount,ro "$mnt"; "$NODE" "$BIN" apply --repo "$mnt/repo" "$PATCH"'],
-      { env: { ...gitEnv, NODE: process.execPath, BIN: builtCliPath(), REPO: repo, PATCH: patchFile }, encoding: 'utf8' },
+      { env: { ...gitEnv, NODE: process.execPath, BIN: binPath(), REPO: repo, PATCH: patchFile }, encoding: 'utf8' },
     );
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^error: cannot commit: the git directory .* is not writable \(the file system is read-only, EROFS\); nothing was written\n$/);

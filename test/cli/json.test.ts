@@ -1,8 +1,10 @@
 // The --json objects as a caller reads them: what a check would commit, the diff, the commit's
 // message, author, committer and tree, and nothing but JSON on a usage error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupRepos, makeRepo } from '../helpers/repos.js';
-import { BASIC_PATCH, cleanupScratch, expectUntouched, g, gTry, isolateGitEnv, patchFile, patchtx, patchtxJson, rev, snapshot, v4a } from './support.js';
+import { patchtx, patchtxJson } from '../helpers/cli.js';
+import { cleanupRepos, git, gitTry, makeRepo, rev } from '../helpers/repos.js';
+import { BASIC_PATCH, cleanupScratch, isolateGitEnv, patchFile, v4a } from '../helpers/scratch.js';
+import { expectUntouched, snapshot } from '../helpers/snapshot.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => {
@@ -12,7 +14,7 @@ afterAll(() => {
 
 /** An identity as `git log --format=%an|%ae|%at|%ad --date=format:%z` gives it, in the JSON's shape. */
 function identityOf(dir: string, who: 'a' | 'c'): Record<string, unknown> {
-  const [name, email, timestamp, timezone] = g(dir, 'log', '-1', `--format=%${who}n|%${who}e|%${who}t|%${who}d`, '--date=format:%z').trim().split('|');
+  const [name, email, timestamp, timezone] = git(dir, 'log', '-1', `--format=%${who}n|%${who}e|%${who}t|%${who}d`, '--date=format:%z').trim().split('|');
   return { name, email, timestamp: Number(timestamp), timezone };
 }
 
@@ -23,7 +25,7 @@ describe('--json', () => {
     expect(r.code, r.out).toBe(0);
     expect(r.json.commit).toBe(rev(dir));
     expect(r.json.tree).toBe(rev(dir, 'HEAD^{tree}'));
-    const raw = g(dir, 'cat-file', 'commit', 'HEAD');
+    const raw = git(dir, 'cat-file', 'commit', 'HEAD');
     expect(r.json.message).toBe(raw.slice(raw.indexOf('\n\n') + 2));
     expect(r.json.author).toEqual(identityOf(dir, 'a'));
     expect(r.json.author.name).toBe('Ann Author');
@@ -38,7 +40,7 @@ describe('--json', () => {
     expect(r.code).toBe(0);
     expect(r.json.commit).toBeNull();
     expect(r.json.wouldCommit).toMatch(/^[0-9a-f]{40}$/);
-    expect(gTry(dir, 'cat-file', '-e', r.json.wouldCommit).status).not.toBe(0);
+    expect(gitTry(dir, 'cat-file', '-e', r.json.wouldCommit).status).not.toBe(0);
     expect(r.json.tree).toMatch(/^[0-9a-f]{40}$/);
     expectUntouched(dir, before);
   });
@@ -49,7 +51,7 @@ describe('--json', () => {
     try {
       const r = await patchtxJson('apply', '--repo', dir, '--diff', patchFile(v4a('*** Update File: README.md', '@@', '-# Sample', '+# Sample A')));
       expect(r.code).toBe(0);
-      expect(r.json.diff).toBe(g(dir, 'diff', '--no-color', 'HEAD~1', 'HEAD', '--', 'README.md').replace(/^diff --git.*\nindex .*\n/, ''));
+      expect(r.json.diff).toBe(git(dir, 'diff', '--no-color', 'HEAD~1', 'HEAD', '--', 'README.md').replace(/^diff --git.*\nindex .*\n/, ''));
     } finally {
       delete process.env.FORCE_COLOR;
     }

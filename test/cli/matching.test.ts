@@ -5,22 +5,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupRepos, makeRepo } from '../helpers/repos.js';
-import {
-  applyPatch,
-  cleanupScratch,
-  expectFsckClean,
-  expectUntouched,
-  g,
-  isolateGitEnv,
-  patchFile,
-  patchtx,
-  patchtxJson,
-  rev,
-  snapshot,
-  tempDir,
-  v4a,
-} from './support.js';
+import { applyPatch, patchtx, patchtxJson } from '../helpers/cli.js';
+import { cleanupRepos, git, makeRepo, rev } from '../helpers/repos.js';
+import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { expectFsckClean, expectUntouched, snapshot } from '../helpers/snapshot.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => {
@@ -46,7 +34,7 @@ describe('envelope noise', () => {
     expect(r.code, r.out + r.err).toBe(0);
     expect(readFileSync(path.join(dir, 'a.txt'), 'utf8')).toBe('one\nTWO\n');
     expect(rev(dir, 'HEAD~1')).toBe(base);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expectFsckClean(dir);
   });
 });
@@ -70,8 +58,8 @@ describe('a chunk that matches only with leading whitespace ignored', () => {
     expect(r.json.warnings).toEqual([
       expect.objectContaining({ kind: 'lenient_match', path: 'Makefile', chunk: 1, pass: 'trim', fileLines: [3, 5] }),
     ]);
-    expect(g(dir, 'show', 'HEAD:Makefile')).toBe(FIXED_MAKEFILE);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'show', 'HEAD:Makefile')).toBe(FIXED_MAKEFILE);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expectFsckClean(dir);
   });
 
@@ -100,7 +88,7 @@ describe('a chunk that matches only with leading whitespace ignored', () => {
     expect(r.out).toBe('Success. Updated the following files:\nM Makefile\n');
     expect(r.err).toMatch(/^warning: Makefile: chunk 1 .* only with leading and trailing whitespace ignored/);
     expect(readFileSync(path.join(dir, 'Makefile'), 'utf8')).toBe(FIXED_MAKEFILE);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 
   it('apply_patch outside a repository: the same', async () => {
@@ -182,7 +170,7 @@ describe('re-applying the patch the branch tip was made from', () => {
     expect(readFileSync(path.join(dir, 'c.py'), 'utf8')).toBe('x = 100\ny = 2\n');
     // the file already holds the tip's content again: nothing to commit, the checkout is clean
     expect(rev(dir)).toBe(first);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 });
 
@@ -213,8 +201,8 @@ describe('an @@ header restated behind the cursor', () => {
     const r = await patchtxJson('apply', '--repo', dir, patchFile(PATCH));
     expect(r.code, r.out + r.err).toBe(0);
     expect(r.json.warnings).toEqual([expect.objectContaining({ kind: 'lenient_match', path: 't.py', chunk: 2, pass: 'fold', fileLines: [1, 1] })]);
-    expect(g(dir, 'show', 'HEAD:t.py')).toBe(FILE.replace('pass', 'return 1').replace('pass', 'return 2'));
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'show', 'HEAD:t.py')).toBe(FILE.replace('pass', 'return 1').replace('pass', 'return 2'));
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expectFsckClean(dir);
   });
 });

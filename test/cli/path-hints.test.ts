@@ -2,13 +2,16 @@
 // program from a subdirectory, as a user or an agent runs it.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyPatch, cleanupBuiltCli, requireBuiltCli, runBin } from '../helpers/cli.js';
 import { cleanupRepos, makeRepo } from '../helpers/repos.js';
-import { applyPatch, buildDist, cleanupScratch, expectUntouched, patchFile, runBin, snapshot, v4a } from './support.js';
+import { cleanupScratch, patchFile, v4a } from '../helpers/scratch.js';
+import { expectUntouched, snapshot } from '../helpers/snapshot.js';
 
-beforeAll(() => buildDist());
+beforeAll(() => requireBuiltCli());
 afterAll(() => {
   cleanupRepos();
   cleanupScratch();
+  cleanupBuiltCli();
 });
 
 describe('a path that is not there', () => {

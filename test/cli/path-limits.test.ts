@@ -4,8 +4,10 @@
 // to recover for ever. Real repositories, cross-checked with git.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupRepos, makeRepo } from '../helpers/repos.js';
-import { cleanupScratch, expectFsckClean, expectNoLeftovers, expectUntouched, g, isolateGitEnv, patchFile, patchtxJson, rev, snapshot, treeOf, v4a } from './support.js';
+import { patchtxJson } from '../helpers/cli.js';
+import { cleanupRepos, git, makeRepo, rev, treeOf } from '../helpers/repos.js';
+import { cleanupScratch, isolateGitEnv, patchFile, v4a } from '../helpers/scratch.js';
+import { expectFsckClean, expectNoLeftovers, expectUntouched, snapshot } from '../helpers/snapshot.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => {
@@ -35,7 +37,7 @@ describe('a name longer than a file system takes', () => {
     const r = await patchtxJson('apply', '--repo', dir, patchFile(addFile(name)));
     expect(r.code, r.out).toBe(0);
     expect(treeOf(dir)[name]).toMatch(/^100644 /);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 
   it('bytes count, not characters: 86 three-byte characters are 258 bytes', async () => {
@@ -71,12 +73,12 @@ describe('a path longer than a file system takes', () => {
     expect(Buffer.byteLength(rel)).toBeLessThan(4096);
     await expectRefused(dir, addFile(rel), /working tree/);
     // --ref writes no working tree: git holds the path, as it would
-    g(dir, 'branch', 'bot');
+    git(dir, 'branch', 'bot');
     const r = await patchtxJson('apply', '--repo', dir, '--ref', 'bot', patchFile(addFile(rel)));
     expect(r.code, r.out).toBe(0);
     expect(treeOf(dir, 'bot')[rel]).toMatch(/^100644 /);
     expect(rev(dir, 'bot')).toBe(r.json.commit);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expectNoLeftovers(dir);
     expectFsckClean(dir);
   });
@@ -88,7 +90,7 @@ describe('a path longer than a file system takes', () => {
     expect(Buffer.byteLength(path.join(dir, rel))).toBe(4095);
     const r = await patchtxJson('apply', '--repo', dir, patchFile(addFile(rel)));
     expect(r.code, r.out).toBe(0);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
-    expect(g(dir, 'ls-files', '-s', '--', rel)).toMatch(/^100644 /);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'ls-files', '-s', '--', rel)).toMatch(/^100644 /);
   });
 });

@@ -3,8 +3,10 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { patchtx, patchtxJson } from '../helpers/cli.js';
 import { cleanupRepos, makeRepo } from '../helpers/repos.js';
-import { cleanupScratch, expectUntouched, isolateGitEnv, patchtx, patchtxJson, snapshot, tempDir } from './support.js';
+import { cleanupScratch, isolateGitEnv, tempDir } from '../helpers/scratch.js';
+import { expectUntouched, snapshot } from '../helpers/snapshot.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => {

@@ -5,9 +5,10 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, cliOk, leftoverFiles, requireBuiltCli, runCli } from '../helpers/cli.js';
-import { cleanupRepos, makeRepo } from '../helpers/repos.js';
-import { cleanupScratch, commonDirOf, expectFsckClean, expectNoLeftovers, g, isolateGitEnv, patchFile, patchtxJson, rev, v4a } from './support.js';
+import { cleanupBuiltCli, cliOk, patchtxJson, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupRepos, commonDirOf, git, makeRepo, rev } from '../helpers/repos.js';
+import { cleanupScratch, isolateGitEnv, patchFile, v4a } from '../helpers/scratch.js';
+import { expectFsckClean, expectNoLeftovers, leftoverFiles } from '../helpers/snapshot.js';
 
 beforeAll(() => {
   isolateGitEnv();
@@ -22,7 +23,7 @@ afterAll(() => {
 const PA = v4a('*** Update File: README.md', '@@', '-# Sample', '+# Sample A');
 const PB = v4a('*** Add File: b.txt', '+b');
 
-const status = (dir: string): string => g(dir, 'status', '--porcelain', '--untracked-files=all');
+const status = (dir: string): string => git(dir, 'status', '--porcelain', '--untracked-files=all');
 
 async function ok(...args: string[]): Promise<any> {
   const r = await patchtxJson(...args);
@@ -50,26 +51,26 @@ async function applyUndoRedo(dir: string, patch: string): Promise<void> {
 describe('the redo history of deleted branches', () => {
   it('feat, then feat/x: the stack of feat does not stand in the way of feat/x', async () => {
     const dir = makeRepo('basic');
-    g(dir, 'checkout', '-q', '-b', 'feat');
+    git(dir, 'checkout', '-q', '-b', 'feat');
     await ok('apply', '--repo', dir, patchFile(PA));
     await ok('undo', '--repo', dir); // feat has a redo stack now
-    g(dir, 'checkout', '-q', 'main');
-    g(dir, 'branch', '-q', '-D', 'feat');
-    g(dir, 'checkout', '-q', '-b', 'feat/x');
+    git(dir, 'checkout', '-q', 'main');
+    git(dir, 'branch', '-q', '-D', 'feat');
+    git(dir, 'checkout', '-q', '-b', 'feat/x');
     await applyUndoRedo(dir, PB);
-    expect(g(dir, 'reflog', '-3', '--format=%gs', 'refs/heads/feat/x').split('\n')[0]).toMatch(/^patchtx: redo /);
+    expect(git(dir, 'reflog', '-3', '--format=%gs', 'refs/heads/feat/x').split('\n')[0]).toMatch(/^patchtx: redo /);
     expectNoLeftovers(dir);
     expectFsckClean(dir);
   });
 
   it('feat/x, then feat: the stack of feat/x does not stand in the way of feat', async () => {
     const dir = makeRepo('basic');
-    g(dir, 'checkout', '-q', '-b', 'feat/x');
+    git(dir, 'checkout', '-q', '-b', 'feat/x');
     await ok('apply', '--repo', dir, patchFile(PA));
     await ok('undo', '--repo', dir);
-    g(dir, 'checkout', '-q', 'main');
-    g(dir, 'branch', '-q', '-D', 'feat/x');
-    g(dir, 'checkout', '-q', '-b', 'feat');
+    git(dir, 'checkout', '-q', 'main');
+    git(dir, 'branch', '-q', '-D', 'feat/x');
+    git(dir, 'checkout', '-q', '-b', 'feat');
     await applyUndoRedo(dir, PB);
     expectNoLeftovers(dir);
     expectFsckClean(dir);
@@ -79,7 +80,7 @@ describe('the redo history of deleted branches', () => {
     const dir = makeRepo('basic');
     const a = await ok('apply', '--repo', dir, patchFile(PA));
     await ok('undo', '--repo', dir);
-    g(dir, 'checkout', '-q', '-b', 'feat/x');
+    git(dir, 'checkout', '-q', '-b', 'feat/x');
     const b = await ok('apply', '--repo', dir, patchFile(PB));
     await ok('undo', '--repo', dir);
     const redoDir = path.join(commonDirOf(dir), 'patchtx', 'redo');
@@ -87,7 +88,7 @@ describe('the redo history of deleted branches', () => {
     expect(files.every((f) => f.isFile())).toBe(true);
     expect(files).toHaveLength(2);
     expect((await ok('redo', '--repo', dir)).commit).toBe(b.commit);
-    g(dir, 'checkout', '-q', 'main');
+    git(dir, 'checkout', '-q', 'main');
     expect((await ok('redo', '--repo', dir)).commit).toBe(a.commit);
   });
 });
@@ -96,7 +97,7 @@ describe('a long branch name', () => {
   it('its stack still has a name the file system takes, and works', async () => {
     const dir = makeRepo('basic');
     const branch = `topic/${'x'.repeat(240)}`;
-    g(dir, 'checkout', '-q', '-b', branch);
+    git(dir, 'checkout', '-q', '-b', branch);
     await applyUndoRedo(dir, PA);
     expectNoLeftovers(dir);
     expectFsckClean(dir);
@@ -109,8 +110,8 @@ describe('an older layout', () => {
     const base = rev(dir);
     const applied = await ok('apply', '--repo', dir, patchFile(PA));
     // an undo that kept no stack, then the stack as an older patchtx wrote it
-    g(dir, 'update-ref', 'refs/heads/main', base, applied.commit);
-    g(dir, 'reset', '-q', '--hard');
+    git(dir, 'update-ref', 'refs/heads/main', base, applied.commit);
+    git(dir, 'reset', '-q', '--hard');
     const legacy = path.join(commonDirOf(dir), 'patchtx', 'redo', 'refs', 'heads', 'main');
     mkdirSync(path.dirname(legacy), { recursive: true });
     writeFileSync(legacy, `# tx 0123456789abcdef\n${applied.commit}\n`);
@@ -166,7 +167,7 @@ describe('bookkeeping that fails after the commit point', () => {
     expect(report.warnings).toEqual([expect.stringMatching(/redo history of refs\/heads\/main could not be updated/)]);
     // the working tree and the index are at the parent: nothing staged, nothing left to recover
     expect(status(dir)).toBe('');
-    expect(g(dir, 'diff', '--cached', '--name-only', 'HEAD')).toBe('');
+    expect(git(dir, 'diff', '--cached', '--name-only', 'HEAD')).toBe('');
     expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
     expect(JSON.parse(cliOk(['recover', '--repo', dir, '--json'])).recovered).toBeNull();
     expectFsckClean(dir);

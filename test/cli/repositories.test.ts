@@ -5,34 +5,19 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupRepos, gitEnv, makeRepo } from '../helpers/repos.js';
-import {
-  applyPatch,
-  buildDist,
-  cleanupScratch,
-  distDir,
-  expectFsckClean,
-  expectUntouched,
-  g,
-  gTry,
-  isolateGitEnv,
-  patchFile,
-  patchtx,
-  patchtxJson,
-  rev,
-  snapshot,
-  tempDir,
-  v4a,
-  type RunResult,
-} from './support.js';
+import { applyPatch, binPath, cleanupBuiltCli, patchtx, patchtxJson, requireBuiltCli, type RunResult } from '../helpers/cli.js';
+import { cleanupRepos, git, gitEnv, gitTry, makeRepo, rev } from '../helpers/repos.js';
+import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { expectFsckClean, expectUntouched, snapshot } from '../helpers/snapshot.js';
 
 beforeAll(() => {
   isolateGitEnv();
-  buildDist();
+  requireBuiltCli();
 });
 afterAll(() => {
   cleanupRepos();
   cleanupScratch();
+  cleanupBuiltCli();
 });
 
 /**
@@ -57,7 +42,7 @@ if (!readOnlyWorks) console.warn('skipped: the read-only git directory tests nee
 /** Runs a built program from `cwd` with `readOnly` mounted read-only for it alone. */
 function runWithReadOnly(readOnly: string, name: 'patchtx' | 'apply_patch', args: string[], cwd: string): RunResult {
   const script = 'd=$1; shift; mount --bind "$d" "$d" && mount -o remount,ro,bind "$d" "$d" && exec "$@"';
-  const r = spawnSync('unshare', ['-rm', 'sh', '-c', script, 'sh', readOnly, process.execPath, path.join(distDir, `${name}.cjs`), ...args], {
+  const r = spawnSync('unshare', ['-rm', 'sh', '-c', script, 'sh', readOnly, process.execPath, binPath(name), ...args], {
     cwd,
     env: { ...gitEnv, NO_COLOR: '1' },
     encoding: 'utf8',
@@ -71,8 +56,8 @@ describe.skipIf(!readOnlyWorks)('a read-only git directory (a sandbox that keeps
   it('apply_patch writes the files without a commit and says on stderr that nothing was committed, and why', () => {
     const dir = makeRepo('basic');
     const head = rev(dir);
-    const refs = g(dir, 'for-each-ref');
-    const objects = g(dir, 'count-objects', '-v');
+    const refs = git(dir, 'for-each-ref');
+    const objects = git(dir, 'count-objects', '-v');
     const r = runWithReadOnly(path.join(dir, '.git'), 'apply_patch', [patch], dir);
     expect(r.code).toBe(0);
     expect(r.out).toBe('Success. Updated the following files:\nA src/new.js\nM src/math.js\n');
@@ -80,9 +65,9 @@ describe.skipIf(!readOnlyWorks)('a read-only git directory (a sandbox that keeps
     expect(readFileSync(path.join(dir, 'src/math.js'), 'utf8')).toContain('return a + b; // sum');
     expect(readFileSync(path.join(dir, 'src/new.js'), 'utf8')).toBe('x\n');
     expect(rev(dir)).toBe(head);
-    expect(g(dir, 'for-each-ref')).toBe(refs);
-    expect(g(dir, 'count-objects', '-v')).toBe(objects);
-    expect(g(dir, 'status', '--porcelain')).toBe(' M src/math.js\n?? src/new.js\n');
+    expect(git(dir, 'for-each-ref')).toBe(refs);
+    expect(git(dir, 'count-objects', '-v')).toBe(objects);
+    expect(git(dir, 'status', '--porcelain')).toBe(' M src/math.js\n?? src/new.js\n');
   });
 
   it('apply_patch from a subdirectory: paths relative to it; a patch that does not apply writes nothing', () => {
@@ -134,11 +119,11 @@ async function shallowClone(depth: number, gitCommitOnTop = false): Promise<{ so
     expect(r.code, r.out).toBe(0);
     commits.push(r.json.commit);
   }
-  if (gitCommitOnTop) g(source, 'commit', '-q', '--allow-empty', '-m', 'made with git');
+  if (gitCommitOnTop) git(source, 'commit', '-q', '--allow-empty', '-m', 'made with git');
   const clone = path.join(tempDir(), 'clone');
-  g(tempDir(), 'clone', '-q', `--depth=${depth}`, `file://${source}`, clone);
-  g(clone, 'config', 'user.name', 'Clone User');
-  g(clone, 'config', 'user.email', 'clone@fixtures.invalid');
+  git(tempDir(), 'clone', '-q', `--depth=${depth}`, `file://${source}`, clone);
+  git(clone, 'config', 'user.name', 'Clone User');
+  git(clone, 'config', 'user.email', 'clone@fixtures.invalid');
   expect(readFileSync(path.join(clone, '.git/shallow'), 'utf8').trim().split('\n')).toHaveLength(1);
   return { source, clone, commits };
 }
@@ -195,7 +180,7 @@ describe('a shallow clone (git clone --depth N)', () => {
     expect(r.code).toBe(7);
     expect(r.err).toBe(`error: no patchtx commit found on this ref as far as this shallow clone's history goes (it ends at ${end}); 'git fetch --deepen=N' (or --unshallow) fetches older history\n`);
     // the commit exists here (fetched as another ref's tip) but lies beyond the end of main's history
-    g(clone, 'fetch', '-q', '--depth=1', 'origin', `${commits[0]}:refs/tags/old`);
+    git(clone, 'fetch', '-q', '--depth=1', 'origin', `${commits[0]}:refs/tags/old`);
     const snap = snapshot(clone);
     const x = await patchtx('undo', '--repo', clone, commits[0]!);
     expect(x.code).toBe(7);
@@ -207,18 +192,18 @@ describe('a shallow clone (git clone --depth N)', () => {
 
 /** `git clone --filter=blob:none` of `source` at `branch`: only the blobs of its checkout are fetched. */
 function blobless(source: string, branch = 'main', opts: string[] = []): string {
-  g(source, 'config', 'uploadpack.allowFilter', 'true');
+  git(source, 'config', 'uploadpack.allowFilter', 'true');
   const clone = path.join(tempDir(), 'partial');
-  g(tempDir(), 'clone', '-q', '--filter=blob:none', '-b', branch, ...opts, `file://${source}`, clone);
-  g(clone, 'config', 'user.name', 'Clone User');
-  g(clone, 'config', 'user.email', 'clone@fixtures.invalid');
-  expect(g(clone, 'config', 'remote.origin.promisor').trim()).toBe('true');
+  git(tempDir(), 'clone', '-q', '--filter=blob:none', '-b', branch, ...opts, `file://${source}`, clone);
+  git(clone, 'config', 'user.name', 'Clone User');
+  git(clone, 'config', 'user.email', 'clone@fixtures.invalid');
+  expect(git(clone, 'config', 'remote.origin.promisor').trim()).toBe('true');
   return clone;
 }
 
 /** The objects a partial clone refers to but does not hold. */
 const missingObjects = (dir: string): string[] =>
-  g(dir, 'rev-list', '--objects', '--missing=print', '--all')
+  git(dir, 'rev-list', '--objects', '--missing=print', '--all')
     .split('\n')
     .filter((l) => l.startsWith('?'))
     .map((l) => l.slice(1));
@@ -228,25 +213,25 @@ describe('a partial clone (git clone --filter=blob:none)', () => {
 
   it('a clean touched file whose bytes hash to the missing blob is enough', async () => {
     const source = makeRepo('basic');
-    const oldReadme = g(source, 'rev-parse', 'HEAD:README.md').trim();
+    const oldReadme = git(source, 'rev-parse', 'HEAD:README.md').trim();
     // a clone without a checkout has none of the blobs; the files are then put in place by hand
     const clone = blobless(source, 'main', ['--no-checkout']);
-    g(clone, 'reset', '-q');
+    git(clone, 'reset', '-q');
     writeFileSync(path.join(clone, 'README.md'), readFileSync(path.join(source, 'README.md')));
     // the other files are not there: refresh reports them and exits 1, README.md is refreshed
-    gTry(clone, 'update-index', '-q', '--refresh');
-    expect(g(clone, 'diff', '--name-only', '--', 'README.md')).toBe('');
+    gitTry(clone, 'update-index', '-q', '--refresh');
+    expect(git(clone, 'diff', '--name-only', '--', 'README.md')).toBe('');
     expect(missingObjects(clone)).toContain(oldReadme);
     const r = await patchtx('apply', '--repo', clone, patchFile(README));
     expect(r.code, r.err).toBe(0);
-    expect(g(clone, 'show', 'HEAD:README.md')).toBe('# Sample A\n\nA small repository for patchtx tests.\n');
+    expect(git(clone, 'show', 'HEAD:README.md')).toBe('# Sample A\n\nA small repository for patchtx tests.\n');
     expect(missingObjects(clone)).toContain(oldReadme);
   });
 
   it('a blob it did not fetch: missing_object (exit 2) naming the object, the path and the remedy; the remedy works', async () => {
     const source = makeRepo('basic');
-    const oldReadme = g(source, 'rev-parse', 'HEAD:README.md').trim();
-    g(source, 'branch', 'old');
+    const oldReadme = git(source, 'rev-parse', 'HEAD:README.md').trim();
+    git(source, 'branch', 'old');
     await patchtx('apply', '--repo', source, patchFile(README));
     const clone = blobless(source);
     expect(missingObjects(clone)).toContain(oldReadme);
@@ -259,17 +244,17 @@ describe('a partial clone (git clone --filter=blob:none)', () => {
     const j = await patchtxJson('apply', '--repo', clone, '--ref', 'old', '--base', 'origin/old', file);
     expect(j.json.error).toMatchObject({ kind: 'missing_object', oid: oldReadme, path: 'README.md', remote: 'origin' });
     expectUntouched(clone, before);
-    g(clone, 'fetch', '-q', 'origin', oldReadme);
+    git(clone, 'fetch', '-q', 'origin', oldReadme);
     const again = await patchtx('apply', '--repo', clone, '--ref', 'old', '--base', 'origin/old', file);
     expect(again.code, again.err).toBe(0);
-    expect(g(clone, 'show', 'old:README.md')).toContain('# Old sample');
+    expect(git(clone, 'show', 'old:README.md')).toContain('# Old sample');
   });
 
   it('undo that needs a blob it did not fetch (reset or revert): missing_object naming the path, before anything moves', async () => {
     const source = makeRepo('basic');
-    const oldReadme = g(source, 'rev-parse', 'HEAD:README.md').trim();
+    const oldReadme = git(source, 'rev-parse', 'HEAD:README.md').trim();
     await patchtx('apply', '--repo', source, patchFile(README));
-    g(source, 'branch', 'one');
+    git(source, 'branch', 'one');
     await patchtx('apply', '--repo', source, patchFile(v4a('*** Add File: two.txt', '+2')));
     for (const [branch, args] of [
       ['one', []],
@@ -289,18 +274,18 @@ describe('a partial clone (git clone --filter=blob:none)', () => {
 function stoppedOnConflict(op: 'merge' | 'cherry-pick' | 'rebase' | 'revert'): string {
   const dir = makeRepo('basic');
   const readme = path.join(dir, 'README.md');
-  g(dir, 'checkout', '-q', '-b', 'side');
+  git(dir, 'checkout', '-q', '-b', 'side');
   writeFileSync(readme, '# Side\n');
-  g(dir, 'commit', '-q', '-am', 'side');
-  g(dir, 'checkout', '-q', 'main');
+  git(dir, 'commit', '-q', '-am', 'side');
+  git(dir, 'checkout', '-q', 'main');
   writeFileSync(readme, '# Main\n');
-  g(dir, 'commit', '-q', '-am', 'main');
+  git(dir, 'commit', '-q', '-am', 'main');
   if (op === 'revert') {
     writeFileSync(readme, '# Main again\n');
-    g(dir, 'commit', '-q', '-am', 'main again');
+    git(dir, 'commit', '-q', '-am', 'main again');
   }
   const args = { merge: ['merge', 'side'], 'cherry-pick': ['cherry-pick', 'side'], rebase: ['rebase', 'side'], revert: ['revert', '--no-edit', 'HEAD~1'] }[op];
-  expect(gTry(dir, ...args).status).not.toBe(0);
+  expect(gitTry(dir, ...args).status).not.toBe(0);
   return dir;
 }
 
@@ -335,8 +320,8 @@ describe('a merge, rebase, cherry-pick or revert stopped half-way', () => {
     expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toBe('# Main and side\n');
     expect(rev(dir)).toBe(head);
     expect(rev(dir, 'MERGE_HEAD')).toMatch(/^[0-9a-f]{40}$/);
-    g(dir, 'add', 'README.md');
-    g(dir, 'commit', '-q', '--no-edit');
-    expect(g(dir, 'log', '-1', '--format=%P').trim().split(' ')).toHaveLength(2);
+    git(dir, 'add', 'README.md');
+    git(dir, 'commit', '-q', '--no-edit');
+    expect(git(dir, 'log', '-1', '--format=%P').trim().split(' ')).toHaveLength(2);
   });
 });

@@ -5,9 +5,11 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
-import { cleanupRepos, makeRepo } from '../helpers/repos.js';
-import { applyPatch, cleanupScratch, expectFsckClean, g, gTry, isolateGitEnv, patchFile, patchtxJson, rev, v4a } from './support.js';
+import { applyPatch, cleanupBuiltCli, patchtxJson, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupRepos, git, gitTry, makeRepo, rev } from '../helpers/repos.js';
+import { waitFor } from '../helpers/schedule.js';
+import { cleanupScratch, isolateGitEnv, patchFile, v4a } from '../helpers/scratch.js';
+import { expectFsckClean, leftoverFiles } from '../helpers/snapshot.js';
 
 beforeAll(() => {
   isolateGitEnv();
@@ -25,14 +27,14 @@ const savedSpec = (commit: string, p: string, side: 'worktree' | 'index' = 'work
 
 /** What `git gc --prune=now` must keep, and `git notes` must keep working with. */
 function expectSurvivesGcAndGitNotes(dir: string, commit: string, saved: Record<string, string>): void {
-  g(dir, 'gc', '--quiet', '--prune=now');
-  for (const [spec, bytes] of Object.entries(saved)) expect(g(dir, 'show', spec)).toBe(bytes);
+  git(dir, 'gc', '--quiet', '--prune=now');
+  for (const [spec, bytes] of Object.entries(saved)) expect(git(dir, 'show', spec)).toBe(bytes);
   // git's own notes commands read the notes tree and keep the saved entries when they rewrite it
-  expect(g(dir, 'notes', '--ref=patchtx', 'list', commit).trim()).toMatch(/^[0-9a-f]{40}$/);
-  g(dir, 'notes', '--ref=patchtx', 'add', '-m', 'by git', `${commit}~1`);
-  expect(g(dir, 'notes', '--ref=patchtx', 'show', `${commit}~1`)).toBe('by git\n');
-  g(dir, 'gc', '--quiet', '--prune=now');
-  for (const [spec, bytes] of Object.entries(saved)) expect(g(dir, 'show', spec)).toBe(bytes);
+  expect(git(dir, 'notes', '--ref=patchtx', 'list', commit).trim()).toMatch(/^[0-9a-f]{40}$/);
+  git(dir, 'notes', '--ref=patchtx', 'add', '-m', 'by git', `${commit}~1`);
+  expect(git(dir, 'notes', '--ref=patchtx', 'show', `${commit}~1`)).toBe('by git\n');
+  git(dir, 'gc', '--quiet', '--prune=now');
+  for (const [spec, bytes] of Object.entries(saved)) expect(git(dir, 'show', spec)).toBe(bytes);
   expectFsckClean(dir);
 }
 
@@ -45,10 +47,10 @@ describe('uncommitted work a transaction replaces', () => {
     expect(r.out).toBe('Success. Updated the following files:\nD docs/notes.txt\n');
     const commit = rev(dir);
     expect(r.err).toContain(`git show ${savedSpec(commit, 'docs/notes.txt')}`);
-    expect(g(dir, 'show', savedSpec(commit, 'docs/notes.txt'))).toBe('notes\nmy local edit\n');
+    expect(git(dir, 'show', savedSpec(commit, 'docs/notes.txt'))).toBe('notes\nmy local edit\n');
     // the index entry it had (the committed file) is kept beside it
-    expect(g(dir, 'rev-parse', savedSpec(commit, 'docs/notes.txt', 'index')).trim()).toBe(g(dir, 'rev-parse', `${commit}~1:docs/notes.txt`).trim());
-    expect(g(dir, 'notes', '--ref=patchtx', 'show', commit)).toBe(v4a('*** Delete File: docs/notes.txt'));
+    expect(git(dir, 'rev-parse', savedSpec(commit, 'docs/notes.txt', 'index')).trim()).toBe(git(dir, 'rev-parse', `${commit}~1:docs/notes.txt`).trim());
+    expect(git(dir, 'notes', '--ref=patchtx', 'show', commit)).toBe(v4a('*** Delete File: docs/notes.txt'));
     expectSurvivesGcAndGitNotes(dir, commit, { [savedSpec(commit, 'docs/notes.txt')]: 'notes\nmy local edit\n' });
   });
 
@@ -66,7 +68,7 @@ describe('uncommitted work a transaction replaces', () => {
     ]);
     expect(readFileSync(path.join(dir, 'loose.txt'), 'utf8')).toBe('added\n');
     // an untracked file has no index entry to keep
-    expect(gTry(dir, 'rev-parse', '--verify', '-q', savedSpec(commit, 'loose.txt', 'index')).status).not.toBe(0);
+    expect(gitTry(dir, 'rev-parse', '--verify', '-q', savedSpec(commit, 'loose.txt', 'index')).status).not.toBe(0);
     expectSurvivesGcAndGitNotes(dir, commit, {
       [savedSpec(commit, 'loose.txt')]: 'untracked work\n',
       [savedSpec(commit, 'README.md')]: '# Sample\n\nedited\n',
@@ -83,9 +85,9 @@ describe('uncommitted work a transaction replaces', () => {
     expect(readFileSync(path.join(dir, 'src/util/name.js'), 'utf8')).toBe('export const name = "util";\n');
     const spec = /git show (refs\/notes\/patchtx:patchtx-saved\/[0-9a-f]{2}\/[0-9a-f]{38}\/worktree\/src\/util\/name\.js)/.exec(r.err)?.[1];
     expect(spec, r.err).toBeDefined();
-    expect(g(dir, 'show', spec!)).toBe('export const name = "edited";\n');
-    g(dir, 'gc', '--quiet', '--prune=now');
-    expect(g(dir, 'show', spec!)).toBe('export const name = "edited";\n');
+    expect(git(dir, 'show', spec!)).toBe('export const name = "edited";\n');
+    git(dir, 'gc', '--quiet', '--prune=now');
+    expect(git(dir, 'show', spec!)).toBe('export const name = "edited";\n');
     expectFsckClean(dir);
   });
 
@@ -97,8 +99,12 @@ describe('uncommitted work a transaction replaces', () => {
     const killed = await runCli(['apply', '--repo', dir, '--dirty=include', patch], { env: { PATCHTX_TEST_CRASH_AT: 'ref-locked' } });
     expect(killed.signal, killed.stdout + killed.stderr).toBe('SIGKILL');
     // killed where it was meant to be: the notes ref locked by the run, nothing of the checkout changed
-    // (besides the run's witnesses of its locks: patchtx/lock-*)
-    expect(leftoverFiles(path.join(dir, '.git')).filter((f) => !f.startsWith('patchtx/lock-'))).toEqual(['index.lock', 'patchtx/journal.json', 'refs/notes/patchtx.lock']);
+    // (besides the run's witnesses of its locks, patchtx/lock-*, and its objects' second names)
+    expect(leftoverFiles(path.join(dir, '.git')).filter((f) => !f.startsWith('patchtx/lock-') && !f.startsWith('patchtx/objects-'))).toEqual([
+      'index.lock',
+      'patchtx/journal.json',
+      'refs/notes/patchtx.lock',
+    ]);
     const r = await runCli(['recover', '--repo', dir, '--json']);
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).recovered).toMatchObject({ outcome: 'dropped', op: 'apply' });
@@ -106,14 +112,14 @@ describe('uncommitted work a transaction replaces', () => {
     expectFsckClean(dir);
     expect(rev(dir)).toBe(head);
     expect(readFileSync(path.join(dir, 'src/util/name.js'), 'utf8')).toBe('export const name = "edited";\n');
-    expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(' M src/util/name.js\n');
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(' M src/util/name.js\n');
     // and the notes ref takes the saved edit when the patch is applied again
     const again = await runCli(['apply', '--repo', dir, '--dirty=include', '--json', patch]);
     expect(again.status, again.stderr).toBe(0);
     const spec = /git show (refs\/notes\/patchtx:patchtx-saved\/\S+\/worktree\/src\/util\/name\.js)/.exec(again.stdout)?.[1];
     expect(spec, again.stdout).toBeDefined();
-    expect(g(dir, 'show', spec!)).toBe('export const name = "edited";\n');
-    expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+    expect(git(dir, 'show', spec!)).toBe('export const name = "edited";\n');
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
     expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
     expectFsckClean(dir);
   });
@@ -125,14 +131,14 @@ describe('uncommitted work a transaction replaces', () => {
     const release = path.join(dir, '..', 'release-notes-move');
     const run = runCli(['apply', '--repo', dir, '--json', '--dirty=include', patch], { env: { PATCHTX_TEST_PAUSE_AT: 'after-ref', PATCHTX_TEST_PAUSE_UNTIL: release } });
     // held just after its ref moved, before the note is attached: git moves the notes ref meanwhile
-    await waitFor(() => gTry(dir, 'log', '-1', '--format=%s').stdout.startsWith('Apply patch'), 'the run moved its ref');
-    g(dir, 'notes', '--ref=patchtx', 'add', '-m', 'by git meanwhile', 'HEAD~1^{tree}');
+    await waitFor(() => gitTry(dir, 'log', '-1', '--format=%s').stdout.startsWith('Apply patch'), 'the run moved its ref');
+    git(dir, 'notes', '--ref=patchtx', 'add', '-m', 'by git meanwhile', 'HEAD~1^{tree}');
     writeFileSync(release, '');
     const r = await run;
     expect(r.status, r.stdout + r.stderr).toBe(0);
     const commit = JSON.parse(r.stdout).commit;
     expect(existsSync(path.join(dir, '.git', 'patchtx', 'journal.json'))).toBe(false);
-    expect(g(dir, 'notes', '--ref=patchtx', 'show', 'HEAD~1^{tree}')).toBe('by git meanwhile\n');
+    expect(git(dir, 'notes', '--ref=patchtx', 'show', 'HEAD~1^{tree}')).toBe('by git meanwhile\n');
     expectSurvivesGcAndGitNotes(dir, commit, { [savedSpec(commit, 'docs/notes.txt')]: 'notes\nmy local edit\n' });
   });
 
@@ -146,22 +152,22 @@ describe('uncommitted work a transaction replaces', () => {
     const result = JSON.parse(r.stdout);
     const ops = (files: { op: string; path: string }[]): string[] => files.map((f) => `${f.op} ${f.path}`).sort();
     // what git itself says the commit did
-    const byGit = g(dir, 'diff-tree', '--no-commit-id', '--name-status', '-r', result.commit).trim().split('\n').map((l) => l.replace('\t', ' ')).sort();
+    const byGit = git(dir, 'diff-tree', '--no-commit-id', '--name-status', '-r', result.commit).trim().split('\n').map((l) => l.replace('\t', ' ')).sort();
     expect(byGit).toEqual(['A loose.txt', 'M docs/notes.txt']);
     expect(ops(result.files)).toEqual(byGit);
-    const body = g(dir, 'log', '-1', '--format=%B', result.commit);
+    const body = git(dir, 'log', '-1', '--format=%B', result.commit);
     expect(body).toMatch(/^Apply patch: add loose\.txt, update docs\/notes\.txt\n\nA loose\.txt\nM docs\/notes\.txt\n/);
     const log = await runCli(['log', '--repo', dir, '-n', '1', '--json']);
     expect(log.status, log.stderr).toBe(0);
     expect(ops(JSON.parse(log.stdout)[0].files)).toEqual(byGit);
     // the untracked file's bytes are saved, as for any uncommitted work the run replaced
-    expect(g(dir, 'show', savedSpec(result.commit, 'loose.txt'))).toBe('untracked work\n');
+    expect(git(dir, 'show', savedSpec(result.commit, 'loose.txt'))).toBe('untracked work\n');
   });
 
   it('nothing is saved when the touched paths were clean', async () => {
     const dir = makeRepo('basic');
     const r = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Delete File: docs/notes.txt')));
     expect(r.code, r.out).toBe(0);
-    expect(g(dir, 'ls-tree', '--name-only', 'refs/notes/patchtx').trim()).toBe(r.json.commit);
+    expect(git(dir, 'ls-tree', '--name-only', 'refs/notes/patchtx').trim()).toBe(r.json.commit);
   });
 });

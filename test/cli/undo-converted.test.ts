@@ -4,8 +4,9 @@
 import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
+import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { cleanupRepos, git, makeRepo } from '../helpers/repos.js';
+import { waitFor } from '../helpers/schedule.js';
 
 beforeAll(requireBuiltCli);
 afterAll(() => {

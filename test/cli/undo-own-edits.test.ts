@@ -5,9 +5,10 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
-import { cleanupRepos, makeRepo } from '../helpers/repos.js';
-import { applyPatch, cleanupScratch, expectFsckClean, expectNoLeftovers, g, isolateGitEnv, patchFile, patchtxJson, rev, snapshot, v4a, worktreeFiles } from './support.js';
+import { applyPatch, cleanupBuiltCli, patchtxJson, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupRepos, git, makeRepo, rev } from '../helpers/repos.js';
+import { cleanupScratch, isolateGitEnv, patchFile, v4a } from '../helpers/scratch.js';
+import { expectFsckClean, expectNoLeftovers, snapshot, worktreeFiles } from '../helpers/snapshot.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => {
@@ -18,8 +19,8 @@ afterAll(() => {
 /** What undo must bring back exactly: files, index entries, what git status says. */
 const checkoutState = (dir: string) => ({
   files: worktreeFiles(dir),
-  index: g(dir, 'ls-files', '-s'),
-  status: g(dir, 'status', '--porcelain=v1', '--untracked-files=all'),
+  index: git(dir, 'ls-files', '-s'),
+  status: git(dir, 'status', '--porcelain=v1', '--untracked-files=all'),
 });
 
 /** A checkout with every kind of uncommitted work on the paths PATCH touches, and some beside. */
@@ -28,7 +29,7 @@ function dirtyCheckout(kind: 'basic' | 'packed' = 'basic'): string {
   const w = (p: string, text: string): void => writeFileSync(path.join(dir, p), text);
   w('README.md', '# Sample\n\nedited, not staged\n');
   w('src/math.js', 'export function add(a, b) {\n  return a + b; // staged\n}\n');
-  g(dir, 'add', 'src/math.js');
+  git(dir, 'add', 'src/math.js');
   w('src/math.js', 'export function add(a, b) {\n  return a + b; // staged\n}\n// and more, not staged\n');
   w('docs/notes.txt', 'notes\nedited, then deleted by the patch\n');
   w('loose.txt', 'untracked, then added by the patch\n');
@@ -144,11 +145,11 @@ describe('undo of an amended commit', () => {
     const r = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Update File: README.md', '@@', '-# Sample', '+# Title')));
     expect(r.code, r.out).toBe(0);
     writeFileSync(path.join(dir, 'src/util/name.js'), 'export const name = "amended in";\n');
-    g(dir, 'commit', '-q', '-a', '--amend', '--no-edit');
+    git(dir, 'commit', '-q', '-a', '--amend', '--no-edit');
     const amended = rev(dir);
     expect(amended).not.toBe(r.json.commit);
     // the Patch-Id trailer survived the amend
-    expect(g(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)').trim()).toBe(r.json.patchId);
+    expect(git(dir, 'log', '-1', '--format=%(trailers:key=Patch-Id,valueonly)').trim()).toBe(r.json.patchId);
     const before = snapshot(dir);
     const undo = await patchtxJson('undo', '--repo', dir);
     expect(undo.code, undo.out).toBe(7);
@@ -163,12 +164,12 @@ describe('undo of an amended commit', () => {
     const base = rev(dir);
     const r = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Update File: README.md', '@@', '-# Sample', '+# Title')));
     expect(r.code, r.out).toBe(0);
-    const message = g(dir, 'log', '-1', '--format=%B');
-    g(dir, 'commit', '-q', '--amend', '-m', `Better subject\n\n${message.slice(message.indexOf('\n\n') + 2)}`);
+    const message = git(dir, 'log', '-1', '--format=%B');
+    git(dir, 'commit', '-q', '--amend', '-m', `Better subject\n\n${message.slice(message.indexOf('\n\n') + 2)}`);
     const undo = await patchtxJson('undo', '--repo', dir);
     expect(undo.code, undo.out).toBe(0);
     expect(rev(dir)).toBe(base);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 
   it('undo --revert of a transaction that took uncommitted work in: refused, the working tree and HEAD as they were (a revert would drop that work)', async () => {
@@ -188,9 +189,9 @@ describe('undo of an amended commit', () => {
 
   it('a fresh git init: apply_patch takes the untracked file in; undo --revert is refused rather than deleting it', async () => {
     const dir = path.join(makeRepo('empty'), '..', 'fresh');
-    g(path.dirname(dir), 'init', '-q', '-b', 'main', dir);
-    g(dir, 'config', 'user.name', 'Fresh User');
-    g(dir, 'config', 'user.email', 'fresh@example.invalid');
+    git(path.dirname(dir), 'init', '-q', '-b', 'main', dir);
+    git(dir, 'config', 'user.name', 'Fresh User');
+    git(dir, 'config', 'user.email', 'fresh@example.invalid');
     writeFileSync(path.join(dir, 'main.py'), 'print(1)\n');
     const applied = await applyPatch(dir, v4a('*** Update File: main.py', '@@', '-print(1)', '+print(2)'));
     expect(applied.code, applied.err).toBe(0);
@@ -198,6 +199,6 @@ describe('undo of an amended commit', () => {
     expect(r.code, r.out).toBe(7);
     expect(r.json.error.message).toContain('main.py');
     expect(worktreeFiles(dir)).toHaveProperty(['main.py']);
-    expect(g(dir, 'show', `refs/notes/patchtx:patchtx-saved/${rev(dir).slice(0, 2)}/${rev(dir).slice(2)}/worktree/main.py`)).toBe('print(1)\n');
+    expect(git(dir, 'show', `refs/notes/patchtx:patchtx-saved/${rev(dir).slice(0, 2)}/${rev(dir).slice(2)}/worktree/main.py`)).toBe('print(1)\n');
   });
 });

@@ -10,9 +10,10 @@ import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:f
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtCliPath, cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
-import { cleanupRepos, gitEnv, makeRepo } from '../helpers/repos.js';
-import { cleanupScratch, expectFsckClean, expectUntouched, g, isolateGitEnv, patchFile, patchtxJson, rev, snapshot, tempDir, v4a } from './support.js';
+import { binPath, cleanupBuiltCli, patchtxJson, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupRepos, git, gitEnv, makeRepo, rev } from '../helpers/repos.js';
+import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { expectFsckClean, expectUntouched, snapshot } from '../helpers/snapshot.js';
 
 beforeAll(() => {
   isolateGitEnv();
@@ -51,11 +52,11 @@ describe('undo of a file turned into a directory', () => {
     expect(again.json).toEqual({ ok: true, recovered: null });
 
     // once the file is gone, the undo goes through
-    g(dir, 'clean', '-q', '-f', '--', 'docs');
+    git(dir, 'clean', '-q', '-f', '--', 'docs');
     const ok = await patchtxJson('undo', '--repo', dir);
     expect(ok.code, ok.out).toBe(0);
     expect(rev(dir)).toBe(base);
-    expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
     expectFsckClean(dir);
   });
 
@@ -64,7 +65,7 @@ describe('undo of a file turned into a directory', () => {
     writeFileSync(path.join(dir, '.git/info/exclude'), '*.log\n');
     writeFileSync(path.join(dir, 'docs/notes.txt/build.log'), 'log\n');
     mkdirSync(path.join(dir, 'docs/notes.txt/empty'));
-    expect(g(dir, 'status', '--porcelain', '--ignored')).toBe('!! docs/notes.txt/build.log\n');
+    expect(git(dir, 'status', '--porcelain', '--ignored')).toBe('!! docs/notes.txt/build.log\n');
     const before = snapshot(dir);
     const r = await patchtxJson('undo', '--repo', dir);
     expect(r.code, r.out).toBe(7);
@@ -123,7 +124,7 @@ describe('a special file where the patch writes or removes a file', () => {
     const moved = await cli(dir, ['apply', '--dirty=include', patchFile(v4a('*** Update File: docs/notes.txt', '*** Move to: moved.txt'))]);
     expect(moved.status, moved.out).toBe(6);
     expect(moved.json.error).toMatchObject({ kind: 'dirty', paths: ['moved.txt'] });
-    const viaApplyPatch = spawnSync(process.execPath, [path.join(path.dirname(builtCliPath()), 'apply_patch.cjs')], {
+    const viaApplyPatch = spawnSync(process.execPath, [path.join(path.dirname(binPath()), 'apply_patch.cjs')], {
       cwd: dir,
       env: gitEnv,
       input: v4a('*** Add File: moved.txt', '+added'),
@@ -139,7 +140,7 @@ describe('a special file where the patch writes or removes a file', () => {
   it('apply_patch outside a repository: a named pipe at an Add\'s path is refused too, and stays', () => {
     const dir = tempDir();
     mkfifo(dir, 'pipe.txt');
-    const r = spawnSync(process.execPath, [path.join(path.dirname(builtCliPath()), 'apply_patch.cjs')], {
+    const r = spawnSync(process.execPath, [path.join(path.dirname(binPath()), 'apply_patch.cjs')], {
       cwd: dir,
       env: { ...gitEnv, GIT_CEILING_DIRECTORIES: path.dirname(dir) },
       input: v4a('*** Add File: pipe.txt', '+added', '*** Add File: other.txt', '+other'),

@@ -6,8 +6,10 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { immutableSupported, makeImmutable, makeMutable, releaseImmutable } from '../helpers/immutable.js';
-import { cleanupRepos, makeRepo } from '../helpers/repos.js';
-import { cleanupScratch, expectUntouched, g, isolateGitEnv, patchFile, patchtxJson, rev, snapshot, v4a } from './support.js';
+import { patchtxJson } from '../helpers/cli.js';
+import { cleanupRepos, git, makeRepo, rev } from '../helpers/repos.js';
+import { cleanupScratch, isolateGitEnv, patchFile, v4a } from '../helpers/scratch.js';
+import { expectUntouched, snapshot } from '../helpers/snapshot.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => {
@@ -37,7 +39,7 @@ describe.skipIf(!immutableSupported)('paths the transaction cannot write', () =>
     await expectRefused(dir, UPDATE_MATH, 'src/math.js', /^cannot replace src\/math\.js: .*EPERM/);
     makeMutable(path.join(dir, 'src/math.js'));
     expect((await patchtxJson('apply', '--repo', dir, patchFile(UPDATE_MATH))).code).toBe(0);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 
   it('an immutable index: refused before the commit point, nothing committed', async () => {
@@ -54,7 +56,7 @@ describe.skipIf(!immutableSupported)('paths the transaction cannot write', () =>
     expectUntouched(dir, before);
     makeMutable(index);
     expect((await patchtxJson('apply', '--repo', dir, patchFile(UPDATE_MATH))).code).toBe(0);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 
   it('an immutable file to be removed, and one moved away', async () => {
@@ -73,7 +75,7 @@ describe.skipIf(!immutableSupported)('paths the transaction cannot write', () =>
     // a directory below it can: removing its only file leaves it (src keeps it), so the add goes in
     const r = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Delete File: src/util/name.js', '*** Add File: src/util/x.js', '+x')));
     expect(r.code, r.out).toBe(0);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 
   it('a directory to be created in: the nearest one that exists is checked', async () => {

@@ -4,12 +4,12 @@ import { spawn } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtCliPath, cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
-import { cleanupRepos, gitEnv, makeRepo } from '../helpers/repos.js';
-import { buildDist, cleanupScratch, commitCount, expectFsckClean, g, patchFile, snapshot, v4a } from './support.js';
+import { binPath, cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupRepos, commitCount, git, gitEnv, makeRepo } from '../helpers/repos.js';
+import { cleanupScratch, patchFile, v4a } from '../helpers/scratch.js';
+import { expectFsckClean, snapshot } from '../helpers/snapshot.js';
 
 beforeAll(() => {
-  buildDist();
   requireBuiltCli();
 });
 afterAll(() => {
@@ -37,8 +37,8 @@ describe('--wait', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(commitCount(dir)).toBe(3);
-    expect(g(dir, 'show', 'HEAD:waited.txt')).toBe('w\n');
-    expect(before.head).not.toBe(g(dir, 'rev-parse', 'HEAD').trim());
+    expect(git(dir, 'show', 'HEAD:waited.txt')).toBe('w\n');
+    expect(before.head).not.toBe(git(dir, 'rev-parse', 'HEAD').trim());
     expectFsckClean(dir);
   });
 
@@ -71,7 +71,7 @@ describe('--wait', () => {
 });
 
 describe('apply_patch waits for locks by itself', () => {
-  const applyPatchBin = (): string => path.join(path.dirname(builtCliPath()), 'apply_patch.cjs');
+  const applyPatchBin = (): string => path.join(path.dirname(binPath()), 'apply_patch.cjs');
   const run = (dir: string, text: string, env: NodeJS.ProcessEnv = {}) =>
     new Promise<{ status: number | null; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, [applyPatchBin(), text], { cwd: dir, env: { ...gitEnv, ...env } });
@@ -86,7 +86,7 @@ describe('apply_patch waits for locks by itself', () => {
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => run(dir, v4a(`*** Add File: agent-${i}.txt`, `+${i}`))));
     for (const r of results) expect(r.status, r.stderr).toBe(0);
     expect(commitCount(dir)).toBe(before + 10);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expectFsckClean(dir);
   });
 

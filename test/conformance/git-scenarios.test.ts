@@ -4,12 +4,15 @@
 // clean, `git fsck` clean. Failure: tree and HEAD untouched.
 // 015 is the deliberate divergence: the reference leaves the first hunk's Add on disk after the
 // second hunk fails; patchtx is atomic, so the tree stays exactly as input/.
+// patchtx's own scenarios (its documented differences from Codex) run the same way, always.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/patchtx.js';
 import { cleanupRepos, git, hasScenarios, makeRepo, SCENARIOS_ABSENT, scenariosDir } from '../helpers/repos.js';
-import { snapshotDir } from '../helpers/tree-snapshot.js';
+import { worktreeFiles } from '../helpers/snapshot.js';
+import { projectScenariosDir, scenarioExpectation, scenarioNames } from '../helpers/scenarios.js';
+import { exitCodeFor } from '../../src/errors.js';
 
 const scenarios = !hasScenarios
   ? []
@@ -50,7 +53,7 @@ describe.skipIf(!hasScenarios)('Codex scenarios through patchtx apply in git', (
       const input = path.join(dir, 'input');
       const repo = makeRepo('fromdir', { source: existsSync(input) ? input : '/nonexistent-empty-source' });
       const base = git(repo, 'rev-parse', 'HEAD').trim();
-      const before = snapshotDir(repo);
+      const before = worktreeFiles(repo);
 
       const out: string[] = [];
       const code = await main(['apply', '--json', '--repo', repo, path.join(dir, 'patch.txt')], {
@@ -63,11 +66,11 @@ describe.skipIf(!hasScenarios)('Codex scenarios through patchtx apply in git', (
       if (failure) {
         expect({ code, kind: result.error?.kind }).toEqual(failure);
         expect(git(repo, 'rev-parse', 'HEAD').trim()).toBe(base);
-        expect(snapshotDir(repo)).toEqual(before);
+        expect(worktreeFiles(repo)).toEqual(before);
         if (name.startsWith('015')) expect(existsSync(path.join(repo, 'created.txt'))).toBe(false);
       } else {
         expect(code, out.join('')).toBe(0);
-        expect(snapshotDir(repo)).toEqual(snapshotDir(path.join(dir, 'expected')));
+        expect(worktreeFiles(repo)).toEqual(worktreeFiles(path.join(dir, 'expected')));
         expect(git(repo, 'rev-list', '--count', `${base}..HEAD`).trim()).toBe('1');
         expect(git(repo, 'rev-parse', 'HEAD^').trim()).toBe(base);
         expect(result.commit).toBe(git(repo, 'rev-parse', 'HEAD').trim());
@@ -86,4 +89,48 @@ describe.skipIf(!hasScenarios)('Codex scenarios through patchtx apply in git', (
       expect(note.replace(/\n$/, '')).toBe(readFileSync(path.join(dir, 'patch.txt'), 'utf8').replace(/\n$/, ''));
     });
   });
+});
+
+/** `patchtx apply --json` of the scenario's patch in a new repository whose one commit is input/. */
+async function applyScenario(dir: string): Promise<{ repo: string; base: string; before: Record<string, string>; code: number; result: any; output: string }> {
+  const input = path.join(dir, 'input');
+  const repo = makeRepo('fromdir', { source: existsSync(input) ? input : '/nonexistent-empty-source' });
+  const base = git(repo, 'rev-parse', 'HEAD').trim();
+  const before = worktreeFiles(repo);
+  const out: string[] = [];
+  const code = await main(['apply', '--json', '--repo', repo, path.join(dir, 'patch.txt')], {
+    out: (t) => out.push(t),
+    err: (t) => out.push(t),
+  });
+  return { repo, base, before, code, result: JSON.parse(out.join('')), output: out.join('') };
+}
+
+describe("patchtx's own scenarios through patchtx apply in git", () => {
+  const names = scenarioNames(projectScenariosDir);
+
+  it('finds the scenario folders', () => {
+    expect(names.length).toBeGreaterThan(0);
+  });
+
+  for (const name of names) {
+    it(name, async () => {
+      const dir = path.join(projectScenariosDir, name);
+      const expected = scenarioExpectation(dir);
+      const { repo, base, before, code, result, output } = await applyScenario(dir);
+      if (expected.error !== null) {
+        expect({ code, kind: result.error?.kind }).toEqual({ code: exitCodeFor(expected.error), kind: expected.error });
+        expect(git(repo, 'rev-parse', 'HEAD').trim()).toBe(base);
+        expect(worktreeFiles(repo)).toEqual(before);
+      } else {
+        expect(code, output).toBe(0);
+        expect(worktreeFiles(repo)).toEqual(worktreeFiles(path.join(dir, 'expected')));
+        expect(git(repo, 'rev-list', '--count', `${base}..HEAD`).trim()).toBe('1');
+        expect(git(repo, 'rev-parse', 'HEAD^').trim()).toBe(base);
+        const warned = (result.warnings as { kind: string }[]).map((w) => w.kind);
+        for (const kind of expected.warnings) expect(warned).toContain(kind);
+      }
+      expect(git(repo, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+      git(repo, 'fsck', '--full', '--strict');
+    });
+  }
 });

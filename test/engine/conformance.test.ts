@@ -3,6 +3,7 @@
 // against an in-memory copy of input/, the plan is applied to that copy, and the result must
 // equal expected/ byte for byte. Directories are implied by files here; empty directories left
 // behind (004 keeps `old/`) are checked by the git-level runner, which works on a real tree.
+// patchtx's own scenarios (its documented differences from Codex) run the same way, always.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { planPatch } from '../../src/engine/plan.js';
 import { PatchtxError, type ErrorKind } from '../../src/errors.js';
 import { parsePatch } from '../../src/patch/parse.js';
 import { hasScenarios, SCENARIOS_ABSENT, scenariosDir } from '../helpers/repos.js';
+import { projectScenariosDir, scenarioExpectation, scenarioNames } from '../helpers/scenarios.js';
 import { applyPlan, lookupOf, readTree, type Tree } from './support.js';
 
 /** Scenarios the reference fails, and the kind of error patchtx must report for them. */
@@ -40,12 +42,12 @@ const scenarios = !hasScenarios
       .map((e) => e.name)
       .sort();
 
-function runScenario(dir: string): { tree: Tree; error?: unknown } {
+function runScenario(dir: string): { tree: Tree; error?: unknown; warnings?: string[] } {
   const input = readTree(path.join(dir, 'input'));
   const patchText = readFileSync(path.join(dir, 'patch.txt'), 'utf8');
   try {
     const plan = planPatch(parsePatch(patchText), lookupOf(input));
-    return { tree: applyPlan(input, plan) };
+    return { tree: applyPlan(input, plan), warnings: plan.warnings.map((w) => w.kind) };
   } catch (error) {
     return { tree: input, error };
   }
@@ -105,4 +107,30 @@ describe.skipIf(!hasScenarios)('Codex scenario suite', () => {
     );
     expect(message('012_delete_directory_fails')).toMatch(/^Failed to delete file dir/);
   });
+});
+
+describe("patchtx's own scenarios (its differences from Codex)", () => {
+  const names = scenarioNames(projectScenariosDir);
+
+  it('finds the scenario folders', () => {
+    expect(names.length).toBeGreaterThan(0);
+  });
+
+  for (const name of names) {
+    const dir = path.join(projectScenariosDir, name);
+    it(name, () => {
+      const { tree, error, warnings } = runScenario(dir);
+      const expected = scenarioExpectation(dir);
+      if (expected.error !== null) {
+        expect(error).toBeInstanceOf(PatchtxError);
+        expect((error as PatchtxError).kind).toBe(expected.error);
+        expect(existsSync(path.join(dir, 'expected')), 'a failing scenario has no expected/').toBe(false);
+        expect(asRecord(tree)).toEqual(asRecord(readTree(path.join(dir, 'input'))));
+        return;
+      }
+      expect(error).toBeUndefined();
+      expect(asRecord(tree)).toEqual(asRecord(readTree(path.join(dir, 'expected'))));
+      for (const kind of expected.warnings) expect(warnings).toContain(kind);
+    });
+  }
 });

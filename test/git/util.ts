@@ -1,14 +1,12 @@
 // Shared bits of the git layer tests: open a fixture as a Repository + ObjectStore, and run git
-// with data on stdin (the shared helper's git() has no input).
-import { execFileSync } from 'node:child_process';
+// with data on stdin.
 import { openRepository } from '../../src/git/repo/discover.js';
 import { ObjectStore } from '../../src/git/objects/store.js';
 import type { Repository } from '../../src/git/repo/repository.js';
-import { gitEnv, makeRepo, type FixtureKind } from '../helpers/repos.js';
+import { gitWith, makeRepo, type FixtureKind } from '../helpers/repos.js';
 
-export function gitInput(cwd: string, input: string | Buffer, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, env: gitEnv, input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
-}
+/** `git ARGS` with `input` on stdin; returns stdout. */
+export const gitInput = (cwd: string, input: string | Buffer, ...args: string[]): string => gitWith(cwd, { input }, ...args);
 
 export interface Fixture {
   /** the directory git commands run in (the linked worktree for the worktree kind) */

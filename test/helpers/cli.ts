@@ -1,22 +1,79 @@
-// Running the built command line (dist/patchtx.cjs) as a real child process, for the crash and
-// concurrency tests: they need processes that can be killed, and several of them at once.
-import { execFile, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// Running the programs: in this process through their main functions (fast), or the built bundles
+// (dist/patchtx.cjs, dist/apply_patch.cjs) as real child processes, for tests that need processes
+// that can be killed, several at once, or the program exactly as a user starts it.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect } from 'vitest';
+import { main as applyPatchMain } from '../../src/cli/apply_patch.js';
+import { main as patchtxMain } from '../../src/cli/patchtx.js';
 import { gitEnv, repoRoot } from './repos.js';
+
+export interface RunResult {
+  code: number;
+  out: string;
+  err: string;
+}
+
+/** `patchtx ARGS` in this process. */
+export async function patchtx(...args: string[]): Promise<RunResult> {
+  let out = '';
+  let err = '';
+  const code = await patchtxMain(args, { out: (t) => void (out += t), err: (t) => void (err += t) });
+  return { code, out, err };
+}
+
+/** `patchtx ARGS --json` in this process; the last JSON line of stdout, parsed. */
+export async function patchtxJson(...args: string[]): Promise<RunResult & { json: any; lines: any[] }> {
+  const r = await patchtx(...args, '--json');
+  const lines = r.out
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l));
+  return { ...r, json: lines[lines.length - 1], lines };
+}
+
+/** `apply_patch ARGS` in this process, run from `cwd`. */
+export async function applyPatch(cwd: string, ...args: string[]): Promise<RunResult> {
+  let out = '';
+  let err = '';
+  const code = await applyPatchMain(args, { out: (t) => void (out += t), err: (t) => void (err += t) }, cwd);
+  return { code, out, err };
+}
+
+export type Program = 'patchtx' | 'apply_patch';
 
 /** the bundle under test; PATCHTX_TEST_BIN points the tests at another build (say, of an experiment) */
 const builtBin = process.env.PATCHTX_TEST_BIN ?? path.join(repoRoot, 'dist/patchtx.cjs');
 let bin = builtBin;
 
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const name of readdirSync(dir)) {
+    const abs = path.join(dir, name);
+    const st = lstatSync(abs);
+    newest = Math.max(newest, st.isDirectory() ? newestSource(abs) : st.mtimeMs);
+  }
+  return newest;
+}
+
+/** Runs scripts/build.mjs when dist/ is missing or older than src/. `npm test` builds first, so in
+ * a full run nothing is rebuilt while other test files may be running the bundle. */
+function buildIfStale(): void {
+  if (process.env.PATCHTX_TEST_BIN !== undefined) return;
+  const built = ['patchtx', 'apply_patch'].map((n) => path.join(path.dirname(builtBin), `${n}.cjs`));
+  const oldest = Math.min(...built.map((f) => (existsSync(f) ? lstatSync(f).mtimeMs : 0)));
+  if (oldest > newestSource(path.join(repoRoot, 'src'))) return;
+  execFileSync(process.execPath, [path.join(repoRoot, 'scripts/build.mjs')], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
 /**
- * The tests spawn the bundle; `npm test` builds it, a single-file run needs `node scripts/build.mjs`.
- * A copy is taken, so a rebuild of dist/ by someone else while the tests run (the working tree is
- * shared) cannot pull the file from under them or mix two versions in one test file.
+ * The tests spawn the bundle, built first when missing or older than src/. A copy is taken, so a
+ * rebuild of dist/ by someone else while the tests run (the working tree is shared) cannot pull
+ * the file from under them or mix two versions in one test file.
  */
 export function requireBuiltCli(): void {
+  buildIfStale();
   if (!existsSync(builtBin)) throw new Error(`${builtBin} is missing: run 'node scripts/build.mjs' first`);
   const dir = mkdtempSync(path.join(tmpdir(), 'patchtx-bin-'));
   // the whole output directory (the programs load shared chunks), in a package that, like this
@@ -29,8 +86,9 @@ export function requireBuiltCli(): void {
 
 const copies: string[] = [];
 
-/** The bundle the tests run (the copy requireBuiltCli took), for tests that start it themselves. */
-export const builtCliPath = (): string => bin;
+/** The bundle of a program the tests run (in the copy requireBuiltCli took), for tests that start
+ * it themselves. */
+export const binPath = (program: Program = 'patchtx'): string => (program === 'patchtx' ? bin : path.join(path.dirname(bin), `${program}.cjs`));
 
 /** Removes the copies requireBuiltCli took (call from afterAll). */
 export function cleanupBuiltCli(): void {
@@ -54,13 +112,15 @@ export interface CliOptions {
   input?: string;
   /** SIGKILL the child this many milliseconds after spawning it (if it is still running) */
   killAfterMs?: number;
+  /** the program to run, patchtx unless said */
+  program?: Program;
 }
 
-/** Runs patchtx to completion (or to its death), never throwing for a non-zero exit. */
+/** Runs a built program to completion (or to its death), never throwing for a non-zero exit. */
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [bin, ...args], {
+    const child = spawn(process.execPath, [binPath(opts.program), ...args], {
       cwd: opts.cwd ?? repoRoot,
       env: { ...gitEnv, ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -85,134 +145,22 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
   });
 }
 
-/** The same, synchronously (set-up steps). Throws unless it exits 0. */
-export function cliOk(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): string {
-  const r = spawnSync(process.execPath, [bin, ...args], {
+/** Runs a built program synchronously, never throwing for a non-zero exit. `env` is the whole
+ * environment when given (tests of a bare environment), else gitEnv without colour. */
+export function runBin(program: Program, args: string[], opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): RunResult {
+  const r = spawnSync(process.execPath, [binPath(program), ...args], {
     cwd: opts.cwd ?? repoRoot,
-    env: { ...gitEnv, ...opts.env },
     input: opts.input ?? '',
+    env: opts.env ?? { ...gitEnv, NO_COLOR: '1' },
     encoding: 'utf8',
   });
-  if (r.status !== 0) throw new Error(`patchtx ${args.join(' ')} exited ${r.status ?? r.signal}:\n${r.stdout}${r.stderr}`);
-  return r.stdout;
+  return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
 }
 
-/** The git CLI, asynchronously (so that concurrent trials and kill timers are not held up):
- * status and output, never throwing for a non-zero exit. */
-export function gitAsync(cwd: string, ...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, env: gitEnv, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err && typeof (err as { code?: unknown }).code !== 'number') return reject(err);
-      resolve({ status: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr });
-    });
-  });
-}
-
-/** gitAsync that throws unless git exits 0; returns stdout. */
-export async function gitOk(cwd: string, ...args: string[]): Promise<string> {
-  const r = await gitAsync(cwd, ...args);
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return r.stdout;
-}
-
-/** mulberry32: a small seeded PRNG, so a failing random schedule can be replayed from its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** The seed from `envName` when set (to replay a run), else a fresh one. */
-export function seedFrom(envName: string): number {
-  const given = process.env[envName];
-  if (given !== undefined && given !== '') return Number(given) >>> 0;
-  return (Date.now() ^ (process.pid << 16)) >>> 0;
-}
-
-/**
- * Files in a git dir that an interrupted transaction must not leave behind once recovered: lock
- * files anywhere (index.lock, refs/…/x.lock, HEAD.lock, packed-refs.lock), patchtx's journal, its
- * temporary siblings and recovery claims, temporary files of the redo stack, the .keep file of a
- * transaction's pack (it keeps the pack from git's repacks only while the transaction runs).
- */
-export function leftoverFiles(gitdir: string): string[] {
-  const found: string[] = [];
-  const walk = (dir: string, rel: string): void => {
-    for (const name of readdirSync(dir)) {
-      // objects/ holds nothing lock-like (tmp_obj_* files there are garbage git's prune removes),
-      // only the .keep files of packs
-      if (rel === '' && name === 'objects') {
-        found.push(...patchtxKeeps(path.join(dir, name, 'pack')));
-        continue;
-      }
-      const abs = path.join(dir, name);
-      const relPath = rel === '' ? name : `${rel}/${name}`;
-      const st = statSync(abs, { throwIfNoEntry: false });
-      if (!st) continue;
-      if (st.isDirectory()) {
-        walk(abs, relPath);
-        continue;
-      }
-      if (name.endsWith('.lock') || (relPath.startsWith('patchtx/') && (name.startsWith('journal') || name.startsWith('recovering-') || name.includes('.tmp')))) {
-        found.push(relPath);
-      }
-    }
-  };
-  walk(gitdir, '');
-  return found.sort();
-}
-
-function patchtxKeeps(packDir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(packDir);
-  } catch {
-    return [];
-  }
-  return names
-    .filter((n) => n.endsWith('.keep') && readFileSync(path.join(packDir, n), 'utf8').startsWith('patchtx transaction '))
-    .map((n) => `objects/pack/${n}`);
-}
-
-/** The redo stack patchtx keeps for `ref` (one commit id per line, most recent last), in a file
- * named by the ref with `%` and `/` escaped. */
-export function redoStack(commonDir: string, ref: string): string[] {
-  try {
-    return readFileSync(path.join(commonDir, 'patchtx', 'redo', ref.replace(/%/g, '%25').replace(/\//g, '%2F')), 'utf8')
-      .split('\n')
-      .filter((l) => /^[0-9a-f]{40}$/.test(l));
-  } catch {
-    return [];
-  }
-}
-
-/** Runs `fn` over `items` with at most `lanes` in flight; rejects with the first failure. */
-export async function inLanes<T, R>(items: T[], lanes: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  let failed: unknown = null;
-  const lane = async (): Promise<void> => {
-    while (failed === null && next < items.length) {
-      const i = next++;
-      try {
-        results[i] = await fn(items[i]!, i);
-      } catch (e) {
-        failed ??= e;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
-  if (failed !== null) throw failed;
-  return results;
-}
-
-/** Waits (up to 30 s, polling) until `check` holds, then asserts it: `what` names the awaited state. */
-export async function waitFor(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 3000 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(check(), what).toBe(true);
+/** `patchtx ARGS` built, synchronously (set-up steps), with `env` over gitEnv. Throws unless it
+ * exits 0; returns stdout. */
+export function cliOk(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): string {
+  const r = runBin('patchtx', args, { cwd: opts.cwd, input: opts.input, env: { ...gitEnv, ...opts.env } });
+  if (r.code !== 0) throw new Error(`patchtx ${args.join(' ')} exited ${r.code}:\n${r.out}${r.err}`);
+  return r.out;
 }

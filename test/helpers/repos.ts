@@ -1,6 +1,7 @@
 // Test repositories are real git repositories built by fixtures-repos/build.sh with the git CLI,
-// each in its own temporary directory; `git()` runs the real git CLI against them.
-import { execFileSync, spawnSync } from 'node:child_process';
+// each in its own temporary directory; `git()` (and its variants with input, without throwing, or
+// asynchronous) runs the real git CLI against them, the one way tests ask git anything.
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -48,13 +49,74 @@ export function cleanupRepos(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
+/** Options of one git run: extra environment (over gitEnv) and data on stdin. */
+export interface GitOptions {
+  env?: NodeJS.ProcessEnv;
+  input?: string | Buffer;
+}
+
+/** No optional locks, so a `git status` of a test never rewrites the index behind its back. */
+const runEnv = (extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...gitEnv, GIT_OPTIONAL_LOCKS: '0', ...extra });
+
+/** Runs the git CLI with options; throws with stderr on failure, returns stdout. */
+export function gitWith(cwd: string, opts: GitOptions, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd,
+    env: runEnv(opts.env),
+    input: opts.input,
+    encoding: 'utf8',
+    stdio: ['pipe', 'pipe', 'pipe'],
+    maxBuffer: 64 * 1024 * 1024,
+  });
+}
+
 /** Runs the git CLI; throws with stderr on failure. */
 export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return gitWith(cwd, {}, ...args);
 }
 
 /** Runs the git CLI and returns status and output without throwing. */
 export function gitTry(cwd: string, ...args: string[]): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync('git', args, { cwd, env: gitEnv, encoding: 'utf8' });
+  const r = spawnSync('git', args, { cwd, env: runEnv(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
+
+/** The git CLI, asynchronously (so that concurrent trials and kill timers are not held up):
+ * status and output, never throwing for a non-zero exit. */
+export function gitAsync(cwd: string, ...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile('git', args, { cwd, env: runEnv(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err && typeof (err as { code?: unknown }).code !== 'number') return reject(err);
+      resolve({ status: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** gitAsync that throws unless git exits 0; returns stdout. */
+export async function gitOk(cwd: string, ...args: string[]): Promise<string> {
+  const r = await gitAsync(cwd, ...args);
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
+
+export const rev = (cwd: string, what = 'HEAD'): string => git(cwd, 'rev-parse', '--verify', '-q', what).trim();
+
+/** `git rev-list --count` of a revision. */
+export const commitCount = (cwd: string, what = 'HEAD'): number => Number(git(cwd, 'rev-list', '--count', what).trim());
+
+/** The git dir of a checkout (or the bare repository itself). */
+export const gitDirOf = (cwd: string): string => path.resolve(cwd, git(cwd, 'rev-parse', '--git-dir').trim());
+export const commonDirOf = (cwd: string): string => path.resolve(cwd, git(cwd, 'rev-parse', '--git-common-dir').trim());
+
+/** Files in a commit, as `git ls-tree -r` prints them: path -> "mode oid". */
+export function treeOf(dir: string, commit = 'HEAD'): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of git(dir, 'ls-tree', '-r', '-z', commit).split('\0')) {
+    if (line === '') continue;
+    const m = /^(\d+) \w+ ([0-9a-f]+)\t(.*)$/s.exec(line)!;
+    out[m[3]!] = `${m[1]} ${m[2]}`;
+  }
+  return out;
+}
+
+export const show = (dir: string, spec: string): string => git(dir, 'show', spec);

@@ -9,8 +9,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, cliOk, gitOk, inLanes, leftoverFiles, prng, requireBuiltCli, runCli, seedFrom } from '../helpers/cli.js';
-import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';
+import { cleanupBuiltCli, cliOk, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupRepos, git, gitEnv, gitOk, makeRepo } from '../helpers/repos.js';
+import { inLanes, prng, seedFrom } from '../helpers/schedule.js';
+import { leftoverFiles } from '../helpers/snapshot.js';
 
 const SEED = seedFrom('PATCHTX_CONCURRENCY_SEED');
 const rand = prng(SEED);

@@ -15,8 +15,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRASH_POINTS } from '../../src/tx/crash.js';
-import { cleanupBuiltCli, cliOk, gitAsync, gitOk, inLanes, leftoverFiles, prng, redoStack, requireBuiltCli, runCli, seedFrom, type CliResult } from '../helpers/cli.js';
-import { cleanupRepos, git, gitTry, makeRepo } from '../helpers/repos.js';
+import { cleanupBuiltCli, cliOk, type CliResult, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupRepos, git, gitAsync, gitOk, gitTry, makeRepo } from '../helpers/repos.js';
+import { inLanes, prng, seedFrom } from '../helpers/schedule.js';
+import { leftoverFiles, redoStack } from '../helpers/snapshot.js';
 
 const SEED = seedFrom('PATCHTX_CRASH_SEED');
 const rand = prng(SEED);

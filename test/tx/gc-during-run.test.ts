@@ -7,8 +7,10 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
+import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { cleanupRepos, git, makeRepo } from '../helpers/repos.js';
+import { waitFor } from '../helpers/schedule.js';
+import { leftoverFiles } from '../helpers/snapshot.js';
 
 beforeAll(requireBuiltCli);
 afterAll(() => {

@@ -10,8 +10,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSyn
 import { tmpdir, uptime } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { builtCliPath, cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
+import { binPath, cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';
+import { waitFor } from '../helpers/schedule.js';
+import { leftoverFiles } from '../helpers/snapshot.js';
 import { parseMark, processAlive, type ProcessMark } from '../../src/tx/liveness.js';
 
 beforeAll(requireBuiltCli);
@@ -143,7 +145,7 @@ describe('a live transaction', () => {
       ': > "$RELEASE"; wait $writer; echo $? > "$OUT.writer-status"',
     ].join('\n');
     const r = spawnSync('unshare', ['-Urpf', 'sh', '-c', script], {
-      env: { ...gitEnv, NODE: process.execPath, BIN: builtCliPath(), DIR: dir, PATCH: writePatch(dir), RELEASE: release, OUT: out, JOURNAL: journalFile },
+      env: { ...gitEnv, NODE: process.execPath, BIN: binPath(), DIR: dir, PATCH: writePatch(dir), RELEASE: release, OUT: out, JOURNAL: journalFile },
       encoding: 'utf8',
       timeout: 120_000,
     });

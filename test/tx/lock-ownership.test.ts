@@ -9,8 +9,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
+import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';
+import { waitFor } from '../helpers/schedule.js';
+import { leftoverFiles } from '../helpers/snapshot.js';
 
 beforeAll(requireBuiltCli);
 afterAll(() => {

@@ -7,8 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, cliOk, leftoverFiles, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupBuiltCli, cliOk, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';
+import { leftoverFiles } from '../helpers/snapshot.js';
 
 beforeAll(requireBuiltCli);
 afterAll(() => {

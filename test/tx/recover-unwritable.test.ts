@@ -6,9 +6,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, cliOk, leftoverFiles, requireBuiltCli, runCli } from '../helpers/cli.js';
-import { immutableSupported, makeImmutable, makeMutable, releaseImmutable } from '../helpers/immutable.js';
+import { cleanupBuiltCli, cliOk, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { cleanupRepos, git, makeRepo } from '../helpers/repos.js';
+import { leftoverFiles } from '../helpers/snapshot.js';
+import { immutableSupported, makeImmutable, makeMutable, releaseImmutable } from '../helpers/immutable.js';
 
 beforeAll(requireBuiltCli);
 afterAll(() => {

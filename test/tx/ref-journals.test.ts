@@ -6,12 +6,13 @@
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli, waitFor, type CliResult } from '../helpers/cli.js';
+import { cleanupBuiltCli, type CliResult, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { cleanupRepos, git, makeRepo } from '../helpers/repos.js';
-import { buildDist, cleanupScratch, expectFsckClean, patchFile, tempDir, v4a } from '../cli/support.js';
+import { waitFor } from '../helpers/schedule.js';
+import { cleanupScratch, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { expectFsckClean, leftoverFiles } from '../helpers/snapshot.js';
 
 beforeAll(() => {
-  buildDist();
   requireBuiltCli();
 });
 afterAll(() => {

@@ -9,8 +9,10 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { constants } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtCliPath, cleanupBuiltCli, leftoverFiles, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
+import { binPath, cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';
+import { waitFor } from '../helpers/schedule.js';
+import { leftoverFiles } from '../helpers/snapshot.js';
 
 beforeAll(requireBuiltCli);
 afterAll(() => {
@@ -30,7 +32,7 @@ async function signalledAt(dir: string, point: string, signal: NodeJS.Signals, r
   const patch = path.join(dir, '..', 'change.patch');
   writeFileSync(patch, '*** Begin Patch\n*** Add File: landed.txt\n+landed\n*** End Patch\n');
   const release = path.join(dir, '..', 'go');
-  const child = spawn(process.execPath, [builtCliPath(), 'apply', '--repo', dir, patch, ...extra], {
+  const child = spawn(process.execPath, [binPath(), 'apply', '--repo', dir, patch, ...extra], {
     env: { ...gitEnv, PATCHTX_TEST_PAUSE_AT: point, PATCHTX_TEST_PAUSE_UNTIL: release },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -102,7 +104,7 @@ describe('a signal after the commit point', () => {
 
 /** Starts `args`, holds it at `point` until signalled there with `signal`, then lets it go on. */
 async function commandSignalledAt(args: string[], point: string, signal: NodeJS.Signals, release: string): Promise<Ended> {
-  const child = spawn(process.execPath, [builtCliPath(), ...args], {
+  const child = spawn(process.execPath, [binPath(), ...args], {
     env: { ...gitEnv, PATCHTX_TEST_PAUSE_AT: point, PATCHTX_TEST_PAUSE_UNTIL: release },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -10,8 +10,10 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtCliPath, cleanupBuiltCli, gitAsync, leftoverFiles, prng, requireBuiltCli, runCli, seedFrom } from '../helpers/cli.js';
-import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';
+import { binPath, cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupRepos, git, gitAsync, gitEnv, makeRepo } from '../helpers/repos.js';
+import { prng, seedFrom } from '../helpers/schedule.js';
+import { leftoverFiles } from '../helpers/snapshot.js';
 
 const SEED = seedFrom('PATCHTX_SOAK_SEED');
 const rand = prng(SEED);
@@ -114,7 +116,7 @@ function lostMarkers(dir: string): string[] {
 // ---------------------------------------------------------------------------------------------
 // patchtx's side
 
-const applyPatchBin = (): string => path.join(path.dirname(builtCliPath()), 'apply_patch.cjs');
+const applyPatchBin = (): string => binPath('apply_patch');
 
 function runApplyPatch(dir: string, patch: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {

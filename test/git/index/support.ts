@@ -1,28 +1,15 @@
 // Shared by the index and worktree tests: repositories as patchtx sees them, the real git CLI's view
 // of an index (`git ls-files -s --debug`), blobs written with `git hash-object -w`, and a commit
 // made the way patchtx makes one: without touching the index (a throwaway GIT_INDEX_FILE).
-import { execFileSync } from 'node:child_process';
 import { lutimesSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Repository } from '../../../src/git/repo/repository.js';
-import { git, gitEnv } from '../../helpers/repos.js';
+import { git, gitWith } from '../../helpers/repos.js';
 
 export function repoAt(workdir: string): Repository {
   const gitdir = path.join(workdir, '.git');
   return { gitdir, commonDir: gitdir, workdir };
-}
-
-/** The git CLI with extra environment and optional stdin. */
-export function gitWith(cwd: string, opts: { env?: NodeJS.ProcessEnv; input?: string | Buffer }, ...args: string[]): string {
-  return execFileSync('git', args, {
-    cwd,
-    env: { ...gitEnv, ...opts.env },
-    input: opts.input,
-    encoding: 'utf8',
-    stdio: ['pipe', 'pipe', 'pipe'],
-    maxBuffer: 64 * 1024 * 1024,
-  });
 }
 
 export function writeBlob(repo: string, content: string | Buffer): string {

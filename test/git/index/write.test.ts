@@ -11,12 +11,13 @@ import { lockIndex } from '../../../src/git/index/lock.js';
 import { readIndex } from '../../../src/git/index/read.js';
 import { validateIndexUpdates, type IndexUpdate } from '../../../src/git/index/updates.js';
 import { removeWorktreeFile, writeWorktreeFile } from '../../../src/git/worktree/worktree.js';
-import { cleanupRepos, git, makeRepo } from '../../helpers/repos.js';
+import { cleanupRepos, git, gitWith, makeRepo } from '../../helpers/repos.js';
 import { atStartOfSecond, commitWithoutIndex, parseCacheTree, repoAt, settle, treeFromScratch, writeBlob, type TreeChange } from './support.js';
 
 afterAll(cleanupRepos);
 
-const status = (repo: string): string => git(repo, 'status', '--porcelain');
+/** `git status` as a user runs it: it refreshes the index's stat data (an optional lock). */
+const status = (repo: string): string => gitWith(repo, { env: { GIT_OPTIONAL_LOCKS: '1' } }, 'status', '--porcelain');
 
 async function writeIndexUpdates(repo: string, updates: Map<string, IndexUpdate>): Promise<void> {
   const lock = await lockIndex(repoAt(repo));
@@ -385,7 +386,6 @@ describe('IndexLock.write', () => {
     const repo = makeRepo('empty');
     const blob = writeBlob(repo, 'same\n');
     const lines = Array.from({ length: 20_000 }, (_, i) => `100644 ${blob}\tdir${i % 100}/file${i}.txt\n`).join('');
-    const { gitWith } = await import('./support.js');
     gitWith(repo, { input: lines }, 'update-index', '--index-info');
     const touched = Array.from({ length: 10 }, (_, i) => `dir${i * 7}/file${i * 1000 + i * 7}.txt`);
     const updates = new Map<string, IndexUpdate>(touched.map((p, i) => [p, i === 3 ? null : { oid: writeBlob(repo, `${p}\n`), mode: 0o100644, stat: null }]));
@@ -409,7 +409,6 @@ describe('IndexLock.write', () => {
     const repo = makeRepo('empty');
     const blob = writeBlob(repo, 'same\n');
     const paths = Array.from({ length: 3_000 }, (_, i) => `d${i % 30}/f${String(i).padStart(4, '0')}.txt`);
-    const { gitWith } = await import('./support.js');
     gitWith(repo, { input: paths.map((p) => `100644 ${blob}\t${p}\n`).join('') }, 'update-index', '--index-info');
     const other = writeBlob(repo, 'other\n');
     const changed = [...paths].sort().filter((_, i) => i % 2 === 1);

@@ -55,7 +55,7 @@ describe('ObjectStore batches', () => {
     const tree = await store.writeTree(oids.map((oid, i) => ({ mode: '100644' as const, name: `f${i}.txt`, oid })));
     // readable before the flush, from memory
     expect(Buffer.from(await store.readBlob(oids[3]!))).toEqual(contents[3]);
-    await store.flushBatch("patchtx test");
+    await store.flushBatch('patchtx test', path.join(dir, '..', 'held'));
     const added = packsOf(dir).filter((n) => !packsBefore.includes(n));
     expect(added.filter((n) => n.endsWith('.pack'))).toHaveLength(1);
     expect(added.filter((n) => n.endsWith('.idx'))).toHaveLength(1);
@@ -80,7 +80,7 @@ describe('ObjectStore batches', () => {
         sync.mockClear();
         store.beginBatch();
         for (const c of blobs(PACK_THRESHOLD, tag)) await store.writeBlob(c);
-        await store.flushBatch("patchtx test");
+        await store.flushBatch('patchtx test', path.join(store.objectsDir, '..', 'held-test'));
         return sync.mock.calls.length;
       };
       expect(await flush('', 'default')).toBe(0);
@@ -103,7 +103,7 @@ describe('ObjectStore batches', () => {
     const packsBefore = packsOf(dir);
     store.beginBatch();
     const oid = await store.writeBlob(Buffer.from('one small object\n'));
-    await store.flushBatch("patchtx test");
+    await store.flushBatch('patchtx test', path.join(dir, '..', 'held'));
     expect(packsOf(dir)).toEqual(packsBefore);
     expect(git(dir, 'cat-file', '-t', oid).trim()).toBe('blob');
     store.beginBatch();

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main as applyPatchMain } from '../../../src/cli/apply_patch.js';
 import { main } from '../../../src/cli/patchtx.js';
 import { applyTransaction, type FileContents } from '../../../src/commands/apply.js';
-import { builtCliPath, cleanupBuiltCli, cliOk, requireBuiltCli, runCli } from '../../helpers/cli.js';
+import { binPath, cleanupBuiltCli, cliOk, requireBuiltCli, runCli } from '../../helpers/cli.js';
 import { cleanupRepos, git, gitEnv, gitTry, makeRepo } from '../../helpers/repos.js';
 
 afterAll(cleanupRepos);
@@ -258,7 +258,7 @@ describe('settings and attributes around line endings', () => {
     requireBuiltCli();
     const dir = makeRepo('basic');
     const before = git(dir, 'show', 'HEAD:README.md');
-    git(dir, 'config', 'alias.pt', `!node ${builtCliPath()}`);
+    git(dir, 'config', 'alias.pt', `!node ${binPath()}`);
     const patch = path.join(dir, '..', 'p.patch');
     writeFileSync(patch, '*** Begin Patch\n*** Add File: notes.txt\n+first\n+second\n*** End Patch\n');
     execFileSync('git', ['-c', 'core.autocrlf=true', 'pt', 'apply', patch], { cwd: dir, env: gitEnv, stdio: 'pipe' });
