@@ -205,7 +205,7 @@ async function runSteps(
     journal.redo = prepared.redo;
     journal.restore = prepared.restore;
     journal.locks.push(refLockFile(repo, target.ref));
-    // deleting the ref (undo of a first commit) may rewrite packed-refs under its lock
+    // deleting the ref (undo of a first commit) takes packed-refs.lock too
     if (prepared.newOid === DELETED_REF) journal.locks.push(packedRefsLockFile(repo));
     if (prepared.note) journal.locks.push(refLockFile(repo, prepared.note.ref));
     updateJournal(repo, journal);
