@@ -2,11 +2,13 @@
 // (or `git gc`, or a clone) may have packed: packed-refs.lock is held across the whole deletion,
 // and the file is written again without the ref's line and its `^<oid>` peel line.
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PatchtxError } from '../../errors.js';
 import { open, readFile, rename, unlink, type FileHandle } from '../fs/fsx.js';
 import { shouldFsync } from '../repo/fsync-policy.js';
 import { fsError } from '../fs/io-error.js';
 import { createLockFile, removeWitness, witnessStaging } from '../fs/lock-file.js';
+import type { GitConfig } from '../repo/config.js';
 import type { Repository } from '../repo/repository.js';
 import { crashPoint } from '../../test-points.js';
 
@@ -30,16 +32,39 @@ export function withoutPackedRef(text: string, ref: string): string {
   return out.join('\n');
 }
 
-/** Takes packed-refs.lock; another holder of it: `stale`. */
-async function takePackedRefsLock(repo: Repository, ref: string, witness: string | undefined): Promise<void> {
+/** How long git waits for packed-refs.lock by default (core.packedRefsTimeout, in milliseconds). */
+export const DEFAULT_PACKED_REFS_TIMEOUT_MS = 1000;
+
+/**
+ * core.packedRefsTimeout as git reads it: milliseconds, with an optional k/m/g suffix; negative:
+ * no limit. A value git would reject is taken as the default.
+ */
+export function packedRefsTimeout(config: GitConfig): number {
+  const m = /^\s*(-?\d+)\s*([kmg]?)\s*$/i.exec(config.get('core.packedRefsTimeout') ?? '');
+  if (m === null) return DEFAULT_PACKED_REFS_TIMEOUT_MS;
+  const scale = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g'];
+  return Number(m[1]) * scale;
+}
+
+/**
+ * Takes packed-refs.lock as git does: when another process holds it, tries again (with growing,
+ * jittered waits) until `timeoutMs` (negative: no limit) has passed, then gives up with `stale`.
+ */
+async function takePackedRefsLock(repo: Repository, ref: string, witness: string | undefined, timeoutMs: number): Promise<void> {
   const lockFile = packedRefsLockFile(repo);
-  try {
-    await (await createLockFile(lockFile, witness)).close();
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
+  const started = Date.now();
+  for (let backoff = 1; ; backoff = Math.min(backoff * 2, 100)) {
+    try {
+      await (await createLockFile(lockFile, witness)).close();
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw fsError(e, 'create the lock file', lockFile, { ref, lockFile });
+    }
+    const left = timeoutMs < 0 ? Infinity : started + timeoutMs - Date.now();
+    if (left <= 0) {
       throw new PatchtxError('stale', `another process is rewriting packed-refs (lock file exists: ${lockFile})`, { ref, lockFile });
     }
-    throw fsError(e, 'create the lock file', lockFile, { ref, lockFile });
+    await sleep(Math.min(left, backoff * (0.75 + Math.random() / 2)));
   }
 }
 
@@ -56,12 +81,12 @@ export async function deleteWithPackedRefsLocked(
   repo: Repository,
   ref: string,
   removeLoose: () => Promise<void>,
-  options: { witness?: string } = {},
+  options: { witness?: string; timeoutMs?: number } = {},
 ): Promise<void> {
   const { witness } = options;
   const file = packedRefsFile(repo);
   const lockFile = packedRefsLockFile(repo);
-  await takePackedRefsLock(repo, ref, witness);
+  await takePackedRefsLock(repo, ref, witness, options.timeoutMs ?? DEFAULT_PACKED_REFS_TIMEOUT_MS);
   try {
     let text: string | null = null;
     try {

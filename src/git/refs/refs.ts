@@ -248,6 +248,9 @@ export interface RefUpdate {
   witness?: string;
   /** deleting a ref: the witness of packed-refs.lock */
   packedWitness?: string;
+  /** deleting a ref: how long to wait for packed-refs.lock held by another process (ms, as
+   * core.packedRefsTimeout; negative: no limit; default git's 1000) */
+  packedRefsTimeout?: number;
 }
 
 /** The new value that deletes a ref (git's null id, which reflogs write for "no ref"). */
@@ -287,7 +290,10 @@ async function appendReflog(file: string, line: string): Promise<void> {
 async function deleteUnderLock(repo: Repository, ref: string, refFile: string, update: RefUpdate): Promise<void> {
   const removeLoose = (): Promise<void> => rm(refFile, { force: true });
   if (isPerWorktree(ref)) return removeLoose();
-  await deleteWithPackedRefsLocked(repo, ref, removeLoose, update.packedWitness === undefined ? {} : { witness: update.packedWitness });
+  await deleteWithPackedRefsLocked(repo, ref, removeLoose, {
+    ...(update.packedWitness === undefined ? {} : { witness: update.packedWitness }),
+    ...(update.packedRefsTimeout === undefined ? {} : { timeoutMs: update.packedRefsTimeout }),
+  });
 }
 
 /** Removes the directories between `base` and `ref`'s file that are left empty (refs/heads/feat/ of feat/x). */
