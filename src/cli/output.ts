@@ -178,6 +178,11 @@ export function recoveryText(report: RecoveryReport): { line: string; warnings: 
   const line =
     report.ref === undefined
       ? 'recovered an interrupted run: nothing had been written'
-      : `recovered an interrupted ${report.op ?? 'transaction'} on ${report.ref}: ${report.outcome === 'finished' ? `finished ${report.commit}` : 'it had not landed and was dropped'}`;
+      : `recovered an interrupted ${report.op ?? 'transaction'} on ${report.ref}: ${report.outcome === 'finished' ? finishedText(report.ref, report.commit) : 'it had not landed and was dropped'}`;
   return { line, warnings: report.warnings };
+}
+
+/** Where a finished run left the ref: its commit, or (the undo of a first commit) no commit at all. */
+function finishedText(ref: string, commit: string | null | undefined): string {
+  return commit === null ? `finished (${ref.replace(/^refs\/heads\//, '')} has no commits again)` : `finished ${commit}`;
 }

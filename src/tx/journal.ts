@@ -16,6 +16,7 @@ import type { Repository } from '../git/repo/repository.js';
 import { shouldFsync } from '../git/repo/fsync-policy.js';
 import { mkdirpSync } from '../git/fs/fsx.js';
 import { fsError } from '../git/fs/io-error.js';
+import { removeWitness } from '../git/fs/lock-file.js';
 import { PatchtxError } from '../errors.js';
 import { crashPoint } from './crash.js';
 import { journalFileOf } from './journal-place.js';
@@ -191,7 +192,7 @@ export function lockWitness(repo: Repository, journal: Journal, lockFile: string
 
 /** Removes the witnesses of `journal`'s locks (the locks are gone, or not the run's). */
 export function removeLockWitnesses(repo: Repository, journal: Journal): void {
-  for (const lock of journal.locks) rmSync(lockWitness(repo, journal, lock), { force: true });
+  for (const lock of journal.locks) removeWitness(lockWitness(repo, journal, lock));
 }
 
 /** What identifies a transaction (in the redo stack's record of the last change, say). */

@@ -18,7 +18,7 @@ import type { Identity } from '../git/objects/model/identity.js';
 import { addNote, attachToNotes, writeNoteCommit } from '../git/refs/notes.js';
 import { waitWhileGcRuns } from '../git/objects/gc-running.js';
 import { releaseHeld, removeKeeps } from '../git/objects/store.js';
-import { packedRefsLockFile } from '../git/refs/packed-refs.js';
+import { packedRefsLockFile, packedRefsTimeout } from '../git/refs/packed-refs.js';
 import { DELETED_REF, readHead, readRef, refLockFile, updateRef } from '../git/refs/refs.js';
 import type { TreeEdit } from '../git/objects/tree-edit.js';
 import { changedSinceRead, changedWhileRunning, type AsRead } from './as-read.js';
@@ -205,7 +205,7 @@ async function runSteps(
     journal.redo = prepared.redo;
     journal.restore = prepared.restore;
     journal.locks.push(refLockFile(repo, target.ref));
-    // deleting the ref (undo of a first commit) may rewrite packed-refs under its lock
+    // deleting the ref (undo of a first commit) takes packed-refs.lock too
     if (prepared.newOid === DELETED_REF) journal.locks.push(packedRefsLockFile(repo));
     if (prepared.note) journal.locks.push(refLockFile(repo, prepared.note.ref));
     updateJournal(repo, journal);
@@ -222,7 +222,9 @@ async function runSteps(
       identity,
       logAllRefUpdates: session.config.get('core.logAllRefUpdates'),
       witness: lockWitness(repo, journal, refLockFile(repo, target.ref)),
-      ...(prepared.newOid === DELETED_REF ? { packedWitness: lockWitness(repo, journal, packedRefsLockFile(repo)) } : {}),
+      ...(prepared.newOid === DELETED_REF
+        ? { packedWitness: lockWitness(repo, journal, packedRefsLockFile(repo)), packedRefsTimeout: packedRefsTimeout(session.config) }
+        : {}),
     });
     passCommitPoint();
   } catch (e) {

@@ -804,7 +804,9 @@ describe("an undo of a repository's first commit, killed", () => {
   afterAll(cleanupBuiltCli);
 
   it('at every crash point: recovery leaves the branch at the commit or unborn, the checkout in line with it', { timeout: 120_000 }, async () => {
-    for (const [i, point] of CRASH_POINTS.entries()) {
+    // and with packed-refs.lock held, between packed-refs checked (rewritten when packed) and the loose ref removed
+    const points: string[] = [...CRASH_POINTS, 'ref-delete-checked', 'ref-delete-checked'];
+    for (const [i, point] of points.entries()) {
       const dir = path.join(tempDir(), 'repo');
       git(tempDir(), 'init', '-q', '-b', 'main', dir);
       git(dir, 'config', 'user.name', 'First User');
@@ -833,9 +835,27 @@ describe("an undo of a repository's first commit, killed", () => {
         expect(existsSync(path.join(dir, 'd')), label).toBe(false);
       }
       // from after the commit point on, the undo has landed
-      if (CRASH_POINTS.indexOf(point) >= CRASH_POINTS.indexOf('after-ref')) expect(at.status, label).not.toBe(0);
+      const order = CRASH_POINTS as readonly string[];
+      if (order.indexOf(point) >= order.indexOf('after-ref')) expect(at.status, label).not.toBe(0);
       expectNoLeftovers(dir);
       expectFsckClean(dir);
     }
+  });
+  it('after its commit point: recovery says the branch has no commits again', async () => {
+    const dir = path.join(tempDir(), 'repo');
+    g(tempDir(), 'init', '-q', '-b', 'main', dir);
+    g(dir, 'config', 'user.name', 'First User');
+    g(dir, 'config', 'user.email', 'first@fixtures.invalid');
+    const r0 = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: a.txt', '+a')));
+    expect(r0.code, r0.out).toBe(0);
+    const killed = await runCli(['undo', '--repo', dir], { env: { PATCHTX_TEST_CRASH_AT: 'after-ref' } });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const recovered = await runCli(['recover', '--repo', dir]);
+    expect(recovered.status, recovered.stderr).toBe(0);
+    expect(recovered.stdout).toBe('Recovered an interrupted undo on refs/heads/main: finished (main has no commits again).\n');
+    expect(gTry(dir, 'rev-parse', '--verify', '-q', 'refs/heads/main').status).not.toBe(0);
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expectNoLeftovers(dir);
+    expectFsckClean(dir);
   });
 });

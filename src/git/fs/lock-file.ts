@@ -45,7 +45,16 @@ export function isWitnessedLock(lockFile: string, witness: string): boolean {
   return lock !== undefined && mark !== undefined && lock.ino === mark.ino && lock.dev === mark.dev;
 }
 
-/** Removes a witness (after its lock was released or renamed into place). */
+/**
+ * Where new content for the file a witnessed lock guards is written while the lock stays held (as
+ * git writes packed-refs.new under packed-refs.lock), before it is renamed into place: beside the
+ * witness, so that a run killed meanwhile leaves it where its witness goes, not in git's way.
+ */
+export const witnessStaging = (witness: string): string => `${witness}.new`;
+
+/** Removes a witness (after its lock was released or renamed into place), and its staging file. */
 export function removeWitness(witness: string | undefined): void {
-  if (witness !== undefined) fs.rmSync(witness, { force: true });
+  if (witness === undefined) return;
+  fs.rmSync(witness, { force: true });
+  fs.rmSync(witnessStaging(witness), { force: true });
 }

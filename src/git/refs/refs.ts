@@ -7,15 +7,16 @@
 // Updates follow git's lock protocol, which is what makes concurrent writers (git itself, other
 // patchtx processes) safe: create "<ref>.lock" exclusively, check the current value under the lock
 // (compare-and-swap), write and fsync the new value into the lock file, append the reflog, rename the
-// lock over the ref. Deleting a ref (DELETED_REF) removes its packed-refs line under git's lock of
-// that file, then the loose file, and its reflog, before the ref's own lock is released.
+// lock over the ref. Deleting a ref (DELETED_REF) takes git's lock of packed-refs too, removes the
+// ref's packed-refs line if it has one, then the loose file, then releases packed-refs.lock; its
+// reflog goes before the ref's own lock is released.
 import { appendFile, mkdir, readdir, readFile, rename, rm, rmdir, unlink } from '../fs/fsx.js';
 import { shouldFsync } from '../repo/fsync-policy.js';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { fsError } from '../fs/io-error.js';
 import { createLockFile, removeWitness } from '../fs/lock-file.js';
-import { removePackedRef } from './packed-refs.js';
+import { deleteWithPackedRefsLocked } from './packed-refs.js';
 import { formatIdentity, type Identity } from '../objects/model/identity.js';
 import { parseTagTarget } from '../objects/model/tag.js';
 import type { ObjectStore } from '../objects/store.js';
@@ -245,8 +246,11 @@ export interface RefUpdate {
   logAllRefUpdates?: string;
   /** the lock file's witness (see lock-file.ts): who cleans up after a killed run can prove it its */
   witness?: string;
-  /** deleting a packed ref: the witness of packed-refs.lock */
+  /** deleting a ref: the witness of packed-refs.lock */
   packedWitness?: string;
+  /** deleting a ref: how long to wait for packed-refs.lock held by another process (ms, as
+   * core.packedRefsTimeout; negative: no limit; default git's 1000) */
+  packedRefsTimeout?: number;
 }
 
 /** The new value that deletes a ref (git's null id, which reflogs write for "no ref"). */
@@ -280,12 +284,16 @@ async function appendReflog(file: string, line: string): Promise<void> {
 }
 
 /**
- * Deletes `ref`, whose lock the caller holds, in git's order: its packed-refs line first, then its
- * loose file, so that a run killed in between leaves the ref at its old value (loose).
+ * Deletes `ref`, whose lock the caller holds: a per-worktree ref has only its loose file; any other
+ * also goes from packed-refs, under that file's lock (deleteWithPackedRefsLocked).
  */
-async function deleteUnderLock(repo: Repository, ref: string, refFile: string, packedWitness: string | undefined): Promise<void> {
-  if (!isPerWorktree(ref) && (await readPackedRef(repo, ref)) !== null) await removePackedRef(repo, ref, packedWitness);
-  await rm(refFile, { force: true });
+async function deleteUnderLock(repo: Repository, ref: string, refFile: string, update: RefUpdate): Promise<void> {
+  const removeLoose = (): Promise<void> => rm(refFile, { force: true });
+  if (isPerWorktree(ref)) return removeLoose();
+  await deleteWithPackedRefsLocked(repo, ref, removeLoose, {
+    ...(update.packedWitness === undefined ? {} : { witness: update.packedWitness }),
+    ...(update.packedRefsTimeout === undefined ? {} : { timeoutMs: update.packedRefsTimeout }),
+  });
 }
 
 /** Removes the directories between `base` and `ref`'s file that are left empty (refs/heads/feat/ of feat/x). */
@@ -363,7 +371,7 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
     if (newOid === DELETED_REF) {
       await handle.close();
       handle = null;
-      await deleteUnderLock(repo, ref, refFile, update.packedWitness);
+      await deleteUnderLock(repo, ref, refFile, update);
       deleted = true;
       // as git does: the ref's reflog goes with it, HEAD's (naming the ref) records the deletion
       await rm(refLog, { force: true });

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashObject } from '../../../src/git/objects/hash.js';
 import { DELETED_REF, readHead, readRef, resolveRevision, updateRef } from '../../../src/git/refs/refs.js';
+import { packedRefsTimeout } from '../../../src/git/refs/packed-refs.js';
+import { GitConfig } from '../../../src/git/repo/config.js';
 import { cleanupRepos, git, gitTry } from '../../helpers/repos.js';
 import { FIXTURE_KINDS, openFixture } from '../util.js';
 
@@ -266,5 +268,17 @@ describe('refs, special cases', () => {
       kind: 'bad_revision',
       message: expect.stringContaining('ambiguous'),
     });
+  });
+});
+
+describe('packedRefsTimeout', () => {
+  const timeoutOf = (value: string | null): number => packedRefsTimeout(GitConfig.fromText(value === null ? '' : `[core]\n\tpackedRefsTimeout = ${value}\n`));
+  it("reads core.packedRefsTimeout as git does: milliseconds with a k/m/g suffix, negative for no limit, else git's default", () => {
+    expect(timeoutOf(null)).toBe(1000);
+    expect(timeoutOf('0')).toBe(0);
+    expect(timeoutOf('2500')).toBe(2500);
+    expect(timeoutOf('2k')).toBe(2048);
+    expect(timeoutOf('-1')).toBe(-1);
+    expect(timeoutOf('soon')).toBe(1000);
   });
 });
