@@ -843,9 +843,9 @@ describe("an undo of a repository's first commit, killed", () => {
   });
   it('after its commit point: recovery says the branch has no commits again', async () => {
     const dir = path.join(tempDir(), 'repo');
-    g(tempDir(), 'init', '-q', '-b', 'main', dir);
-    g(dir, 'config', 'user.name', 'First User');
-    g(dir, 'config', 'user.email', 'first@fixtures.invalid');
+    git(tempDir(), 'init', '-q', '-b', 'main', dir);
+    git(dir, 'config', 'user.name', 'First User');
+    git(dir, 'config', 'user.email', 'first@fixtures.invalid');
     const r0 = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: a.txt', '+a')));
     expect(r0.code, r0.out).toBe(0);
     const killed = await runCli(['undo', '--repo', dir], { env: { PATCHTX_TEST_CRASH_AT: 'after-ref' } });
@@ -853,8 +853,8 @@ describe("an undo of a repository's first commit, killed", () => {
     const recovered = await runCli(['recover', '--repo', dir]);
     expect(recovered.status, recovered.stderr).toBe(0);
     expect(recovered.stdout).toBe('Recovered an interrupted undo on refs/heads/main: finished (main has no commits again).\n');
-    expect(gTry(dir, 'rev-parse', '--verify', '-q', 'refs/heads/main').status).not.toBe(0);
-    expect(g(dir, 'status', '--porcelain')).toBe('');
+    expect(gitTry(dir, 'rev-parse', '--verify', '-q', 'refs/heads/main').status).not.toBe(0);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     expectNoLeftovers(dir);
     expectFsckClean(dir);
   });

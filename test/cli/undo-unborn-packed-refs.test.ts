@@ -5,8 +5,11 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, gitAsync, type CliResult, leftoverFiles, requireBuiltCli, runCli, waitFor } from '../helpers/cli.js';
-import { cleanupScratch, expectFsckClean, expectNoLeftovers, expectUntouched, g, gTry, isolateGitEnv, patchFile, patchtxJson, snapshot, tempDir, v4a } from './support.js';
+import { cleanupBuiltCli, type CliResult, patchtxJson, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { git, gitAsync, gitTry } from '../helpers/repos.js';
+import { waitFor } from '../helpers/schedule.js';
+import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { expectFsckClean, expectNoLeftovers, expectUntouched, leftoverFiles, snapshot } from '../helpers/snapshot.js';
 
 beforeAll(() => {
   isolateGitEnv();
@@ -20,11 +23,11 @@ afterAll(() => {
 /** A repository whose first commit patchtx made (main is a loose ref), and the status before it. */
 async function firstByPatchtx(): Promise<{ dir: string; first: string; statusBefore: string }> {
   const dir = path.join(tempDir(), 'repo');
-  g(tempDir(), 'init', '-q', '-b', 'main', dir);
-  g(dir, 'config', 'user.name', 'First User');
-  g(dir, 'config', 'user.email', 'first@fixtures.invalid');
+  git(tempDir(), 'init', '-q', '-b', 'main', dir);
+  git(dir, 'config', 'user.name', 'First User');
+  git(dir, 'config', 'user.email', 'first@fixtures.invalid');
   writeFileSync(path.join(dir, 'own.txt'), 'own\n');
-  const statusBefore = g(dir, 'status', '--porcelain', '--untracked-files=all');
+  const statusBefore = git(dir, 'status', '--porcelain', '--untracked-files=all');
   const r = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: a.txt', '+a', '*** Add File: d/b.txt', '+b')));
   expect(r.code, r.out).toBe(0);
   return { dir, first: r.json.commit, statusBefore };
@@ -32,9 +35,9 @@ async function firstByPatchtx(): Promise<{ dir: string; first: string; statusBef
 
 /** The branch is unborn by git's reading, the checkout as before the first commit, nothing left. */
 function expectUnbornAgain(dir: string, statusBefore: string): void {
-  expect(gTry(dir, 'rev-parse', '--verify', '-q', 'refs/heads/main').status).not.toBe(0);
-  expect(g(dir, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/main');
-  expect(g(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(statusBefore);
+  expect(gitTry(dir, 'rev-parse', '--verify', '-q', 'refs/heads/main').status).not.toBe(0);
+  expect(git(dir, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/main');
+  expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(statusBefore);
   expect(existsSync(path.join(dir, 'a.txt'))).toBe(false);
   expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
   expectNoLeftovers(dir);
@@ -78,7 +81,7 @@ async function undoMeetingLock(dir: string, lock: string, holdMs: number): Promi
 describe('undo of a packed first commit while packed-refs.lock is held by someone else', () => {
   it('held briefly: the undo waits for it and lands', async () => {
     const { dir, statusBefore } = await firstByPatchtx();
-    g(dir, 'pack-refs', '--all');
+    git(dir, 'pack-refs', '--all');
     const lock = path.join(dir, '.git', 'packed-refs.lock');
     const r = await undoMeetingLock(dir, lock, 300);
     expect(r.status, r.stdout + r.stderr).toBe(0);
@@ -89,7 +92,7 @@ describe('undo of a packed first commit while packed-refs.lock is held by someon
 
   it('held for the whole run: stale, and nothing changes', async () => {
     const { dir, first } = await firstByPatchtx();
-    g(dir, 'pack-refs', '--all');
+    git(dir, 'pack-refs', '--all');
     const lock = path.join(dir, '.git', 'packed-refs.lock');
     writeFileSync(lock, 'not ours\n');
     const before = snapshot(dir);
@@ -101,16 +104,16 @@ describe('undo of a packed first commit while packed-refs.lock is held by someon
     expect(readFileSync(lock, 'utf8')).toBe('not ours\n');
     rmSync(lock);
     expectUntouched(dir, before);
-    expect(g(dir, 'rev-parse', '--verify', '-q', 'refs/heads/main').trim()).toBe(first);
-    expect(g(dir, 'status', '--porcelain')).toBe('?? own.txt\n');
+    expect(git(dir, 'rev-parse', '--verify', '-q', 'refs/heads/main').trim()).toBe(first);
+    expect(git(dir, 'status', '--porcelain')).toBe('?? own.txt\n');
     expectNoLeftovers(dir);
     expectFsckClean(dir);
   });
 
   it('core.packedRefsTimeout is how long it is waited for', async () => {
     const { dir, statusBefore } = await firstByPatchtx();
-    g(dir, 'pack-refs', '--all');
-    g(dir, 'config', 'core.packedRefsTimeout', '20000');
+    git(dir, 'pack-refs', '--all');
+    git(dir, 'config', 'core.packedRefsTimeout', '20000');
     // held past git's default second
     const r = await undoMeetingLock(dir, path.join(dir, '.git', 'packed-refs.lock'), 1500);
     expect(r.status, r.stdout + r.stderr).toBe(0);
