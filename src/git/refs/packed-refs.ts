@@ -48,7 +48,7 @@ export async function removePackedRef(repo: Repository, ref: string, witness?: s
   let renamed = false;
   try {
     await handle.writeFile(withoutPackedRef(await readFile(file, 'utf8'), ref));
-    if (shouldFsync('reference')) await handle.sync();
+    if (shouldFsync(repo, 'reference')) await handle.sync();
     await handle.close();
     handle = null;
     await rename(lockFile, file);
