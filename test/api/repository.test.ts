@@ -254,6 +254,28 @@ describe('errors', () => {
     expect(badTrailer.message).not.toMatch(/--\w/);
   });
 
+  it('a refusal names the option that gets past it, not a flag', async () => {
+    // a first commit made by patchtx, with HEAD detached at it: no branch to move back
+    const d = mkdtempSync(path.join(tmpdir(), 'patchtx-first-'));
+    scratch.push(d);
+    g(d, 'init', '-q', '-b', 'main');
+    g(d, 'config', 'user.name', 'U');
+    g(d, 'config', 'user.email', 'u@example.invalid');
+    const r = await openRepository({ dir: d });
+    const first = await r.apply(v4a('*** Add File: a.txt', '+a'));
+    g(d, 'checkout', '-q', '--detach');
+    const e = await rejection(r.undo());
+    expect(e.kind).toBe('undo_refused');
+    expect(e.message).not.toMatch(/--\w/);
+    expect(e.data.remedy).toEqual({ option: 'revert', value: 'true' });
+    // the CLI names its flag for it
+    const printed = await patchtxJson('undo', '--repo', d);
+    expect(printed.json.error.message).toContain('(--revert)');
+    const v = await r.undo({ revert: true });
+    expect(v.action).toBe('revert');
+    expect(rev(d, 'HEAD~1')).toBe(first.commit);
+  });
+
   it('a patch error carries what the CLI reports', async () => {
     const d = makeRepo('basic');
     const r = await openRepository({ dir: d });
