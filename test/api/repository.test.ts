@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepository, PatchtxError, type Repository } from '../../src/index.js';
 import { cleanupRepos, makeRepo } from '../helpers/repos.js';
+import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
 import {
   BASIC_PATCH,
   cleanupScratch,
@@ -36,6 +37,7 @@ afterAll(() => {
   delete process.env.GIT_COMMITTER_DATE;
   cleanupRepos();
   cleanupScratch();
+  cleanupBuiltCli();
   for (const d of scratch.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
@@ -130,6 +132,39 @@ describe('the library gives what the CLI prints with --json', () => {
     expect(recovered).toEqual({ ok: true, recovered: null });
     expectFsckClean(lib);
     expect(g(lib, 'status', '--porcelain')).toBe(g(cli, 'status', '--porcelain'));
+  });
+
+  it('recover after a run killed past its commit point: the same report, and the run finished', async () => {
+    const { lib, cli } = twins();
+    requireBuiltCli();
+    // the same interrupted state in both copies (a copy of a lock is not the killed run's own, so each is killed)
+    for (const d of [lib, cli]) {
+      const killed = await runCli(['apply', '--repo', d, patchFile(UPDATE_README)], { env: { ...process.env, PATCHTX_TEST_CRASH_AT: 'after-ref' } });
+      expect(killed.signal).toBe('SIGKILL');
+    }
+    const landed = rev(lib);
+    expect(rev(cli)).toBe(landed);
+    const got = await (await openRepository({ dir: lib })).recover();
+    const printed = await patchtxJson('recover', '--repo', cli);
+    expect(printed.code, printed.out).toBe(0);
+    // only the killed process's id differs
+    expect(got.recovered?.pid).not.toBe(printed.json.recovered.pid);
+    expect({ ...got, recovered: { ...got.recovered, pid: 0 } }).toEqual({ ...printed.json, recovered: { ...printed.json.recovered, pid: 0 } });
+    expect(got.recovered).toMatchObject({ outcome: 'finished', op: 'apply', ref: 'refs/heads/main', commit: landed });
+    expect(g(lib, 'status', '--porcelain', '--', 'README.md')).toBe('');
+    expect(g(lib, 'show', 'HEAD:README.md')).toContain('# Sample, edited');
+    expectFsckClean(lib);
+  });
+
+  it('apply taking uncommitted work in (dirty: include): the same warnings', async () => {
+    const { lib, cli } = twins();
+    for (const d of [lib, cli]) writeFileSync(path.join(d, 'README.md'), '# Sample\n\nA small repository for patchtx tests, edited by hand.\n');
+    const got = await (await openRepository({ dir: lib })).apply(UPDATE_README, { dirty: 'include' });
+    const printed = await patchtxJson('apply', '--repo', cli, '--dirty', 'include', patchFile(UPDATE_README));
+    expect(printed.code, printed.out).toBe(0);
+    expect(got).toEqual(printed.json);
+    expect(got.warnings.map((w) => w.kind)).toEqual(['dirty_included']);
+    expect(g(lib, 'show', 'HEAD:README.md')).toBe('# Sample, edited\n\nA small repository for patchtx tests, edited by hand.\n');
   });
 
   it('an already applied patch and a noop, as the CLI reports them', async () => {
