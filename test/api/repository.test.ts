@@ -332,4 +332,18 @@ describe('several repositories in one process', () => {
     expectFsckClean(a);
     expectFsckClean(b);
   });
+
+  it('two applies to one repository at once: one waits for the other with wait, both land', async () => {
+    const dir = makeRepo('basic');
+    const base = rev(dir);
+    const repo = await openRepository({ dir });
+    const [x, y] = await Promise.all([
+      repo.apply(UPDATE_README, { wait: 30 }),
+      repo.apply(v4a('*** Add File: other.txt', '+other'), { wait: 30 }),
+    ]);
+    const landed = g(dir, 'rev-list', `${base}..HEAD`).trim().split('\n');
+    expect(landed.sort()).toEqual([x.commit, y.commit].sort());
+    expect(g(dir, 'status', '--porcelain', '--', 'README.md', 'other.txt')).toBe('');
+    expectFsckClean(dir);
+  });
 });
