@@ -12,3 +12,12 @@ export type { FileChange, FileLookup, Plan, PlanOptions, PlanWarning } from './e
 export { unifiedDiff } from './engine/diff.js';
 export { createPatchFromTexts } from './patch/create.js';
 export type { FileTexts } from './patch/create.js';
+// The transaction: a repository opened by directory, its commands returning what `--json` prints.
+export { openRepository } from './api/openRepository.js';
+export type { OpenRepositoryOptions, Repository } from './api/openRepository.js';
+export type { ApplyOptions } from './api/apply.js';
+export type { UndoOptions } from './api/undo.js';
+export type { RedoOptions } from './api/redo.js';
+export type { LogOptions } from './api/log.js';
+export type { ApplyJson, IdentityJson, LogEntryJson, RecoverJson, UndoJson } from './commands/results.js';
+export type { RecoveryReport } from './tx/recover.js';

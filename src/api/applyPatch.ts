@@ -6,10 +6,10 @@ import { type ContentLookup, FileContent } from '../engine/content.js';
 import { planContents } from '../engine/plan.js';
 import { unifiedDiff } from '../engine/diff.js';
 import type { FileChange, PlanWarning } from '../engine/types.js';
-import { DEFAULT_LIMITS, type Limits } from '../patch/limits.js';
+import type { Limits } from '../patch/limits.js';
 import { parsePatchInvocation } from '../patch/parse.js';
 import { patchDirectory, rerootPatch } from '../tx/touched.js';
-import { describeValue, requirePatchText, usageError } from './args.js';
+import { describeValue, readLimits, requirePatchText, usageError } from './args.js';
 
 /** One file's content as the caller gives it: text, or bytes. */
 export type FileInput = string | Uint8Array;
@@ -111,25 +111,7 @@ function readOptions(options: unknown): { strict: boolean; limits: Partial<Limit
   if (strict !== undefined && typeof strict !== 'boolean') {
     throw usageError(`applyPatch: options.strict must be a boolean, got ${describeValue(strict)}`);
   }
-  return { strict: strict === true, limits: readLimits((options as { limits?: unknown }).limits) };
-}
-
-function readLimits(limits: unknown): Partial<Limits> {
-  if (limits === undefined) return {};
-  if (limits === null || typeof limits !== 'object' || Array.isArray(limits)) {
-    throw usageError(`applyPatch: options.limits must be an object, got ${describeValue(limits)}`);
-  }
-  const out: Partial<Limits> = {};
-  for (const [key, value] of Object.entries(limits)) {
-    if (!(key in DEFAULT_LIMITS)) {
-      throw usageError(`applyPatch: options.limits.${key} is not a limit (${Object.keys(DEFAULT_LIMITS).join(', ')})`);
-    }
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-      throw usageError(`applyPatch: options.limits.${key} must be a positive whole number, got ${describeValue(value)}`);
-    }
-    out[key as keyof Limits] = value;
-  }
-  return out;
+  return { strict: strict === true, limits: readLimits('applyPatch', (options as { limits?: unknown }).limits) };
 }
 
 /** The given files as a lookup; every proper prefix of a path is a directory. */

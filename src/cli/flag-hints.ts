@@ -15,10 +15,13 @@ const FLAGS: Readonly<Record<string, string>> = {
   committer: '--committer',
   repoDir: '--repo',
   dirty: '--dirty',
+  revert: '--revert',
 };
 
-/** `--flag VALUE`; a choice among fixed words is spelled `--flag=WORD`, as the help shows it. */
+/** `--flag VALUE`; a choice among fixed words is spelled `--flag=WORD`, as the help shows it; a
+ * switch (`revert`, whose setting is 'true') is the flag alone. */
 function flagSetting(option: string, value: string): string {
+  if (option === 'revert') return FLAGS[option]!;
   return option === 'dirty' ? `${FLAGS[option]}=${value}` : `${FLAGS[option]} ${value}`;
 }
 

@@ -1,10 +1,11 @@
 // How results and errors look: Codex's success summary for people (and for agents trained on it),
-// one JSON object for machines (--json), unified diffs with colour when the terminal wants it.
-import { exitCodeFor, isPatchtxError, PatchtxError } from '../errors.js';
+// one JSON object for machines (--json, shaped in commands/results.ts, which the library returns
+// too), unified diffs with colour when the terminal wants it.
+import { exitCodeFor, type PatchtxError } from '../errors.js';
 import { unifiedDiff } from '../engine/diff.js';
-import { errnoOf, fsError } from '../git/fs/io-error.js';
-import { formatTimezone, type Identity } from '../git/objects/model/identity.js';
 import type { FileContents, TxResult } from '../commands/apply.js';
+import { applyJson, diffOf } from '../commands/results.js';
+import { toError } from '../commands/to-error.js';
 import type { RecoveryReport } from '../tx/recover.js';
 import { isTerminal, writeToFd } from './stdio.js';
 
@@ -24,46 +25,7 @@ export function codexSummary(summary: string[]): string {
   return `Success. Updated the following files:\n${ordered.map((l) => l + '\n').join('')}`;
 }
 
-/** An identity in JSON: git's time zone spelling, so it reads as `git log --date=format:%z` prints it. */
-const jsonIdentity = (id: Identity): Record<string, unknown> => ({ name: id.name, email: id.email, timestamp: id.timestamp, timezone: formatTimezone(id.timezoneOffset) });
-
-export function jsonResult(result: TxResult, diff?: string): Record<string, unknown> {
-  return {
-    ok: true,
-    // a check commits nothing: the id it would have is not the id of a commit that exists
-    commit: result.checked ? null : result.commit,
-    ...(result.checked ? { wouldCommit: result.commit } : {}),
-    parent: result.parent,
-    ref: result.ref,
-    noop: result.noop,
-    checked: result.checked,
-    patchId: result.patchId,
-    message: result.message,
-    tree: result.tree,
-    author: jsonIdentity(result.author),
-    committer: jsonIdentity(result.committer),
-    files: result.files.map((f) => ({ path: f.path, op: f.op, from: f.from ?? null })),
-    warnings: result.warnings,
-    ...(result.alreadyApplied !== undefined ? { alreadyApplied: result.alreadyApplied } : {}),
-    ...(diff !== undefined ? { diff } : {}),
-    ...(result.recovered ? { recovered: result.recovered } : {}),
-  };
-}
-
-/**
- * Any error as a PatchtxError. A file system error that got this far without being mapped is still
- * an io_error naming its cause (see fsError); anything else is a bug, reported in one line, with the stack
- * kept for PATCHTX_DEBUG=1 (see printError).
- */
-export function toError(e: unknown): PatchtxError {
-  if (isPatchtxError(e)) return e;
-  const err = e as NodeJS.ErrnoException;
-  if (errnoOf(err) !== null) return fsError(err, 'use', err.path ?? '(unknown path)');
-  const message = err instanceof Error ? err.message : String(e);
-  const wrapped = new PatchtxError('internal', `internal error: ${message.split('\n')[0]}`);
-  if (err instanceof Error && err.stack) wrapped.stack = err.stack;
-  return wrapped;
-}
+export { toError };
 
 /** The stack of an internal error, on request only (PATCHTX_DEBUG=1): users get the one line. */
 function debugStack(e: PatchtxError): string {
@@ -135,8 +97,7 @@ export async function renderDiffs(contents: FileContents[]): Promise<string> {
 
 export async function printApplied(streams: Streams, result: TxResult, opts: { json: boolean; diff: boolean }): Promise<void> {
   if (opts.json) {
-    const diff = opts.diff && result.contents ? result.contents.map((c) => unifiedDiff(c.path, c.before, c.after, c.from)).join('') : undefined;
-    streams.out(JSON.stringify(jsonResult(result, diff)) + '\n');
+    streams.out(JSON.stringify(applyJson(result, opts.diff ? diffOf(result.contents) : undefined)) + '\n');
     return;
   }
   if (result.recovered) printRecoveryNote(streams, result.recovered);

@@ -7,6 +7,7 @@ import { applyTransaction, type ApplyOptions } from '../commands/apply.js';
 import { listTransactions } from '../commands/log.js';
 import { exitStatusFor, receivedSignal, throwIfInterrupted } from '../tx/interrupt.js';
 import { recoverCommand } from '../commands/recover.js';
+import { recoverJson } from '../commands/results.js';
 import { showPatch } from '../commands/show.js';
 import { redoTransaction, undoTransaction } from '../commands/undo.js';
 import { parseWaitSeconds, waitingForLocks } from '../tx/wait.js';
@@ -223,7 +224,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .action((flags: CommonFlags) =>
       run(flags.json, async () => {
         const report = await recoverCommand({ repoDir: flags.repo });
-        if (flags.json) streams.out(JSON.stringify({ ok: true, recovered: report }) + '\n');
+        if (flags.json) streams.out(JSON.stringify(recoverJson(report)) + '\n');
         else if (!report) streams.out('Nothing to recover.\n');
         else {
           for (const one of recoveredRuns(report)) {

@@ -2,12 +2,13 @@
 import { DEEPEN_REMEDY } from '../git/refs/shallow.js';
 import type { LogListing } from '../commands/log.js';
 import type { UndoResult } from '../commands/undo.js';
+import { logJson, undoJson } from '../commands/results.js';
 import { changeLine } from '../tx/message.js';
 import { printRecoveryNote, type Streams } from './output.js';
 
 export function printUndo(streams: Streams, r: UndoResult, json: boolean): void {
   if (json) {
-    streams.out(JSON.stringify(r) + '\n');
+    streams.out(JSON.stringify(undoJson(r)) + '\n');
     return;
   }
   if (r.recovered) printRecoveryNote(streams, r.recovered);
@@ -39,7 +40,7 @@ export function printLog(streams: Streams, listing: LogListing, json: boolean): 
     streams.err(`note: this is a shallow clone and its history ends at ${shallowEnd.slice(0, 12)}: older transactions are not listed; ${DEEPEN_REMEDY}\n`);
   }
   if (json) {
-    streams.out(JSON.stringify(entries) + '\n');
+    streams.out(JSON.stringify(logJson(listing)) + '\n');
     return;
   }
   for (const e of entries) {

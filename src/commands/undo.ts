@@ -314,7 +314,7 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
   // at the tip, it takes the branch back to unborn (the ref is deleted; HEAD still names it)
   const parent = commit.parents[0] ?? null;
   if (parent === null && oid === tip && !alwaysRevert && target.ref === 'HEAD') {
-    throw refused(`${oid.slice(0, 12)} is a first commit and HEAD is detached at it: there is no branch to take back to no commit; undo --revert makes a revert commit`, { commit: oid });
+    throw refused(`${oid.slice(0, 12)} is a first commit and HEAD is detached at it: there is no branch to take back to no commit; a revert commit can undo it`, { commit: oid, remedy: { option: 'revert', value: 'true' } });
   }
   if (oid !== tip) {
     const onRef = await placeOnRef(session, tip, oid);

@@ -61,20 +61,20 @@ export interface Journal {
   redo?: { push?: string; pop?: boolean; clear?: boolean };
 }
 
-function writeAll(fd: number, text: string): void {
+function writeAll(repo: Repository, fd: number, text: string): void {
   const buf = Buffer.from(text);
   let off = 0;
   while (off < buf.length) off += writeSync(fd, buf, off);
-  if (shouldFsync('reference')) fsyncSync(fd);
+  if (shouldFsync(repo, 'reference')) fsyncSync(fd);
 }
 
 /** The name of the temporary file process `pid` writes a journal into before publishing it. */
 const tempPath = (file: string, pid: number): string => `${file}.${pid}.tmp`;
 
-function writeFileSynced(file: string, text: string, flags: string): void {
+function writeFileSynced(repo: Repository, file: string, text: string, flags: string): void {
   const fd = openSync(file, flags, 0o644);
   try {
-    writeAll(fd, text);
+    writeAll(repo, fd, text);
   } finally {
     closeSync(fd);
   }
@@ -92,7 +92,7 @@ export function createJournal(repo: Repository, journal: Journal): void {
   const tmp = tempPath(file, process.pid);
   try {
     mkdirpSync(path.dirname(file));
-    writeFileSynced(tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
+    writeFileSynced(repo, tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
   } catch (e) {
     rmSync(tmp, { force: true });
     throw fsError(e, 'write the transaction journal', tmp);
@@ -106,7 +106,7 @@ export function createJournal(repo: Repository, journal: Journal): void {
     // a file system without hard links: create it with O_EXCL and write it (the old way)
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw fsError(e, 'create the transaction journal', file);
     try {
-      writeFileSynced(file, JSON.stringify(journal, null, 2) + '\n', 'wx');
+      writeFileSynced(repo, file, JSON.stringify(journal, null, 2) + '\n', 'wx');
     } catch (e2) {
       if ((e2 as NodeJS.ErrnoException).code === 'EEXIST') throw inProgress(file, journal);
       throw fsError(e2, 'create the transaction journal', file);
@@ -128,7 +128,7 @@ export function updateJournal(repo: Repository, journal: Journal): void {
   const file = journalFileOf(repo, journal);
   const tmp = tempPath(file, process.pid);
   try {
-    writeFileSynced(tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
+    writeFileSynced(repo, tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
     crashPoint('mid-publish-journal');
     renameSync(tmp, file);
   } catch (e) {
@@ -240,7 +240,7 @@ export type RecoveryClaim = { claimed: true; file: string } | { claimed: false; 
 export function claimRecovery(repo: Repository, journal: Journal): RecoveryClaim {
   const dir = dirOf(repo, journal);
   const tmp = tempPath(journalFileOf(repo, journal), process.pid);
-  writeFileSynced(tmp, claimText(), 'w');
+  writeFileSynced(repo, tmp, claimText(), 'w');
   try {
     for (let generation = 0; ; generation++) {
       const file = path.join(dir, `${CLAIM_PREFIX}${claimKey(journal)}.${generation}`);

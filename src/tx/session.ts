@@ -6,7 +6,7 @@ import { PatchtxError } from '../errors.js';
 import { openRepository } from '../git/repo/discover.js';
 import { loadConfig, type GitConfig } from '../git/repo/config.js';
 import { checkRepositorySupported } from '../git/repo/features.js';
-import { configureFsync } from '../git/repo/fsync-policy.js';
+import { fsyncPolicy } from '../git/repo/fsync-policy.js';
 import { looseCompression, ObjectStore, promisorRemote } from '../git/objects/store.js';
 import type { Repository } from '../git/repo/repository.js';
 import { recoverInterrupted, type RecoveryReport } from './recover.js';
@@ -36,7 +36,7 @@ export async function openSession(opts: SessionOptions = {}): Promise<Session> {
   const repo = await openRepository({ cwd: opts.cwd ?? process.cwd(), repoDir: opts.repoDir });
   const config = await loadConfig(repo, env);
   await checkRepositorySupported(repo, config);
-  configureFsync(config);
+  repo.fsync = fsyncPolicy(config);
   const store = new ObjectStore(repo, { compression: looseCompression(config), promisor: promisorRemote(config) });
   const session: Session = { repo, config, store, env, recovered: null };
   try {

@@ -43,7 +43,12 @@ describe("the package's library face", () => {
     );
     writeFileSync(
       path.join(consumer, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: [] }, files: ['use.ts'] }),
+      // the declarations of the transaction library name Node's types (Buffer, NodeJS.ProcessEnv):
+      // a Node program has them, here from this project's own
+      JSON.stringify({
+        compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, typeRoots: [path.join(repoRoot, 'node_modules', '@types')], types: ['node'] },
+        files: ['use.ts'],
+      }),
     );
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
     const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: consumer, encoding: 'utf8' });

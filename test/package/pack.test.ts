@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../helpers/repos.js';
+import { cleanupRepos, git, makeRepo, repoRoot } from '../helpers/repos.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'patchtx-pack-'));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -28,7 +28,10 @@ beforeAll(() => {
   execFileSync(npm, ['install', '--offline', '--ignore-scripts', path.join(work, packed.filename)], { ...quiet, cwd: consumer });
 }, 120_000);
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+  cleanupRepos();
+});
 
 describe('the published package', () => {
   it('holds the programs, the library and its declarations, and no sources or tests', () => {
@@ -72,4 +75,54 @@ describe('the published package', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('two\n');
   });
+
+  it('runs a transaction through the library: openRepository().apply on a real repository', () => {
+    const dir = makeRepo('basic');
+    const before = git(dir, 'rev-parse', 'HEAD').trim();
+    writeFileSync(
+      path.join(consumer, 'transaction.mjs'),
+      "import { openRepository } from 'patchtx';\n" +
+        'const repo = await openRepository({ dir: process.argv[2] });\n' +
+        "const r = await repo.apply('*** Begin Patch\\n*** Update File: README.md\\n@@\\n-# Sample\\n+# Sample, from the package\\n*** End Patch\\n', { message: 'Edit from the package' });\n" +
+        'process.stdout.write(JSON.stringify(r));\n',
+    );
+    const r = spawnSync(process.execPath, ['transaction.mjs', dir], { cwd: consumer, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const result = JSON.parse(r.stdout) as { commit: string; parent: string; files: unknown[] };
+    expect(result.commit).toBe(git(dir, 'rev-parse', 'HEAD').trim());
+    expect(result.parent).toBe(before);
+    expect(result.files).toEqual([{ path: 'README.md', op: 'M', from: null }]);
+    expect(git(dir, 'log', '-1', '--format=%s')).toBe('Edit from the package\n');
+    expect(git(dir, 'status', '--porcelain', '--', 'README.md')).toBe('');
+    git(dir, 'fsck', '--strict');
+  });
+
+  it('ships declarations a TypeScript program type-checks against', () => {
+    writeFileSync(
+      path.join(consumer, 'typed.ts'),
+      "import { openRepository, PatchtxError, type ApplyJson, type ApplyOptions, type Repository } from 'patchtx';\n" +
+        "const options: ApplyOptions = { dirty: 'include', trailers: ['A=b'], limits: { patchBytes: 1024 }, wait: 1 };\n" +
+        "export async function run(dir: string): Promise<string | null> {\n" +
+        '  const repo: Repository = await openRepository({ dir });\n' +
+        "  const r: ApplyJson = await repo.apply('', options);\n" +
+        "  const [last] = await repo.log({ maxCount: 1 });\n" +
+        '  return r.commit ?? last?.commit ?? (new PatchtxError(\'usage\', \'x\').kind);\n' +
+        '}\n' +
+        "// @ts-expect-error: dirty is 'refuse' or 'include'\n" +
+        "export const wrong: ApplyOptions = { dirty: 'sometimes' };\n",
+    );
+    writeFileSync(
+      path.join(consumer, 'tsconfig.json'),
+      // a Node program has Node's types (the declarations name Buffer and NodeJS): taken from this project's
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', skipLibCheck: false, typeRoots: [path.join(repoRoot, 'node_modules', '@types')], types: ['node'] },
+        files: ['typed.ts'],
+      }),
+    );
+    const tsc = path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+    const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: consumer, encoding: 'utf8' });
+    expect(r.stdout + r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  }, 120_000);
 });

@@ -26,7 +26,7 @@ export async function lockIndex(repo: Repository, witness?: string): Promise<Ind
   }
   try {
     // read after locking: only now can nobody following the protocol change it under us
-    return new IndexLock(indexPathOf(repo), lockPath, handle, await readIndex(repo), witness);
+    return new IndexLock(indexPathOf(repo), lockPath, handle, await readIndex(repo), witness, shouldFsync(repo, 'index'));
   } catch (e) {
     await handle.close().catch(() => undefined);
     await unlink(lockPath).catch(() => undefined);
@@ -45,13 +45,16 @@ export class IndexLock {
   private checked: SortedUpdate[] | undefined;
 
   private readonly witness: string | undefined;
+  /** whether the written index is fsynced (core.fsync of the repository) */
+  private readonly sync: boolean;
 
-  constructor(indexPath: string, lockPath: string, handle: FileHandle, index: GitIndex | null, witness?: string) {
+  constructor(indexPath: string, lockPath: string, handle: FileHandle, index: GitIndex | null, witness?: string, sync = false) {
     this.indexPath = indexPath;
     this.lockPath = lockPath;
     this.handle = handle;
     this.index = index;
     this.witness = witness;
+    this.sync = sync;
   }
 
   get held(): boolean {
@@ -72,7 +75,7 @@ export class IndexLock {
     if (!handle) throw new PatchtxError('internal', `${this.lockPath} is no longer held`, { path: this.lockPath });
     try {
       await handle.writeAll(renderIndexPieces(this.index, updates, this.checked));
-      if (shouldFsync('index')) await handle.sync();
+      if (this.sync) await handle.sync();
       this.handle = null;
       await handle.close();
       await rename(this.lockPath, this.indexPath);

@@ -505,8 +505,8 @@ export class ObjectStore {
     const tag = `${process.pid}_${randomBytes(6).toString('hex')}`;
     // "tmp_" is the prefix git's prune cleans up, should a crash leave a file behind
     const files = [
-      { temp: path.join(dir, `tmp_pack_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.pack`), data: pack, sync: shouldFsyncTransactionPack('pack') },
-      { temp: path.join(dir, `tmp_idx_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.idx`), data: [index], sync: shouldFsyncTransactionPack('pack-metadata') },
+      { temp: path.join(dir, `tmp_pack_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.pack`), data: pack, sync: shouldFsyncTransactionPack(this.repo, 'pack') },
+      { temp: path.join(dir, `tmp_idx_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.idx`), data: [index], sync: shouldFsyncTransactionPack(this.repo, 'pack-metadata') },
     ];
     // before the pack is visible, so that no repack ever sees it unkept
     const keepFile = path.join(dir, `pack-${checksum}.keep`);
@@ -576,7 +576,7 @@ export class ObjectStore {
         const handle = await open(temp, 'wx', 0o444);
         try {
           await handle.writeFile(data);
-          if (shouldFsync('loose-object')) await handle.sync();
+          if (shouldFsync(this.repo, 'loose-object')) await handle.sync();
         } finally {
           await handle.close();
         }

@@ -95,7 +95,7 @@ export async function deleteWithPackedRefsLocked(
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw fsError(e, 'read', file, { ref });
     }
     const rewritten = text === null ? text : withoutPackedRef(text, ref);
-    if (rewritten !== null && rewritten !== text) await replacePackedRefs(file, rewritten, witness === undefined ? `${file}.new` : witnessStaging(witness), ref);
+    if (rewritten !== null && rewritten !== text) await replacePackedRefs(repo, file, rewritten, witness === undefined ? `${file}.new` : witnessStaging(witness), ref);
     // tests: packed-refs checked (and rewritten if it listed the ref), the loose file not yet removed
     crashPoint('ref-delete-checked');
     await removeLoose();
@@ -106,13 +106,13 @@ export async function deleteWithPackedRefsLocked(
 }
 
 /** Writes packed-refs anew through `staging` (fsynced as git's references are) and renames it into place. */
-async function replacePackedRefs(file: string, text: string, staging: string, ref: string): Promise<void> {
+async function replacePackedRefs(repo: Repository, file: string, text: string, staging: string, ref: string): Promise<void> {
   let handle: FileHandle | null = null;
   let renamed = false;
   try {
     handle = await open(staging, 'w', 0o666);
     await handle.writeFile(text);
-    if (shouldFsync('reference')) await handle.sync();
+    if (shouldFsync(repo, 'reference')) await handle.sync();
     await handle.close();
     handle = null;
     await rename(staging, file);

@@ -380,7 +380,7 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
       return;
     }
     await handle.writeFile(`${newOid}\n`);
-    if (shouldFsync('reference')) await handle.sync();
+    if (shouldFsync(repo, 'reference')) await handle.sync();
     await handle.close();
     handle = null;
 

@@ -10,7 +10,12 @@
 // kernel has it); only a power loss can, exactly as for git. The pack a transaction writes holds
 // what `git commit` would write as loose objects: see shouldFsyncTransactionPack. The transaction
 // journal counts as a reference: it decides what the refs mean after a crash.
+//
+// The policy belongs to a repository (Repository.fsync, set when a session opens it from its
+// configuration), not to the process: a program using the library may serve several repositories
+// with different settings at once.
 import type { GitConfig } from './config.js';
+import type { Repository } from './repository.js';
 
 export type FsyncComponent = 'loose-object' | 'pack' | 'pack-metadata' | 'commit-graph' | 'index' | 'reference';
 
@@ -30,9 +35,14 @@ const NAMES: [string, FsyncComponent[]][] = [
 
 const DEFAULT: readonly FsyncComponent[] = ['pack', 'pack-metadata', 'commit-graph'];
 
-let enabled = new Set<FsyncComponent>(DEFAULT);
-/** whether core.fsync was set at all (a set value keeps the default components unless it removes them) */
-let configured = false;
+export interface FsyncPolicy {
+  readonly enabled: ReadonlySet<FsyncComponent>;
+  /** whether core.fsync was set at all (a set value keeps the default components unless it removes them) */
+  readonly configured: boolean;
+}
+
+/** git's default, for a repository whose configuration was not read */
+const DEFAULT_POLICY: FsyncPolicy = { enabled: new Set(DEFAULT), configured: false };
 
 /** The components one `core.fsync` value names, read the way git reads it. */
 export function parseFsyncComponents(value: string): Set<FsyncComponent> {
@@ -63,18 +73,19 @@ export function parseFsyncComponents(value: string): Set<FsyncComponent> {
   return result;
 }
 
-export function configureFsync(config: GitConfig): void {
+/** The policy a repository's configuration sets. */
+export function fsyncPolicy(config: GitConfig): FsyncPolicy {
   // like any single-valued git setting, the last value read (system, global, repository) wins
   const values = config.getAll('core.fsync');
   const value = values[values.length - 1];
   const set = value === undefined ? new Set<FsyncComponent>(DEFAULT) : parseFsyncComponents(value);
   if (config.getBool('core.fsyncObjectFiles')) set.add('loose-object');
-  enabled = set;
-  configured = value !== undefined;
+  return { enabled: set, configured: value !== undefined };
 }
 
-export function shouldFsync(component: FsyncComponent): boolean {
-  return enabled.has(component);
+/** Whether writes of `component` in `repo` are fsynced. */
+export function shouldFsync(repo: Pick<Repository, 'fsync'>, component: FsyncComponent): boolean {
+  return (repo.fsync ?? DEFAULT_POLICY).enabled.has(component);
 }
 
 /**
@@ -85,6 +96,7 @@ export function shouldFsync(component: FsyncComponent): boolean {
  * component (`core.fsync=pack`, or `reference`, which keeps the default ones): someone who sets
  * core.fsync asks for durability.
  */
-export function shouldFsyncTransactionPack(component: 'pack' | 'pack-metadata'): boolean {
+export function shouldFsyncTransactionPack(repo: Pick<Repository, 'fsync'>, component: 'pack' | 'pack-metadata'): boolean {
+  const { enabled, configured } = repo.fsync ?? DEFAULT_POLICY;
   return enabled.has('loose-object') || (configured && enabled.has(component));
 }

@@ -1,6 +1,7 @@
 // Where a repository lives on disk. Linked worktrees (`git worktree add`) have their own gitdir
 // (HEAD, index, per-worktree refs and logs) and share the common dir (objects, refs, packed-refs,
 // config) with the main repository; for a plain repository both are the same directory.
+import type { FsyncPolicy } from './fsync-policy.js';
 
 export interface Repository {
   /** this checkout's git directory: HEAD, index, index.lock, logs/HEAD, patchtx journal */
@@ -9,6 +10,8 @@ export interface Repository {
   commonDir: string;
   /** the working tree root, or null for a bare repository */
   workdir: string | null;
+  /** which writes are fsynced, from this repository's configuration (absent: git's default) */
+  fsync?: FsyncPolicy;
 }
 
 export const isBare = (repo: Repository): boolean => repo.workdir === null;

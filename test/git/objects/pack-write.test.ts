@@ -8,7 +8,7 @@ import { deflateSync } from 'node:zlib';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { GitConfig } from '../../../src/git/repo/config.js';
 import { FileHandle } from '../../../src/git/fs/fsx.js';
-import { configureFsync } from '../../../src/git/repo/fsync-policy.js';
+import { fsyncPolicy } from '../../../src/git/repo/fsync-policy.js';
 import { hashObject, type ObjectType } from '../../../src/git/objects/hash.js';
 import { ObjectStore, PACK_THRESHOLD } from '../../../src/git/objects/store.js';
 import { DeltaBaseCache, PackFile } from '../../../src/git/objects/pack-file.js';
@@ -76,7 +76,7 @@ describe('ObjectStore batches', () => {
     const sync = vi.spyOn(FileHandle.prototype, 'sync');
     try {
       const flush = async (configText: string, tag: string) => {
-        configureFsync(GitConfig.fromText(configText));
+        store.repo.fsync = fsyncPolicy(GitConfig.fromText(configText));
         sync.mockClear();
         store.beginBatch();
         for (const c of blobs(PACK_THRESHOLD, tag)) await store.writeBlob(c);
@@ -93,7 +93,6 @@ describe('ObjectStore batches', () => {
       expect(await flush('[core]\n\tfsync = none\n', 'none')).toBe(0);
     } finally {
       sync.mockRestore();
-      configureFsync(GitConfig.fromText(''));
       store.close();
     }
   });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { GitConfig } from '../../../src/git/repo/config.js';
-import { configureFsync, shouldFsync, type FsyncComponent } from '../../../src/git/repo/fsync-policy.js';
+import { fsyncPolicy, shouldFsync, type FsyncComponent } from '../../../src/git/repo/fsync-policy.js';
 
 const ALL: FsyncComponent[] = ['loose-object', 'pack', 'pack-metadata', 'commit-graph', 'index', 'reference'];
 const DEFAULT: FsyncComponent[] = ['pack', 'pack-metadata', 'commit-graph'];
 
 function policy(configText: string): FsyncComponent[] {
-  configureFsync(GitConfig.fromText(configText));
-  return ALL.filter(shouldFsync);
+  const repo = { fsync: fsyncPolicy(GitConfig.fromText(configText)) };
+  return ALL.filter((c) => shouldFsync(repo, c));
 }
 
 const fsync = (value: string) => policy(`[core]\n\tfsync = ${value}\n`);

@@ -1,0 +1,62 @@
+// The library's way into the transaction: `await openRepository({ dir })` finds the repository the
+// way the CLI does (a checkout or any directory in it, a bare repository, a linked worktree) and
+// returns an object whose methods are the commands: apply, check, undo, redo, log, show, recover.
+// Each call opens the repository afresh, exactly as one run of the CLI does, so nothing read
+// before can be stale; each returns the object the CLI prints with --json, or throws a
+// PatchtxError of the kind the CLI maps to its exit code.
+import path from 'node:path';
+import type { ApplyJson, LogEntryJson, RecoverJson, UndoJson } from '../commands/results.js';
+import { openRepository as discover } from '../git/repo/discover.js';
+import { apply, type ApplyOptions } from './apply.js';
+import { describeValue, readOptionsObject, usageError } from './args.js';
+import { check } from './check.js';
+import { log, type LogOptions } from './log.js';
+import { settled, type Place } from './place.js';
+import { recover } from './recover.js';
+import { redo, type RedoOptions } from './redo.js';
+import { show } from './show.js';
+import { undo, type UndoOptions } from './undo.js';
+
+export interface OpenRepositoryOptions {
+  /** a directory of the repository: its working tree or any directory in it, a bare repository, a linked worktree */
+  dir: string;
+}
+
+export interface Repository {
+  /** the directory the repository was opened from, absolute */
+  readonly dir: string;
+  /** the git directory of this checkout (a linked worktree's own) */
+  readonly gitdir: string;
+  /** the working tree's root; null for a bare repository */
+  readonly workdir: string | null;
+  apply(patchText: string, options?: ApplyOptions): Promise<ApplyJson>;
+  check(patchText: string, options?: ApplyOptions): Promise<ApplyJson>;
+  undo(options?: UndoOptions): Promise<UndoJson>;
+  redo(options?: RedoOptions): Promise<UndoJson>;
+  log(options?: LogOptions): Promise<LogEntryJson[]>;
+  show(commit: string): Promise<string>;
+  recover(): Promise<RecoverJson>;
+}
+
+export async function openRepository(options: OpenRepositoryOptions): Promise<Repository> {
+  const o = readOptionsObject('openRepository', options, ['dir']);
+  if (typeof o.dir !== 'string' || o.dir === '') {
+    const got = typeof o.dir === 'string' ? 'an empty string' : describeValue(o.dir);
+    throw usageError(`openRepository: options.dir must be a non-empty string (a directory of the repository), got ${got}`, { option: 'dir' });
+  }
+  const place: Place = { dir: path.resolve(o.dir) };
+  // found now, so that a directory outside any repository is an error here rather than at each call
+  const found = await settled(() => discover({ cwd: place.dir }));
+  return Object.freeze({
+    dir: place.dir,
+    gitdir: found.gitdir,
+    workdir: found.workdir,
+    apply: (patchText: string, opts?: ApplyOptions) => apply(place, patchText, opts),
+    check: (patchText: string, opts?: ApplyOptions) => check(place, patchText, opts),
+    undo: (opts?: UndoOptions) => undo(place, opts),
+    redo: (opts?: RedoOptions) => redo(place, opts),
+    log: (opts?: LogOptions) => log(place, opts),
+    show: (commit: string) => show(place, commit),
+    recover: () => recover(place),
+  });
+}

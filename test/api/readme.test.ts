@@ -1,0 +1,69 @@
+// The README's examples of the transaction library are run as written: each ```js block of its
+// "Transactions from a program" section, in order, as a program importing the built package by
+// name, in one checkout; git then checks what they did.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupRepos, gitEnv, makeRepo, repoRoot } from '../helpers/repos.js';
+import { git } from '../helpers/repos.js';
+import { expectFsckClean } from '../helpers/snapshot.js';
+
+/** The ```js blocks of one section of the README (up to the next heading of its level or above). */
+function readmeExamples(heading: string): string[] {
+  const text = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const start = text.indexOf(`\n${heading}\n`);
+  if (start < 0) throw new Error(`README.md has no section '${heading}'`);
+  const level = heading.indexOf(' ');
+  const rest = text.slice(start + heading.length + 2);
+  const end = rest.search(new RegExp(`\\n#{1,${level}} `));
+  const section = end < 0 ? rest : rest.slice(0, end);
+  return [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!);
+}
+
+let work = '';
+beforeAll(() => {
+  if (!existsSync(path.join(repoRoot, 'dist/index.js'))) throw new Error("dist/index.js is missing: run 'node scripts/build.mjs' first");
+  work = mkdtempSync(path.join(tmpdir(), 'patchtx-readme-'));
+  // `import ... from 'patchtx'` finds this package, as it finds an installed one
+  mkdirSync(path.join(work, 'node_modules'));
+  symlinkSync(repoRoot, path.join(work, 'node_modules', 'patchtx'));
+});
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+  cleanupRepos();
+});
+
+describe("the README's library examples", () => {
+  const examples = readmeExamples('### Transactions from a program');
+
+  it('are there, one for each command of the opened repository', () => {
+    const all = examples.join('\n');
+    for (const call of ['openRepository(', '.apply(', '.check(', '.undo(', '.redo(', '.log(', '.show(', '.recover(', 'PatchtxError']) expect(all).toContain(call);
+  });
+
+  it('run as written, in order, in one checkout', () => {
+    const dir = makeRepo('basic');
+    const outputs: string[] = [];
+    for (const [i, code] of examples.entries()) {
+      const file = path.join(work, `example-${i + 1}.mjs`);
+      writeFileSync(file, code);
+      const r = spawnSync(process.execPath, [file], { cwd: dir, env: gitEnv, encoding: 'utf8' });
+      expect(r.stderr, `example ${i + 1}:\n${code}`).toBe('');
+      expect(r.status, `example ${i + 1}`).toBe(0);
+      outputs.push(r.stdout);
+    }
+    // the first example's commit, as git reads it, with its trailer
+    const hello = git(dir, 'log', '--format=%H', '-1', '--', 'hello.txt').trim();
+    expect(outputs[0]).toContain(hello);
+    expect(git(dir, 'show', '-s', '--format=%s|%(trailers:key=Agent-Run,valueonly)', hello).trim()).toBe('Add hello.txt|42');
+    // the check wrote nothing: hello.txt is still as the first example made it
+    expect(git(dir, 'show', 'HEAD:hello.txt')).toBe('hello\n');
+    // the last one: the delete was refused as stale, after its two commits
+    expect(outputs.at(-1)).toMatch(new RegExp(`^stale ${git(dir, 'rev-parse', 'HEAD').trim()}\\n$`));
+    expect(git(dir, 'show', 'HEAD:todo.txt')).toBe('one\ntwo\n');
+    expect(git(dir, 'status', '--porcelain', '--', 'hello.txt', 'todo.txt')).toBe('');
+    expectFsckClean(dir);
+  });
+});
