@@ -6,7 +6,19 @@ import { defineConfig } from 'vitest/config';
 // soaks real processes (most of the suite's time). `npm test` runs all three; `npm run
 // test:quick` leaves out `stress`.
 const STRESS = ['test/tx/crash.test.ts', 'test/tx/concurrency.test.ts', 'test/tx/liveness.test.ts', 'test/tx/soak.test.ts'];
-const UNIT = ['test/patch/**/*.test.ts', 'test/match/**/*.test.ts', 'test/apply/**/*.test.ts', 'test/text/**/*.test.ts', 'test/errors.test.ts', 'test/warnings.test.ts', 'test/engine/**/*.test.ts', 'test/logs/**/*.test.ts', 'test/commands/moves.test.ts', 'test/tx/touched-files.test.ts', 'test/tx/in-parallel.test.ts'];
+const UNIT = [
+  'test/patch/**/*.test.ts',
+  'test/match/**/*.test.ts',
+  'test/apply/**/*.test.ts',
+  'test/text/**/*.test.ts',
+  'test/errors.test.ts',
+  'test/warnings.test.ts',
+  'test/engine/**/*.test.ts',
+  'test/logs/**/*.test.ts',
+  'test/commands/moves.test.ts',
+  'test/tx/touched-files.test.ts',
+  'test/tx/in-parallel.test.ts',
+];
 
 export default defineConfig({
   test: {

@@ -27,16 +27,34 @@ const describe = (f) => {
   return `${f} ${(s.size / 1024).toFixed(0)} KB, built ${s.mtime.toISOString()}`;
 };
 const sh = (cmd, args) => {
-  try { return execFileSync(cmd, args, { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch { return 'n/a'; }
+  try {
+    return execFileSync(cmd, args, { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'n/a';
+  }
 };
 console.log(`patchtx benchmark, ${new Date().toISOString()}`);
-console.log(`node ${process.version}, ${sh('git', ['--version'])}, ${os.cpus().length} cpus (${os.cpus()[0]?.model ?? '?'}), load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-console.log(`source HEAD ${sh('git', ['rev-parse', '--short', 'HEAD'])}${sh('git', ['status', '--porcelain', '--untracked-files=no']) ? ' (+ uncommitted changes)' : ''}; ${describe('dist/index.js')}; ${describe('dist/patchtx.cjs')}`);
+console.log(
+  `node ${process.version}, ${sh('git', ['--version'])}, ${os.cpus().length} cpus (${os.cpus()[0]?.model ?? '?'}), load ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
+console.log(
+  `source HEAD ${sh('git', ['rev-parse', '--short', 'HEAD'])}${sh('git', ['status', '--porcelain', '--untracked-files=no']) ? ' (+ uncommitted changes)' : ''}; ${describe('dist/index.js')}; ${describe('dist/patchtx.cjs')}`,
+);
 console.log('every number below is measured in this run');
 
-const mtimes = () => ['dist/index.js', 'dist/patchtx.cjs'].map((f) => {
-  try { return statSync(path.join(repoRoot, f)).mtimeMs; } catch { return 0; }
-}).join();
+const mtimes = () =>
+  ['dist/index.js', 'dist/patchtx.cjs']
+    .map((f) => {
+      try {
+        return statSync(path.join(repoRoot, f)).mtimeMs;
+      } catch {
+        return 0;
+      }
+    })
+    .join();
 const builtAtStart = mtimes();
 const verdicts = [];
 let failed = false;
@@ -59,7 +77,9 @@ if (mtimes() !== builtAtStart) {
   console.log(`\n!! WARNING: dist/ was rebuilt while the benchmark ran; patchtx numbers may mix two builds. Run again.`);
 }
 const count = (v) => verdicts.filter((x) => x === v).length;
-console.log(`\nSummary: ${count('PASS')} PASS, ${count('FAIL')} FAIL, ${count('NOT MEASURED')} not measured; ${((Date.now() - started) / 1000).toFixed(0)} s total`);
+console.log(
+  `\nSummary: ${count('PASS')} PASS, ${count('FAIL')} FAIL, ${count('NOT MEASURED')} not measured; ${((Date.now() - started) / 1000).toFixed(0)} s total`,
+);
 if (failed) {
   console.log('Result: ERROR (a tool failed or an output did not match; see the !! lines above)');
   process.exit(1);

@@ -119,9 +119,22 @@ await bundle({
   // some CommonJS dependencies call require() for Node built-ins; give the ESM bundle one
   banner: { js: "import { createRequire as __patchtxCreateRequire } from 'node:module'; const require = __patchtxCreateRequire(import.meta.url);" },
 });
-await bundle({ entryPoints: { cli: 'src/bin/programs.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' }, format: 'cjs', plugins: [isomorphicGitApart, standIns] });
-await bundle({ stdin: { contents: "module.exports = require('isomorphic-git');", resolveDir: process.cwd(), loader: 'js' }, outfile: 'dist/isomorphic-git.cjs', format: 'cjs' });
-await bundle({ entryPoints: { patchtx: 'src/bin/patchtx.ts', apply_patch: 'src/bin/apply_patch.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' }, format: 'cjs' }, { executable: true });
+await bundle({
+  entryPoints: { cli: 'src/bin/programs.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
+  format: 'cjs',
+  plugins: [isomorphicGitApart, standIns],
+});
+await bundle({
+  stdin: { contents: "module.exports = require('isomorphic-git');", resolveDir: process.cwd(), loader: 'js' },
+  outfile: 'dist/isomorphic-git.cjs',
+  format: 'cjs',
+});
+await bundle(
+  { entryPoints: { patchtx: 'src/bin/patchtx.ts', apply_patch: 'src/bin/apply_patch.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' }, format: 'cjs' },
+  { executable: true },
+);
 
 writeCodeCache();
 writeDeclarations();
@@ -160,11 +173,32 @@ function writeCodeCache() {
     // racy index entries and deeper trees then comes from the cache too.
     const libFile = (k) => `lib/pkg_${k % 4}/mod_${k % 2}/file_${k}.ts`;
     const libBody = (k) => [`export function f${k}(x: number): number {`, `  return x + ${k};`, '}', ''];
-    const add = ['*** Begin Patch', '*** Add File: src/a.ts', '+export const a = 1;', '+export const b = 2;', '+', '+// end', '*** Add File: notes.txt', '+one', '+two'];
+    const add = [
+      '*** Begin Patch',
+      '*** Add File: src/a.ts',
+      '+export const a = 1;',
+      '+export const b = 2;',
+      '+',
+      '+// end',
+      '*** Add File: notes.txt',
+      '+one',
+      '+two',
+    ];
     for (let k = 0; k < 20; k++) add.push(`*** Add File: ${libFile(k)}`, ...libBody(k).map((l) => `+${l}`));
     add.push('*** End Patch', '');
-    const change = ['*** Begin Patch', '*** Update File: src/a.ts', '*** Move to: src/b.ts', '@@', ' export const a = 1;', '-export const b = 2;', '+export const b = 3;', ' ', '*** Delete File: notes.txt'];
-    for (const k of [1, 6, 11, 16]) change.push(`*** Update File: ${libFile(k)}`, '@@', ` export function f${k}(x: number): number {`, `-  return x + ${k};`, `+  return x - ${k};`, ' }');
+    const change = [
+      '*** Begin Patch',
+      '*** Update File: src/a.ts',
+      '*** Move to: src/b.ts',
+      '@@',
+      ' export const a = 1;',
+      '-export const b = 2;',
+      '+export const b = 3;',
+      ' ',
+      '*** Delete File: notes.txt',
+    ];
+    for (const k of [1, 6, 11, 16])
+      change.push(`*** Update File: ${libFile(k)}`, '@@', ` export function f${k}(x: number): number {`, `-  return x + ${k};`, `+  return x - ${k};`, ' }');
     change.push('*** End Patch', '');
     writeFileSync(path.join(scratch, 'add.patch'), add.join('\n'));
     writeFileSync(path.join(scratch, 'change.patch'), change.join('\n'));

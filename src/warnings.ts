@@ -5,7 +5,8 @@
 
 /** Every warning kind and what it means, in the order docs/json.md lists them. */
 export const WARNING_KINDS = {
-  lenient_match: "a chunk matched only with whitespace or typographic punctuation ignored (`pass` names how; `+` lines re-indented where leading whitespace was ignored)",
+  lenient_match:
+    'a chunk matched only with whitespace or typographic punctuation ignored (`pass` names how; `+` lines re-indented where leading whitespace was ignored)',
   ambiguous_match: 'a chunk matches at more than one place and was applied at the first (`candidates` are the others)',
   nonstandard_form: 'a form V4A does not have was read as the V4A one (an `@@` line closed with ` @@`)',
   overwrite: 'an Add File or a move replaced a file that exists',

@@ -29,14 +29,22 @@ export function statement(r, id) {
   const n = r.pick(NOUNS);
   const k = r.int(2, 9999);
   switch (r.int(0, 7)) {
-    case 0: return `  const ${n}${id} = ${v}${cap(n)}(${r.pick(NOUNS)}s, ${k});`;
-    case 1: return `  if (${n}${id} > ${k}) return ${v}(${n}${id}, "${n}-${id}");`;
-    case 2: return `  ${n}s.push({ id: ${id}, value: ${k} * ${r.int(2, 64)}, tag: "${v}" });`;
-    case 3: return `  // ${v} the ${n} for slot ${id} (limit ${k})`;
-    case 4: return `  total${id % 7} += ${n}${id}.length + ${k};`;
-    case 5: return `    log.debug("${v} ${n} #${id}", { ${n}: ${n}${id % 13}, limit: ${k} });`;
-    case 6: return `  await this.${v}${cap(n)}(${id}, options.${n} ?? ${k});`;
-    default: return `  for (let i${id} = 0; i${id} < ${k}; i${id}++) ${n}s[i${id}] ^= ${id};`;
+    case 0:
+      return `  const ${n}${id} = ${v}${cap(n)}(${r.pick(NOUNS)}s, ${k});`;
+    case 1:
+      return `  if (${n}${id} > ${k}) return ${v}(${n}${id}, "${n}-${id}");`;
+    case 2:
+      return `  ${n}s.push({ id: ${id}, value: ${k} * ${r.int(2, 64)}, tag: "${v}" });`;
+    case 3:
+      return `  // ${v} the ${n} for slot ${id} (limit ${k})`;
+    case 4:
+      return `  total${id % 7} += ${n}${id}.length + ${k};`;
+    case 5:
+      return `    log.debug("${v} ${n} #${id}", { ${n}: ${n}${id % 13}, limit: ${k} });`;
+    case 6:
+      return `  await this.${v}${cap(n)}(${id}, options.${n} ?? ${k});`;
+    default:
+      return `  for (let i${id} = 0; i${id} < ${k}; i${id}++) ${n}s[i${id}] ^= ${id};`;
   }
 }
 

@@ -39,7 +39,10 @@ export function makeRepo(dir, nFiles) {
   for (let i = 0; i < nFiles; i++) {
     const p = path.join(dir, repoFilePath(i));
     const d = path.dirname(p);
-    if (d !== madeDir) { mkdirSync(d, { recursive: true }); madeDir = d; }
+    if (d !== madeDir) {
+      mkdirSync(d, { recursive: true });
+      madeDir = d;
+    }
     const text = repoFileLines(i).lines.join('\n') + '\n';
     bytes += text.length;
     writeFileSync(p, text);
@@ -51,7 +54,11 @@ export function makeRepo(dir, nFiles) {
   const loose = /^count: (\d+)/m.exec(git(dir, 'count-objects', '-v'))[1];
   const head = git(dir, 'rev-parse', 'HEAD').trim();
   let packedRefs = '';
-  try { packedRefs = readFileSync(path.join(dir, '.git/packed-refs'), 'utf8'); } catch { /* checked below */ }
+  try {
+    packedRefs = readFileSync(path.join(dir, '.git/packed-refs'), 'utf8');
+  } catch {
+    /* checked below */
+  }
   if (loose !== '0' || !packedRefs.includes(head)) {
     throw new Error(`bench generator: ${dir} is not fully packed after git gc (loose objects: ${loose})`);
   }
@@ -81,7 +88,6 @@ export function makeChange(repo, nTouch, caseDir, scratch) {
   const picked = [...chosen];
   const updIdx = picked.slice(0, nUpd);
   const delIdx = picked.slice(nUpd);
-
 
   const ops = []; // { path, v4a: string[] }
   const checks = [];

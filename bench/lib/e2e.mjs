@@ -20,7 +20,8 @@ function checkResult(work, repo, expectedTree) {
   const r = gitTry(work, 'log', '-1', '--format=%T %P', 'HEAD');
   const [tree, ...parents] = r.stdout.trim().split(' ');
   if (r.status !== 0) return `git log failed: ${r.stderr}`;
-  if (parents.length !== 1 || parents[0] !== repo.head) return `HEAD is not exactly one new commit on top of the base (parents: ${parents.join(' ') || 'none'}, base: ${repo.head})`;
+  if (parents.length !== 1 || parents[0] !== repo.head)
+    return `HEAD is not exactly one new commit on top of the base (parents: ${parents.join(' ') || 'none'}, base: ${repo.head})`;
   if (tree !== expectedTree) return `HEAD^{tree} is ${tree}, expected ${expectedTree} (the tree of the change made in the scratch copy)`;
   return null;
 }
@@ -55,16 +56,24 @@ export async function runE2E({ repoRoot }) {
   console.log(`\n== End to end (git): repos of ${sizes.join(' / ')} files, patches touching ${touches.join(' / ')} files, ${runs} runs each ==`);
   console.log(`patchtx: node ${path.relative(process.cwd(), cli) || cli} apply --repo <copy> -m bench <patch.v4a>`);
   console.log(`git:     git apply --index <patch.diff> && git commit -q -m bench   (two spawns, both timed)`);
-  console.log(`fresh repo per run: ${freshMode === 'copy' ? 'rm -rf + cp -a of the packed base repo' : 'cp -a once, then reset to pristine before each run (bench/lib/workcopy.mjs; BENCH_FRESH=copy for a full cp -a every run)'}, then git update-index --refresh and sync, all untimed`);
-  console.log(`peak RSS: ${rssMethod === 'time' ? 'GNU /usr/bin/time -f %M around each command (wall time includes this wrapper for both tools)' : 'process.resourceUsage().maxRSS via bench/lib/rss-wrap.mjs (patchtx only)'}`);
+  console.log(
+    `fresh repo per run: ${freshMode === 'copy' ? 'rm -rf + cp -a of the packed base repo' : 'cp -a once, then reset to pristine before each run (bench/lib/workcopy.mjs; BENCH_FRESH=copy for a full cp -a every run)'}, then git update-index --refresh and sync, all untimed`,
+  );
+  console.log(
+    `peak RSS: ${rssMethod === 'time' ? 'GNU /usr/bin/time -f %M around each command (wall time includes this wrapper for both tools)' : 'process.resourceUsage().maxRSS via bench/lib/rss-wrap.mjs (patchtx only)'}`,
+  );
   // the floor under the 10-file case: what starting each tool costs before it does any work
   const nodeStart = startMedian(process.execPath, ['-e', '0']);
   // patchtx --version: Node plus loading the bundle (with its code cache) and parsing arguments, no work
   const patchtxStart = cliProblem ? null : startMedian(process.execPath, [cli, '--version']);
-  console.log(`start-up floor (median of 9, measured now): node -e 0 ${ms(nodeStart)} ms, git --version ${ms(startMedian('git', ['--version']))} ms${patchtxStart === null ? '' : `, patchtx --version ${ms(patchtxStart)} ms`}`);
+  console.log(
+    `start-up floor (median of 9, measured now): node -e 0 ${ms(nodeStart)} ms, git --version ${ms(startMedian('git', ['--version']))} ms${patchtxStart === null ? '' : `, patchtx --version ${ms(patchtxStart)} ms`}`,
+  );
   if (extraCaCerts !== undefined) {
     const withCerts = startMedian(process.execPath, ['-e', '0'], { ...gitEnv, NODE_EXTRA_CA_CERTS: extraCaCerts });
-    console.log(`NODE_EXTRA_CA_CERTS is set here and is removed from both tools' environment: with it every Node start reads that CA bundle (node -e 0: ${ms(withCerts)} ms with it, ${ms(nodeStart)} ms without); patchtx opens no network connection`);
+    console.log(
+      `NODE_EXTRA_CA_CERTS is set here and is removed from both tools' environment: with it every Node start reads that CA bundle (node -e 0: ${ms(withCerts)} ms with it, ${ms(nodeStart)} ms without); patchtx opens no network connection`,
+    );
   }
   if (cliProblem) console.log(`\n!! patchtx end to end NOT MEASURED: ${cliProblem}\n`);
 
@@ -81,7 +90,9 @@ export async function runE2E({ repoRoot }) {
       const repoBytes = dirBytes(repo.dir);
       const gitBytes = dirBytes(path.join(repo.dir, '.git'));
       const wc = new WorkCopy(repo, path.join(root, `work-${size}`));
-      console.log(`\nrepo ${size} files: ${(repo.bytes / 1e6).toFixed(1)} MB of text, ${(repoBytes / 1e6).toFixed(1)} MB on disk (.git ${(gitBytes / 1e6).toFixed(1)} MB, packed), generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      console.log(
+        `\nrepo ${size} files: ${(repo.bytes / 1e6).toFixed(1)} MB of text, ${(repoBytes / 1e6).toFixed(1)} MB on disk (.git ${(gitBytes / 1e6).toFixed(1)} MB, packed), generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+      );
       for (const touch of touches) {
         if (touch > size / 2) {
           console.log(`  skipping ${touch} files on a ${size}-file repo (more than half of it)`);
@@ -93,7 +104,9 @@ export async function runE2E({ repoRoot }) {
         const change = makeChange(repo, touch, caseDir, wc.dir); // edits made in the work copy
         wc.touch(change.touched);
         const checked = change.selfCheck(applyDiff);
-        console.log(`  case ${touch} files: ${change.updates} updates, ${change.adds} adds, ${change.deletes} deletes; V4A ${(change.v4aBytes / 1024).toFixed(0)} KB, unified diff ${(change.diffBytes / 1024).toFixed(0)} KB; prepared in ${((performance.now() - t0) / 1000).toFixed(1)} s (${checked} V4A bodies re-checked with applyDiff)`);
+        console.log(
+          `  case ${touch} files: ${change.updates} updates, ${change.adds} adds, ${change.deletes} deletes; V4A ${(change.v4aBytes / 1024).toFixed(0)} KB, unified diff ${(change.diffBytes / 1024).toFixed(0)} KB; prepared in ${((performance.now() - t0) / 1000).toFixed(1)} s (${checked} V4A bodies re-checked with applyDiff)`,
+        );
 
         const work = wc.dir;
         const tools = [
@@ -103,7 +116,10 @@ export async function runE2E({ repoRoot }) {
               const r = timed(cli, ['apply', '--repo', work, '-m', 'bench', change.v4aPath], { cwd: work, rssFile: path.join(root, 'rss'), node: true });
               return { ms: r.ms, rssKB: r.rssKB, fail: r.status === 0 ? null : r, cmd: `node ${cli} apply --repo ${work} -m bench ${change.v4aPath}` };
             },
-            times: [], rss: [], verified: false, failed: false,
+            times: [],
+            rss: [],
+            verified: false,
+            failed: false,
           },
           {
             name: 'git',
@@ -114,7 +130,10 @@ export async function runE2E({ repoRoot }) {
               if (c.status !== 0) return { fail: c, cmd: 'git commit -q -m bench' };
               return { ms: a.ms + c.ms, rssKB: Math.max(a.rssKB ?? 0, c.rssKB ?? 0) || null };
             },
-            times: [], rss: [], verified: false, failed: false,
+            times: [],
+            rss: [],
+            verified: false,
+            failed: false,
           },
         ];
         if (cliProblem) tools[0].failed = true;
@@ -142,7 +161,9 @@ export async function runE2E({ repoRoot }) {
               tool.verified = true;
             }
             if (problems.length) {
-              console.log(`\n!! ${tool.name} produced a WRONG RESULT on ${touch} files / ${size}-file repo (run ${i + 1}):\n${problems.map((p) => `   - ${p}`).join('\n')}`);
+              console.log(
+                `\n!! ${tool.name} produced a WRONG RESULT on ${touch} files / ${size}-file repo (run ${i + 1}):\n${problems.map((p) => `   - ${p}`).join('\n')}`,
+              );
               tool.failed = true;
               failed = true;
               continue;
@@ -153,17 +174,25 @@ export async function runE2E({ repoRoot }) {
         }
         const [p, g] = tools;
         results.push({
-          size, touch, repoBytes,
-          patchtx: p.failed ? [] : p.times, patchtxRss: p.failed ? [] : p.rss,
-          git: g.failed ? [] : g.times, gitRss: g.rss,
+          size,
+          touch,
+          repoBytes,
+          patchtx: p.failed ? [] : p.times,
+          patchtxRss: p.failed ? [] : p.rss,
+          git: g.failed ? [] : g.times,
+          gitRss: g.rss,
         });
         const row = results[results.length - 1];
         const ok = (t) => (t.failed ? 'FAILED' : t.times.length ? 'equal' : 'not run');
-        console.log(`    patchtx ${spread(row.patchtx)} ms, git ${spread(row.git)} ms; result tree ${change.expectedTree.slice(0, 12)} (scratch copy): patchtx ${ok(p)}, git ${ok(g)}`);
+        console.log(
+          `    patchtx ${spread(row.patchtx)} ms, git ${spread(row.git)} ms; result tree ${change.expectedTree.slice(0, 12)} (scratch copy): patchtx ${ok(p)}, git ${ok(g)}`,
+        );
         if (touch === 10 && (size === 2_000 || size === 20_000) && !p.failed) kept.set(size, { repo, wc, change, caseDir, run: tools[0].run });
         else cleanup(caseDir);
       }
-      console.log(`  work copies (BENCH_FRESH=${freshMode}): ${wc.fullCopies} full cp -a, ${wc.restores} restores${wc.fallbacks ? `, ${wc.fallbacks} restores NOT pristine -> full copy` : ''}`);
+      console.log(
+        `  work copies (BENCH_FRESH=${freshMode}): ${wc.fullCopies} full cp -a, ${wc.restores} restores${wc.fallbacks ? `, ${wc.fallbacks} restores NOT pristine -> full copy` : ''}`,
+      );
       if (!kept.has(size)) {
         wc.dispose();
         cleanup(repo.dir);
@@ -211,8 +240,13 @@ export async function runE2E({ repoRoot }) {
   table(
     ['files touched', 'repo files', 'patchtx ms median (min-max)', 'git ms median (min-max)', 'git/patchtx', 'patchtx peak RSS MB', 'git peak RSS MB'],
     results.map((r) => [
-      String(r.touch), `${r.size} (${(r.repoBytes / 1e6).toFixed(0)} MB)`, spread(r.patchtx), spread(r.git),
-      ratio(median(r.git) / median(r.patchtx)), mb(Math.max(...r.patchtxRss)), mb(Math.max(...r.gitRss)),
+      String(r.touch),
+      `${r.size} (${(r.repoBytes / 1e6).toFixed(0)} MB)`,
+      spread(r.patchtx),
+      spread(r.git),
+      ratio(median(r.git) / median(r.patchtx)),
+      mb(Math.max(...r.patchtxRss)),
+      mb(Math.max(...r.gitRss)),
     ]),
   );
 
@@ -224,23 +258,43 @@ export async function runE2E({ repoRoot }) {
     const g = median(r.git);
     const limit = r.touch <= 10 ? 2 : 1;
     const label = limit === 1 ? `patchtx <= git` : `patchtx <= ${limit}x git`;
-    verdicts.push(target(`${label}: ${r.touch} files, ${r.size}-file repo`, have(r.patchtx) && have(r.git) ? p <= limit * g : null,
-      have(r.patchtx) ? `${ms(p)} ms vs git ${ms(g)} ms (patchtx/git ${ratio(p / g)})` : undefined));
+    verdicts.push(
+      target(
+        `${label}: ${r.touch} files, ${r.size}-file repo`,
+        have(r.patchtx) && have(r.git) ? p <= limit * g : null,
+        have(r.patchtx) ? `${ms(p)} ms vs git ${ms(g)} ms (patchtx/git ${ratio(p / g)})` : undefined,
+      ),
+    );
   }
   const allRss = results.flatMap((r) => r.patchtxRss);
-  verdicts.push(target(`patchtx peak RSS <= ${RSS_LIMIT_MB} MB (max over all runs)`, allRss.length ? Math.max(...allRss) / 1024 <= RSS_LIMIT_MB : null,
-    allRss.length ? `${mb(Math.max(...allRss))} MB` : undefined));
+  verdicts.push(
+    target(
+      `patchtx peak RSS <= ${RSS_LIMIT_MB} MB (max over all runs)`,
+      allRss.length ? Math.max(...allRss) / 1024 <= RSS_LIMIT_MB : null,
+      allRss.length ? `${mb(Math.max(...allRss))} MB` : undefined,
+    ),
+  );
   const small = results.find((r) => r.touch === 10 && r.size === 2_000);
   const big = results.find((r) => r.touch === 10 && r.size === 20_000);
   if (small && big) {
     // the verdict uses the paired runs; the two sections' medians are shown beside them
-    const sections = have(big.patchtx) && have(small.patchtx)
-      ? `; in the sections above ${ms(median(big.patchtx))} / ${ms(median(small.patchtx))} ms = ${ratio(median(big.patchtx) / median(small.patchtx))}` : '';
+    const sections =
+      have(big.patchtx) && have(small.patchtx)
+        ? `; in the sections above ${ms(median(big.patchtx))} / ${ms(median(small.patchtx))} ms = ${ratio(median(big.patchtx) / median(small.patchtx))}`
+        : '';
     const gitRatio = have(big.git) && have(small.git) ? `; git (sections): ${ratio(median(big.git) / median(small.git))}` : '';
     const q = pairedSizes ? median(pairedSizes.big) / median(pairedSizes.small) : NaN;
-    verdicts.push(target('patchtx 10 files: 20,000-file repo <= 1.2x the 2,000-file repo (paired runs)', pairedSizes ? q <= 1.2 : null,
-      pairedSizes ? `${ms(median(pairedSizes.big))} / ${ms(median(pairedSizes.small))} ms = ${ratio(q)}${sections}${gitRatio}`
-        : sections || gitRatio ? `paired runs missing${sections}${gitRatio}` : undefined));
+    verdicts.push(
+      target(
+        'patchtx 10 files: 20,000-file repo <= 1.2x the 2,000-file repo (paired runs)',
+        pairedSizes ? q <= 1.2 : null,
+        pairedSizes
+          ? `${ms(median(pairedSizes.big))} / ${ms(median(pairedSizes.small))} ms = ${ratio(q)}${sections}${gitRatio}`
+          : sections || gitRatio
+            ? `paired runs missing${sections}${gitRatio}`
+            : undefined,
+      ),
+    );
   }
   return { verdicts, failed, incomplete: Boolean(cliProblem) };
 }

@@ -31,12 +31,14 @@ async function loadPatchtx(repoRoot) {
   }
   // parsePatch + planPatch (the engine below applyPatch, without its per-file unified diffs):
   // timed as an extra, informational column when the bundle exports them
-  const plan = typeof mod.parsePatch === 'function' && typeof mod.planPatch === 'function'
-    ? (text, path, bytes) => mod.planPatch(mod.parsePatch(text), {
-        read: (p) => (p === path ? bytes : undefined),
-        isDirectory: (p) => path.startsWith(p + '/'),
-      })
-    : null;
+  const plan =
+    typeof mod.parsePatch === 'function' && typeof mod.planPatch === 'function'
+      ? (text, path, bytes) =>
+          mod.planPatch(mod.parsePatch(text), {
+            read: (p) => (p === path ? bytes : undefined),
+            isDirectory: (p) => path.startsWith(p + '/'),
+          })
+      : null;
   return { lib, fn: mod.applyPatch, plan };
 }
 
@@ -65,7 +67,9 @@ export async function runEngine({ repoRoot }) {
   const { applyDiff } = await import('@openai/agents-core');
   const px = await loadPatchtx(repoRoot);
 
-  console.log(`\n== Engine (in memory): one ${sizes.map((s) => s / 1000 + 'k').join(' / ')}-line file, ${nChunks} chunks, ${runs} runs after ${warmup} warm-up ==`);
+  console.log(
+    `\n== Engine (in memory): one ${sizes.map((s) => s / 1000 + 'k').join(' / ')}-line file, ${nChunks} chunks, ${runs} runs after ${warmup} warm-up ==`,
+  );
   console.log(`patchtx: applyPatch(patchText, { [path]: text }) from ${px.lib}`);
   console.log(`peer:    applyDiff(text, diff) from @openai/agents-core (diff = the Update body, no envelope)`);
   if (px.problem) console.log(`\n!! patchtx engine NOT MEASURED: ${px.problem}\n`);
@@ -74,9 +78,7 @@ export async function runEngine({ repoRoot }) {
   for (const n of sizes) {
     const c = makeEngineCase(n, nChunks);
     const files = { [c.path]: c.text };
-    const contenders = [
-      { name: 'peer', call: () => applyDiff(c.text, c.diff), out: (r) => r, times: [] },
-    ];
+    const contenders = [{ name: 'peer', call: () => applyDiff(c.text, c.diff), out: (r) => r, times: [] }];
     if (px.fn) {
       contenders.unshift({
         name: 'patchtx',
@@ -132,7 +134,9 @@ export async function runEngine({ repoRoot }) {
   console.log('');
   table(['case', 'patchtx ms median (min-max)', 'peer ms median (min-max)', 'peer/patchtx', 'info: patchtx plan only'], rows);
   if (a && b) {
-    console.log(`growth ${b.n / 1000}k/${a.n / 1000}k (median/median): patchtx ${ratio(growth('patchtx'))}, peer ${ratio(growth('peer'))}, patchtx plan only ${ratio(growth('plan'))}`);
+    console.log(
+      `growth ${b.n / 1000}k/${a.n / 1000}k (median/median): patchtx ${ratio(growth('patchtx'))}, peer ${ratio(growth('peer'))}, patchtx plan only ${ratio(growth('plan'))}`,
+    );
   }
   console.log('(info: "plan only" = parsePatch + planPatch with bytes in and out, i.e. applyPatch without its unified diffs; not a target)');
   console.log('\nTargets (engine):');

@@ -121,6 +121,8 @@ export function timed(cmd, args, { cwd, rssFile, node = false }) {
     // GNU time writes "Command exited with non-zero status N" before the number on failure
     const m = /(\d+)\s*$/.exec(readFileSync(rssFile, 'utf8'));
     if (m) rssKB = Number(m[1]);
-  } catch { /* no number: the program died before reporting */ }
+  } catch {
+    /* no number: the program died before reporting */
+  }
   return { ms, status: r.status, signal: r.signal, error: r.error, stdout: r.stdout ?? '', stderr: r.stderr ?? '', rssKB };
 }

@@ -21,10 +21,13 @@ export function spread(xs) {
 export function table(headers, rows) {
   const all = [headers, ...rows];
   const w = headers.map((_, i) => Math.max(...all.map((r) => String(r[i] ?? '').length)));
-  const fmt = (r) => r.map((c, i) => {
-    const s = String(c ?? '');
-    return i === 0 ? s.padEnd(w[i]) : s.padStart(w[i]);
-  }).join('  ');
+  const fmt = (r) =>
+    r
+      .map((c, i) => {
+        const s = String(c ?? '');
+        return i === 0 ? s.padEnd(w[i]) : s.padStart(w[i]);
+      })
+      .join('  ');
   console.log(fmt(headers));
   console.log(w.map((n) => '-'.repeat(n)).join('  '));
   for (const r of rows) console.log(fmt(r));

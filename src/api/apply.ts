@@ -5,7 +5,16 @@ import { applyTransaction, type ApplyOptions as CommandApplyOptions } from '../c
 import { applyJson, diffOf, type ApplyJson } from '../commands/results.js';
 import type { Limits } from '../patch/limits.js';
 import { waitingForLocks } from '../tx/wait.js';
-import { optionalBoolean, optionalChoice, optionalSeconds, optionalString, optionalStringArray, readLimits, readOptionsObject, requirePatchText } from './args.js';
+import {
+  optionalBoolean,
+  optionalChoice,
+  optionalSeconds,
+  optionalString,
+  optionalStringArray,
+  readLimits,
+  readOptionsObject,
+  requirePatchText,
+} from './args.js';
 import { sessionAt, settled, type Place } from './place.js';
 
 export interface ApplyOptions {

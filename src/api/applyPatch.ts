@@ -88,18 +88,14 @@ function readFileMap(files: unknown): Map<string, FileContent> {
     if (typeof content === 'string') base.set(path, FileContent.ofText(content));
     else if (content instanceof Uint8Array) base.set(path, FileContent.ofBytes(content));
     else {
-      throw usageError(
-        `applyPatch: the content of '${path}' must be a string or a Uint8Array, got ${describeValue(content)}`,
-      );
+      throw usageError(`applyPatch: the content of '${path}' must be a string or a Uint8Array, got ${describeValue(content)}`);
     }
   }
   return base;
 }
 
 function badFiles(files: unknown): never {
-  throw usageError(
-    `applyPatch: files must be an object or a Map from path to content (string or Uint8Array), got ${describeValue(files)}`,
-  );
+  throw usageError(`applyPatch: files must be an object or a Map from path to content (string or Uint8Array), got ${describeValue(files)}`);
 }
 
 function readOptions(options: unknown): { strict: boolean; limits: Partial<Limits> } {

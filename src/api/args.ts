@@ -70,7 +70,9 @@ export function optionalStringArray(fn: string, key: string, value: unknown): st
 export function optionalWholeNumber(fn: string, key: string, value: unknown, min: number): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw usageError(`${fn}: options.${key} must be a whole number of at least ${min}, got ${typeof value === 'number' ? value : describeValue(value)}`, { option: key });
+    throw usageError(`${fn}: options.${key} must be a whole number of at least ${min}, got ${typeof value === 'number' ? value : describeValue(value)}`, {
+      option: key,
+    });
   }
   return value;
 }
@@ -79,7 +81,9 @@ export function optionalWholeNumber(fn: string, key: string, value: unknown, min
 export function optionalSeconds(fn: string, key: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw usageError(`${fn}: options.${key} must be a number of seconds (0 or more), got ${typeof value === 'number' ? value : describeValue(value)}`, { option: key });
+    throw usageError(`${fn}: options.${key} must be a number of seconds (0 or more), got ${typeof value === 'number' ? value : describeValue(value)}`, {
+      option: key,
+    });
   }
   return value;
 }

@@ -42,8 +42,7 @@ export function runProgram(name: 'patchtx' | 'apply_patch', argv: string[]): voi
   const programs = loadPrograms();
   // signals end a transaction cleanly (src/tx/interrupt.ts); only the programs install them
   programs.handleSignals();
-  void programs[name](argv)
-    .then((code) => {
-      process.exitCode = code;
-    });
+  void programs[name](argv).then((code) => {
+    process.exitCode = code;
+  });
 }

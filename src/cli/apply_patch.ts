@@ -48,7 +48,13 @@ async function placeInRepository(cwd: string): Promise<{ workdir: string | null;
  * agent resolving its conflicts), the way taken outside a repository instead, saying on stderr
  * that nothing was committed and why.
  */
-async function applyInRepository(patchText: string, cwd: string, place: { workdir: string | null; prefix: string }, streams: Streams, limits: Partial<Limits>): Promise<Applied> {
+async function applyInRepository(
+  patchText: string,
+  cwd: string,
+  place: { workdir: string | null; prefix: string },
+  streams: Streams,
+  limits: Partial<Limits>,
+): Promise<Applied> {
   try {
     // agents send patches to different files at once: a lock held by another call is waited for,
     // and a branch another call moved is applied onto anew (PATCHTX_WAIT seconds, 30 by default),

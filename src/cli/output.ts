@@ -114,7 +114,9 @@ export async function printApplied(streams: Streams, result: TxResult, opts: { j
   if (opts.diff && result.contents) streams.out(await renderDiffs(result.contents));
   const short = result.commit!.slice(0, 7);
   const branch = result.ref.replace(/^refs\/heads\//, '');
-  streams.out(result.checked ? `Check passed: the patch would commit as ${short} on ${branch} (nothing of it was written).\n` : `[${branch} ${short}] committed\n`);
+  streams.out(
+    result.checked ? `Check passed: the patch would commit as ${short} on ${branch} (nothing of it was written).\n` : `[${branch} ${short}] committed\n`,
+  );
 }
 
 /** A re-run of the patch the tip was made from. */

@@ -50,12 +50,19 @@ function addApplyOptions(cmd: Command): Command {
     .option('--author <ident>', 'author, "Name <email>"')
     .option('--committer <ident>', 'committer, "Name <email>"')
     .option('--trailer <key=value>', 'add a trailer to the commit message (repeatable)', collect)
-    .addOption(new Option('--dirty <mode>', 'touched paths with uncommitted changes: refuse, or include them in the commit').choices(['refuse', 'include']).default('refuse'))
+    .addOption(
+      new Option('--dirty <mode>', 'touched paths with uncommitted changes: refuse, or include them in the commit')
+        .choices(['refuse', 'include'])
+        .default('refuse'),
+    )
     .option('--strict', 'ambiguous matches, matches beyond trailing whitespace and overwrites by Add/Move are errors')
     .option('--allow-reapply', 'apply the patch even when the tip was made from it (by default that is a success with nothing written)')
     .option('--diff', 'print a unified diff of the changes')
-    .option('--limits <spec>', 'raise or lower input and matching limits, e.g. patch-bytes=128M,line-bytes=4M,operations=20000,match-work=1G (default from PATCHTX_LIMITS)')
-    .option('--wait <seconds>', 'wait up to this long for another transaction\'s lock instead of failing')
+    .option(
+      '--limits <spec>',
+      'raise or lower input and matching limits, e.g. patch-bytes=128M,line-bytes=4M,operations=20000,match-work=1G (default from PATCHTX_LIMITS)',
+    )
+    .option('--wait <seconds>', "wait up to this long for another transaction's lock instead of failing")
     .option('--json', 'print one JSON result object');
 }
 
@@ -166,11 +173,13 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .option('--repo <dir>', 'repository to work in')
     .option('--ref <ref>', 'ref to undo on (default: the checked-out branch)')
     .option('--revert', 'make a revert commit even for the tip (never move the branch back)')
-    .option('--wait <seconds>', 'wait up to this long for another transaction\'s lock instead of failing')
+    .option('--wait <seconds>', "wait up to this long for another transaction's lock instead of failing")
     .option('--json', 'print one JSON result object')
     .action((commit: string | undefined, flags: CommonFlags & { ref?: string; revert?: boolean; wait?: string }) =>
       run(flags.json, async () => {
-        const r = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () => undoTransaction({ repoDir: flags.repo, ref: flags.ref, commit, revert: flags.revert }));
+        const r = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () =>
+          undoTransaction({ repoDir: flags.repo, ref: flags.ref, commit, revert: flags.revert }),
+        );
         printUndo(streams, r, flags.json === true);
       }),
     );
@@ -181,11 +190,13 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .option('--repo <dir>', 'repository to work in')
     .option('--ref <ref>', 'ref to redo on (default: the checked-out branch)')
     .option('--revert', 'bring back an undone revert with a new commit even at the tip (never move the branch back)')
-    .option('--wait <seconds>', 'wait up to this long for another transaction\'s lock instead of failing')
+    .option('--wait <seconds>', "wait up to this long for another transaction's lock instead of failing")
     .option('--json', 'print one JSON result object')
     .action((flags: CommonFlags & { ref?: string; revert?: boolean; wait?: string }) =>
       run(flags.json, async () => {
-        const r = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () => redoTransaction({ repoDir: flags.repo, ref: flags.ref, revert: flags.revert }));
+        const r = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () =>
+          redoTransaction({ repoDir: flags.repo, ref: flags.ref, revert: flags.revert }),
+        );
         printUndo(streams, r, flags.json === true);
       }),
     );

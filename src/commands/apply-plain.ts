@@ -48,9 +48,13 @@ function loadPath(root: string, p: string, overlay: TouchedFiles): void {
         }
       } else {
         // a named pipe, a socket, a device: replacing it would lose it (and opening a pipe blocks)
-        throw new PatchtxError('dirty', `the patch cannot be applied: patchtx never replaces or removes a special file:\n  ${p}: ${specialKind(st)} in the way\nmove or remove it first`, {
-          paths: [p],
-        });
+        throw new PatchtxError(
+          'dirty',
+          `the patch cannot be applied: patchtx never replaces or removes a special file:\n  ${p}: ${specialKind(st)} in the way\nmove or remove it first`,
+          {
+            paths: [p],
+          },
+        );
       }
     } else if (!st.isDirectory()) {
       return;
@@ -62,7 +66,12 @@ function loadPath(root: string, p: string, overlay: TouchedFiles): void {
  * Applies `patchText` to the files below `root`, its paths relative to `base` (a directory below
  * `root`, '' for root itself): a checkout whose git directory cannot be written takes this way too.
  */
-export async function applyToDirectory(root: string, patchText: string, base = '', limits?: Partial<Limits>): Promise<{ summary: string[]; warnings: PlanWarning[] }> {
+export async function applyToDirectory(
+  root: string,
+  patchText: string,
+  base = '',
+  limits?: Partial<Limits>,
+): Promise<{ summary: string[]; warnings: PlanWarning[] }> {
   // paths relative to the current directory, as in Codex (`..` and absolute ones resolved)
   const invocation = parsePatchInvocation(patchText, { limits, pathsFromCwd: true });
   // `cd DIR && apply_patch <<'EOF'`: the paths are relative to DIR (which must be below root)

@@ -246,7 +246,19 @@ async function savedWork(session: Session, states: Map<string, PathState>, overl
   return saved;
 }
 
-async function build(session: Session, target: Target, patch: Patch, opts: ApplyOptions, index: GitIndex | null, author: Identity, committer: Identity, pid: string, noteText: string, trailers: Trailer[], ahead?: PlannedAhead): Promise<Built> {
+async function build(
+  session: Session,
+  target: Target,
+  patch: Patch,
+  opts: ApplyOptions,
+  index: GitIndex | null,
+  author: Identity,
+  committer: Identity,
+  pid: string,
+  noteText: string,
+  trailers: Trailer[],
+  ahead?: PlannedAhead,
+): Promise<Built> {
   const store = opts.check ? new DryRunObjectStore(session.repo) : session.store;
   const touched = touchedPaths(patch);
   const { states, overlay } = await loadTouched(session, target.baseTree, touched, {
@@ -347,7 +359,7 @@ function contentsOf(built: Built): FileContents[] {
   for (const c of built.plan.changes) {
     const beforePath = c.op === 'R' ? c.from! : c.path;
     const before = c.op === 'A' ? null : built.plan.files.has(beforePath) ? baseBytes(built, beforePath) : null;
-    const after = c.op === 'D' ? null : built.plan.files.get(c.path) ?? null;
+    const after = c.op === 'D' ? null : (built.plan.files.get(c.path) ?? null);
     out.push({ path: c.path, from: c.from, before, after });
   }
   return out;
@@ -396,7 +408,14 @@ async function tipPatchId(session: Session, target: Target): Promise<string | nu
  * The result for a patch the tip was made from: a success that writes nothing. Its summary is the
  * patch's, as the tip applied it.
  */
-function alreadyApplied(session: Session, target: Target, patch: Patch, pid: string, opts: ApplyOptions, who: { author: Identity; committer: Identity }): TxResult {
+function alreadyApplied(
+  session: Session,
+  target: Target,
+  patch: Patch,
+  pid: string,
+  opts: ApplyOptions,
+  who: { author: Identity; committer: Identity },
+): TxResult {
   const summary = patch.hunks.map((h) => (h.kind === 'add' ? `A ${h.path}` : h.kind === 'delete' ? `D ${h.path}` : `M ${h.moveTo ?? h.path}`));
   const result: TxResult = {
     ok: true,
@@ -474,7 +493,11 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       checked: opts.check === true,
       files: built.plan.changes,
       summary: built.plan.summary,
-      warnings: [...dirtyIncluded(built, opts.check === true), ...built.plan.warnings, ...warnings.map((message) => ({ kind: 'note' as const, message, path: '' }))],
+      warnings: [
+        ...dirtyIncluded(built, opts.check === true),
+        ...built.plan.warnings,
+        ...warnings.map((message) => ({ kind: 'note' as const, message, path: '' })),
+      ],
       patchId: pid,
       message: built.message,
       tree: built.tree,

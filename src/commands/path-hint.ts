@@ -87,7 +87,11 @@ export async function withPathHint(e: unknown, session: Session, opts: HintOptio
     const here = session.repo.workdir === null || opts.pathPrefix !== undefined ? '' : cwdPrefix(session.repo.workdir, opts.cwd);
     if (here !== '' && (await lookupPaths(session.store, opts.tree, [`${here}/${p}`])).get(`${here}/${p}`)?.type === 'blob') {
       const meant = `${here}/${p}`;
-      return new PatchtxError('file_not_found', `${e.message}\npatch paths are taken from the repository root, not from the current directory (${here}): did you mean ${meant}?`, { ...e.data, path: p, suggestion: meant });
+      return new PatchtxError(
+        'file_not_found',
+        `${e.message}\npatch paths are taken from the repository root, not from the current directory (${here}): did you mean ${meant}?`,
+        { ...e.data, path: p, suggestion: meant },
+      );
     }
     const files = await filesOf(session, opts.tree);
     const near = files === null ? null : closest(files, p);

@@ -122,7 +122,12 @@ function requireOwnTree(oid: string, commit: CommitObject, tree: string | null):
  * form, so that a file that is only touched is not taken for one changed meanwhile. `raw`: paths
  * whose entry is already the bytes on disk (saved work, symbolic links).
  */
-async function asCheckedOut(session: Session, commit: string, found: Map<string, string | null>, raw: ReadonlySet<string> = new Set()): Promise<Map<string, string | null>> {
+async function asCheckedOut(
+  session: Session,
+  commit: string,
+  found: Map<string, string | null>,
+  raw: ReadonlySet<string> = new Set(),
+): Promise<Map<string, string | null>> {
   const paths = [...found].filter(([p, oid]) => oid !== null && !raw.has(p)).map(([p]) => p);
   if (paths.length === 0 || !session.repo.workdir) return found;
   const form = await checkoutForms(session, commit, paths);
@@ -205,7 +210,16 @@ async function requireBlobs(session: Session, target: Target, deltas: PathDelta[
  * as it was, files and index entries; redo takes the checkout from it (as undo left it) to the
  * commit, as it does from a clean checkout.
  */
-async function moveTip(session: Session, target: Target, to: string, deltas: PathDelta[], side: 'before' | 'after', message: string, redo: Prepared['redo'], saved: SavedPath[] = []): Promise<string[]> {
+async function moveTip(
+  session: Session,
+  target: Target,
+  to: string,
+  deltas: PathDelta[],
+  side: 'before' | 'after',
+  message: string,
+  redo: Prepared['redo'],
+  saved: SavedPath[] = [],
+): Promise<string[]> {
   const from = side === 'before' ? 'after' : 'before';
   // what the tip holds at each path (`now`) and what the ref moves to (`next`)
   const entries = new Map(deltas.map((d) => [d.path, { now: editOf(d[from]), next: editOf(d[side]) }]));
@@ -221,7 +235,7 @@ async function moveTip(session: Session, target: Target, to: string, deltas: Pat
     const { stamps, accepted } = await requireClean(session, target, lock, target.baseTree!, paths, message, accept);
     const found = new Map<string, string | null>();
     // requireClean made sure the checkout holds the tip there, or (redo) the saved work
-    for (const [p, e] of entries) found.set(p, accepted.has(p) ? savedAt.get(p)!.worktree?.oid ?? null : e.now?.oid ?? null);
+    for (const [p, e] of entries) found.set(p, accepted.has(p) ? (savedAt.get(p)!.worktree?.oid ?? null) : (e.now?.oid ?? null));
     const links = [...entries].filter(([, e]) => e.now?.mode === '120000').map(([p]) => p);
     await asCheckedOut(session, target.oldOid!, found, new Set([...accepted, ...links]));
     return {
@@ -247,7 +261,8 @@ async function moveTip(session: Session, target: Target, to: string, deltas: Pat
  */
 async function reversePatch(session: Session, deltas: PathDelta[], undone: string): Promise<{ text: string | null; id: string }> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  const text = async (e: PathDelta['before'], p: string): Promise<string | null> => (e === null ? null : decoder.decode(await session.store.readBlob(e.oid, p)));
+  const text = async (e: PathDelta['before'], p: string): Promise<string | null> =>
+    e === null ? null : decoder.decode(await session.store.readBlob(e.oid, p));
   try {
     const files = await Promise.all(deltas.map(async (d) => ({ path: d.path, before: await text(d.after, d.path), after: await text(d.before, d.path) })));
     if (files.some((f) => (f.before ?? '').includes('\0') || (f.after ?? '').includes('\0'))) throw new Error('binary');
@@ -260,10 +275,21 @@ async function reversePatch(session: Session, deltas: PathDelta[], undone: strin
   }
 }
 
-async function revertCommit(session: Session, target: Target, undone: string, commit: CommitObject, deltas: PathDelta[], redo: Prepared['redo'] | undefined): Promise<{ commit: string; warnings: string[] }> {
+async function revertCommit(
+  session: Session,
+  target: Target,
+  undone: string,
+  commit: CommitObject,
+  deltas: PathDelta[],
+  redo: Prepared['redo'] | undefined,
+): Promise<{ commit: string; warnings: string[] }> {
   const { store } = session;
   const tipTree = target.baseTree!;
-  const now = await lookupPaths(store, tipTree, deltas.map((d) => d.path));
+  const now = await lookupPaths(
+    store,
+    tipTree,
+    deltas.map((d) => d.path),
+  );
   const moved = deltas.filter((d) => {
     const cur = fileEntryOf(now.get(d.path)!);
     return !(cur === null ? d.after === null : d.after !== null && cur.oid === d.after.oid && cur.mode === d.after.mode);
@@ -276,7 +302,14 @@ async function revertCommit(session: Session, target: Target, undone: string, co
   const committer = identities(session);
   let result = '';
   const outcome = await runTransaction(session, target, 'undo', committer, async (lock) => {
-    const { stamps } = await requireClean(session, target, lock, tipTree, deltas.map((d) => d.path), `revert ${undone.slice(0, 12)}`);
+    const { stamps } = await requireClean(
+      session,
+      target,
+      lock,
+      tipTree,
+      deltas.map((d) => d.path),
+      `revert ${undone.slice(0, 12)}`,
+    );
     const tree = await editTree(store, tipTree, new Map(deltas.map((d) => [d.path, editOf(d.before)])));
     const message = appendTrailers(`Revert "${subject}"\n\nThis reverts commit ${undone}.\n`, [
       { key: TREE_TRAILER, value: tree },
@@ -289,7 +322,12 @@ async function revertCommit(session: Session, target: Target, undone: string, co
       targets: new Map(deltas.map((d) => [d.path, editOf(d.before)])),
       contents: new Map(),
       // the tip holds the reverted commit's side of each delta (checked above), and so does the checkout
-      found: await asCheckedOut(session, target.oldOid!, new Map(deltas.map((d) => [d.path, d.after?.oid ?? null])), new Set(deltas.filter((d) => d.after?.mode === '120000').map((d) => d.path))),
+      found: await asCheckedOut(
+        session,
+        target.oldOid!,
+        new Map(deltas.map((d) => [d.path, d.after?.oid ?? null])),
+        new Set(deltas.filter((d) => d.after?.mode === '120000').map((d) => d.path)),
+      ),
       stamps,
       reflogMessage: `patchtx: revert ${undone.slice(0, 12)}`,
       ...(reverse.text !== null ? { note: { ref: NOTES_REF, text: reverse.text } } : {}),
@@ -309,29 +347,41 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
   const info = patchtxInfo(commit);
   if (!info) throw refused(`${oid.slice(0, 12)} was not made by patchtx (no Patch-Id trailer); use git revert`, { commit: oid });
   requireOwnTree(oid, commit, info.tree);
-  if (commit.parents.length > 1) throw refused(`${oid.slice(0, 12)} has ${commit.parents.length} parents; patchtx undoes only single-parent commits`, { commit: oid });
+  if (commit.parents.length > 1)
+    throw refused(`${oid.slice(0, 12)} has ${commit.parents.length} parents; patchtx undoes only single-parent commits`, { commit: oid });
   // the repository's first commit: its changes are taken back against the empty tree, and undone
   // at the tip, it takes the branch back to unborn (the ref is deleted; HEAD still names it)
   const parent = commit.parents[0] ?? null;
   if (parent === null && oid === tip && !alwaysRevert && target.ref === 'HEAD') {
-    throw refused(`${oid.slice(0, 12)} is a first commit and HEAD is detached at it: there is no branch to take back to no commit; a revert commit can undo it`, { commit: oid, remedy: { option: 'revert', value: 'true' } });
+    throw refused(
+      `${oid.slice(0, 12)} is a first commit and HEAD is detached at it: there is no branch to take back to no commit; a revert commit can undo it`,
+      { commit: oid, remedy: { option: 'revert', value: 'true' } },
+    );
   }
   if (oid !== tip) {
     const onRef = await placeOnRef(session, tip, oid);
     if (!onRef.found) {
-      const where = onRef.shallowEnd === null ? '' : ` as far as this shallow clone's history goes (it ends at ${onRef.shallowEnd.slice(0, 12)}); ${DEEPEN_REMEDY}`;
+      const where =
+        onRef.shallowEnd === null ? '' : ` as far as this shallow clone's history goes (it ends at ${onRef.shallowEnd.slice(0, 12)}); ${DEEPEN_REMEDY}`;
       throw refused(`${oid.slice(0, 12)} is not on ${target.ref}${where}`, { commit: oid });
     }
     if (onRef.revertedBy !== null) {
       const by = onRef.revertedBy;
-      throw refused(`${oid.slice(0, 12)} was already reverted by ${by.oid.slice(0, 12)} (${by.commit.message.split('\n')[0]}); an undo of ${by.oid.slice(0, 12)} brings it back`, {
-        commit: oid,
-        revertedBy: by.oid,
-      });
+      throw refused(
+        `${oid.slice(0, 12)} was already reverted by ${by.oid.slice(0, 12)} (${by.commit.message.split('\n')[0]}); an undo of ${by.oid.slice(0, 12)} brings it back`,
+        {
+          commit: oid,
+          revertedBy: by.oid,
+        },
+      );
     }
   }
   if (parent !== null && (await readShallow(repo)).has(oid)) {
-    throw new PatchtxError('missing_object', `cannot undo ${oid.slice(0, 12)}: its parent ${parent.slice(0, 12)} is not in this shallow clone; ${DEEPEN_REMEDY}`, { commit: oid, oid: parent });
+    throw new PatchtxError(
+      'missing_object',
+      `cannot undo ${oid.slice(0, 12)}: its parent ${parent.slice(0, 12)} is not in this shallow clone; ${DEEPEN_REMEDY}`,
+      { commit: oid, oid: parent },
+    );
   }
   const parentTree = parent === null ? null : (await store.readCommit(parent)).tree;
   const deltas = await diffTrees(store, parentTree, commit.tree);
@@ -345,8 +395,14 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
   const saved = target.worktree ? await readSavedRecord(store, repo, NOTES_REF, oid) : null;
   if (saved && saved.length > 0) {
     const where = saved.map((s) => s.path).join(', ');
-    const how = oid === tip ? 'an undo without a revert commit puts it back' : `it stays saved beside the transaction's note (git show ${NOTES_REF}:${savedRecordPath(oid)}/worktree/PATH)`;
-    throw refused(`cannot revert ${oid.slice(0, 12)}: it took in uncommitted work at ${where}, which a revert commit would drop from the working tree; ${how}`, { commit: oid, paths: saved.map((s) => s.path) });
+    const how =
+      oid === tip
+        ? 'an undo without a revert commit puts it back'
+        : `it stays saved beside the transaction's note (git show ${NOTES_REF}:${savedRecordPath(oid)}/worktree/PATH)`;
+    throw refused(
+      `cannot revert ${oid.slice(0, 12)}: it took in uncommitted work at ${where}, which a revert commit would drop from the working tree; ${how}`,
+      { commit: oid, paths: saved.map((s) => s.path) },
+    );
   }
   const revert = await revertCommit(session, target, oid, commit, deltas, redo);
   return withWarnings({ ok: true, action: 'revert', ref: target.ref, commit: revert.commit, target: oid, files: changesOf(deltas, true) }, revert.warnings);
@@ -384,5 +440,7 @@ async function redoIn(session: Session, opts: Omit<UndoOptions, 'commit'>): Prom
     // the last undo was a revert commit: redo is undoing that revert
     return { ...(await undoIn(session, target, last, { pop: true }, opts.revert)), redid: info.undoOf };
   }
-  throw refused(`${target.ref} has moved since ${last.slice(0, 12)} was undone; re-apply it with: patchtx show ${last.slice(0, 12)} | patchtx apply`, { commit: last });
+  throw refused(`${target.ref} has moved since ${last.slice(0, 12)} was undone; re-apply it with: patchtx show ${last.slice(0, 12)} | patchtx apply`, {
+    commit: last,
+  });
 }

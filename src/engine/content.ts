@@ -50,9 +50,7 @@ export class FileContent {
 
   /** Why `text()` is undefined: a NUL byte, or bytes that are not UTF-8. */
   whyNotText(): string {
-    return this.origin === 'text' || isUtf8(this.bytes())
-      ? 'it contains NUL bytes (a binary file)'
-      : 'stream did not contain valid UTF-8';
+    return this.origin === 'text' || isUtf8(this.bytes()) ? 'it contains NUL bytes (a binary file)' : 'stream did not contain valid UTF-8';
   }
 
   /** Same bytes (compared as strings when both sides are strings: no encoding needed). */

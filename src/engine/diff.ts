@@ -9,12 +9,7 @@ import { sameBytes } from './content.js';
  * The diff from `before` to `after` (null: no file on that side). `fromPath` names the old
  * side of a rename; it defaults to `path`. Empty when nothing differs.
  */
-export function unifiedDiff(
-  path: string,
-  before: Uint8Array | null,
-  after: Uint8Array | null,
-  fromPath: string = path,
-): string {
+export function unifiedDiff(path: string, before: Uint8Array | null, after: Uint8Array | null, fromPath: string = path): string {
   if (before === null && after === null) return '';
   if (before !== null && after !== null && fromPath === path && sameBytes(before, after)) return '';
   const oldName = before === null ? '/dev/null' : `a/${fromPath}`;

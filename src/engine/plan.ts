@@ -134,11 +134,11 @@ function updateFile(tree: PatchedTree, hunk: UpdateHunk, options: PlanOptions, w
   checkWritable(tree, dest, { path: dest, from: path, line }, 'Move to');
   if (tree.exists(dest)) {
     if (options.strict) {
-      throw new PatchtxError(
-        'already_exists',
-        `Move to ${dest}: the destination already exists (strict mode does not overwrite files)`,
-        { path: dest, from: path, line },
-      );
+      throw new PatchtxError('already_exists', `Move to ${dest}: the destination already exists (strict mode does not overwrite files)`, {
+        path: dest,
+        from: path,
+        line,
+      });
     }
     warnings.push({
       kind: 'overwrite',
@@ -157,10 +157,9 @@ function checkWritable(tree: PatchedTree, path: string, data: Record<string, unk
   }
   const ancestor = tree.fileAncestor(path);
   if (ancestor !== undefined) {
-    throw new PatchtxError(
-      'already_exists',
-      `Failed to write file ${path} (${what}): ${ancestor} is a file, not a directory`,
-      { ...data, conflictsWith: ancestor },
-    );
+    throw new PatchtxError('already_exists', `Failed to write file ${path} (${what}): ${ancestor} is a file, not a directory`, {
+      ...data,
+      conflictsWith: ancestor,
+    });
   }
 }

@@ -38,9 +38,13 @@ export function detectLogFormat(text: string): LogFormat | null {
 export function readLog(text: string, format?: LogFormat): LogEntry[] {
   const f = format ?? detectLogFormat(text);
   if (f === null) {
-    throw new PatchtxError('parse_error', 'not a patch log patchtx can read: neither a Codex session file (JSON lines of session_meta, response_item, …) nor a list of Responses API items (apply_patch_call …)', {
-      format: null,
-    });
+    throw new PatchtxError(
+      'parse_error',
+      'not a patch log patchtx can read: neither a Codex session file (JSON lines of session_meta, response_item, …) nor a list of Responses API items (apply_patch_call …)',
+      {
+        format: null,
+      },
+    );
   }
   return f === 'codex-rollout' ? readCodexRollout(text) : readResponsesItems(text);
 }

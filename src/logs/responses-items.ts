@@ -33,10 +33,14 @@ export function patchOfOperation(op: PatchOperation, where = 'the operation'): s
   const lines = diff.split('\n');
   const bad = lines.findIndex((l) => SECTION_LINE.test(l.replace(/\r$/, '').trimStart()));
   if (bad >= 0) {
-    throw new PatchtxError('parse_error', `${where}: line ${bad + 1} of its diff is '${lines[bad]!.trim()}'; a ${op.type} diff is the body of one file's section, without patch or file headers`, {
-      path: op.path,
-      line: bad + 1,
-    });
+    throw new PatchtxError(
+      'parse_error',
+      `${where}: line ${bad + 1} of its diff is '${lines[bad]!.trim()}'; a ${op.type} diff is the body of one file's section, without patch or file headers`,
+      {
+        path: op.path,
+        line: bad + 1,
+      },
+    );
   }
   const body = diff === '' || diff.endsWith('\n') ? diff : `${diff}\n`;
   const header = op.type === 'create_file' ? `*** Add File: ${op.path}\n` : `*** Update File: ${op.path}\n${op.moveTo ? `*** Move to: ${op.moveTo}\n` : ''}`;
@@ -73,7 +77,10 @@ export function readResponsesItems(text: string): LogEntry[] {
     if (item.type === 'apply_patch_call') {
       const where = `item ${line}${callId ? ` (call ${callId})` : ''}`;
       const op = operationOf(item);
-      if (op === null) throw new PatchtxError('parse_error', `${where}: an apply_patch_call needs operation {type: create_file|update_file|delete_file, path, diff}`, { line });
+      if (op === null)
+        throw new PatchtxError('parse_error', `${where}: an apply_patch_call needs operation {type: create_file|update_file|delete_file, path, diff}`, {
+          line,
+        });
       const entry: LogEntry = {
         index: entries.length,
         format: 'responses-items',
@@ -126,7 +133,10 @@ function itemsOf(text: string): Located[] {
     try {
       take(JSON.parse(l), i + 1);
     } catch (e) {
-      throw new PatchtxError('parse_error', `Responses item list, line ${i + 1}: not JSON (${(e as Error).message})`, { line: i + 1, format: 'responses-items' });
+      throw new PatchtxError('parse_error', `Responses item list, line ${i + 1}: not JSON (${(e as Error).message})`, {
+        line: i + 1,
+        format: 'responses-items',
+      });
     }
   });
   return out;

@@ -7,9 +7,7 @@ export type LogFormat = 'codex-rollout' | 'responses-items';
 
 /** A change as the log recorded it after the call ran (Codex's patch_apply_end `changes`). */
 export type RecordedChange =
-  | { type: 'add'; content: string }
-  | { type: 'delete'; content?: string }
-  | { type: 'update'; unifiedDiff?: string; movePath?: string };
+  { type: 'add'; content: string } | { type: 'delete'; content?: string } | { type: 'update'; unifiedDiff?: string; movePath?: string };
 
 export interface LogEntry {
   /** 0-based position among the entries of this log */

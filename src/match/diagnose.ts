@@ -38,10 +38,7 @@ export function linesNotFoundError(f: ChunkFailure): PatchtxError {
         `started (after the previous chunk or @@ line): chunks must be in file order.`,
     );
   } else if (anywhere !== undefined && chunk.isEndOfFile) {
-    hints.push(
-      `These lines occur at line ${anywhere.index + 1}, but *** End of File requires them to be ` +
-        `the last lines of the file.`,
-    );
+    hints.push(`These lines occur at line ${anywhere.index + 1}, but *** End of File requires them to be ` + `the last lines of the file.`);
   }
 
   const region = closestRegion(search, pattern, cursor);
@@ -52,8 +49,7 @@ export function linesNotFoundError(f: ChunkFailure): PatchtxError {
     hints.push(
       region.score === 0
         ? `Closest match: ${lines} (alike, but no line equal even ignoring surrounding whitespace).`
-        : `Closest match: ${lines} (${region.score} of ${pattern.length} ` +
-            `line${pattern.length === 1 ? '' : 's'} equal ignoring surrounding whitespace).`,
+        : `Closest match: ${lines} (${region.score} of ${pattern.length} ` + `line${pattern.length === 1 ? '' : 's'} equal ignoring surrounding whitespace).`,
     );
     hints.push(...firstDifference(search, pattern, region.start));
   } else {
@@ -255,11 +251,7 @@ function differenceAt(search: SearchableLines, pattern: readonly string[], start
     const actual = lineAt(search, i);
     if (normalizeLine(actual, pass) === normalizeLine(expected, pass)) continue;
     const how = describeDifference(expected, actual);
-    return [
-      `First difference at line ${i + 1}${how === '' ? '' : ` (${how})`}:`,
-      `  patch: '${makeVisible(expected)}'`,
-      `  file:  '${makeVisible(actual)}'`,
-    ];
+    return [`First difference at line ${i + 1}${how === '' ? '' : ` (${how})`}:`, `  patch: '${makeVisible(expected)}'`, `  file:  '${makeVisible(actual)}'`];
   }
   return undefined;
 }

@@ -66,12 +66,7 @@ interface Placement {
   found?: { pattern: readonly string[]; index: number; pass: MatchPass };
 }
 
-export function locateChunks(
-  search: SearchableLines,
-  chunks: readonly Chunk[],
-  path: string,
-  options: LocateOptions = {},
-): LocateResult {
+export function locateChunks(search: SearchableLines, chunks: readonly Chunk[], path: string, options: LocateOptions = {}): LocateResult {
   const edits: LineEdit[] = [];
   const placements: Placement[] = [];
   let cursor = 0;
@@ -146,26 +141,14 @@ export function locateChunks(
  * consecutive chunks do not overlap, so the check costs one pass over the file per hunk,
  * however many chunks there are (a scan to the end of the file per chunk would not).
  */
-function ambiguityWarnings(
-  search: SearchableLines,
-  placements: readonly Placement[],
-  path: string,
-  options: LocateOptions,
-): MatchWarning[] {
+function ambiguityWarnings(search: SearchableLines, placements: readonly Placement[], path: string, options: LocateOptions): MatchWarning[] {
   const warnings: MatchWarning[] = [];
   let bound = search.count; // first line consumed by a later chunk
   for (let k = placements.length - 1; k >= 0; k--) {
     const p = placements[k]!;
     if (p.found !== undefined) {
       const { pattern, index, pass } = p.found;
-      const others = findMatchesOfPass(
-        search,
-        pattern,
-        pass,
-        index + 1,
-        bound - pattern.length,
-        DEFAULT_MAX_OTHERS,
-      );
+      const others = findMatchesOfPass(search, pattern, pass, index + 1, bound - pattern.length, DEFAULT_MAX_OTHERS);
       if (others.length > 0) {
         const candidates = others.map((o) => o + 1);
         const what = p.chunk.oldLines.length === 0 ? `its @@ line '${pattern[0]}'` : 'its lines';
@@ -176,11 +159,10 @@ function ambiguityWarnings(
         const data = { path, chunk: p.chunkNumber, line: p.chunk.line };
         if (options.strict) {
           // nothing was used: every place it matches is a candidate
-          throw new PatchtxError(
-            'ambiguous_match',
-            `${message}. Add context lines (or an @@ line) so the chunk matches only one place.`,
-            { ...data, candidates: [index + 1, ...candidates] },
-          );
+          throw new PatchtxError('ambiguous_match', `${message}. Add context lines (or an @@ line) so the chunk matches only one place.`, {
+            ...data,
+            candidates: [index + 1, ...candidates],
+          });
         }
         warnings.unshift({ kind: 'ambiguous_match', message: `${message}; the first match was used`, ...data, candidates });
       }
@@ -271,11 +253,7 @@ type FoundHeader = { m: HeaderMatch; context: string };
  * `@@ def f(): @@` (a form some appliers accept) whose text is not found is looked for without
  * its closing `@@`, with a warning naming the form.
  */
-function findHeader(
-  written: string,
-  h: HeaderSearch,
-  find: (text: string) => HeaderMatch | undefined,
-): FoundHeader | undefined {
+function findHeader(written: string, h: HeaderSearch, find: (text: string) => HeaderMatch | undefined): FoundHeader | undefined {
   const m = find(written);
   if (m !== undefined) return { m, context: written };
   const bare = withoutClosingMarker(written);
@@ -333,7 +311,10 @@ function lenientMatch(search: SearchableLines, f: LenientFind, options: LocateOp
   const first = f.index + 1;
   const last = f.index + f.size;
   const where = first === last ? `line ${first}` : `lines ${first}-${last}`;
-  const what = f.header === undefined ? `chunk ${f.chunkNumber} (patch line ${f.chunk.line})` : `the @@ line '${f.header}' of chunk ${f.chunkNumber} (patch line ${f.chunk.line})`;
+  const what =
+    f.header === undefined
+      ? `chunk ${f.chunkNumber} (patch line ${f.chunk.line})`
+      : `the @@ line '${f.header}' of chunk ${f.chunkNumber} (patch line ${f.chunk.line})`;
   const data = { path: f.path, chunk: f.chunkNumber, line: f.chunk.line };
   if (options.strict && pass !== 'trim_end') {
     throw new PatchtxError(
@@ -377,12 +358,7 @@ function fileIndentUnit(search: SearchableLines, from: number, to: number): stri
  * search ahead of the cursor (an exact scope anywhere beats a folded one), and within a pass the
  * nearest scope wins; every comparison is spent from the match budget.
  */
-function reopenedHeader(
-  search: SearchableLines,
-  headerLines: readonly number[],
-  context: string,
-  after: number,
-): HeaderMatch | undefined {
+function reopenedHeader(search: SearchableLines, headerLines: readonly number[], context: string, after: number): HeaderMatch | undefined {
   let work = 0;
   try {
     for (const pass of MATCH_PASSES) {

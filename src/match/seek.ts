@@ -57,8 +57,7 @@ export function seekSequence(
       index = collectMatches(search, pass, wanted, start, last, 1, true)[0];
     }
     if (index !== undefined) {
-      const others =
-        maxOthers > 0 && !eof ? collectMatches(search, pass, wanted, index + 1, last, maxOthers, false) : [];
+      const others = maxOthers > 0 && !eof ? collectMatches(search, pass, wanted, index + 1, last, maxOthers, false) : [];
       return { index, pass, others };
     }
   }
@@ -69,14 +68,7 @@ export function seekSequence(
  * Starts in `from..=to` (0-based, inclusive) where `pattern` matches in exactly `pass`, in
  * ascending order, at most `max` of them.
  */
-export function findMatchesOfPass(
-  search: SearchableLines,
-  pattern: readonly string[],
-  pass: MatchPass,
-  from: number,
-  to: number,
-  max: number,
-): number[] {
+export function findMatchesOfPass(search: SearchableLines, pattern: readonly string[], pass: MatchPass, from: number, to: number, max: number): number[] {
   if (pattern.length === 0 || max <= 0) return [];
   const last = Math.min(to, search.count - pattern.length);
   if (last < from) return [];
@@ -150,15 +142,7 @@ function collectMatches(
  * pass reads both from the text itself. Returns the first start not examined (`to + 1` when done):
  * the scan stops early once its comparisons outnumber the lines it has passed.
  */
-function scanLines(
-  search: SearchableLines,
-  pass: MatchPass,
-  wanted: readonly string[],
-  from: number,
-  to: number,
-  max: number,
-  found: number[],
-): number {
+function scanLines(search: SearchableLines, pass: MatchPass, wanted: readonly string[], from: number, to: number, max: number, found: number[]): number {
   let anchor = 0;
   for (let j = 1; j < wanted.length; j++) if (wanted[j]!.length > wanted[anchor]!.length) anchor = j;
   const needle = wanted[anchor]!;

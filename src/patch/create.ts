@@ -145,7 +145,7 @@ function updateChunks(before: string, after: string): string[] {
   }
 
   let cursor = 0;
-  for (let first = 0; first < edits.length; ) {
+  for (let first = 0; first < edits.length;) {
     let last = first;
     while (last + 1 < edits.length && edits[last + 1]!.b - editEnd(edits[last]!) <= 2 * CONTEXT) last++;
     let s = Math.max(cursor, edits[first]!.b - CONTEXT);

@@ -61,10 +61,7 @@ function boundaryProblem({ lines, offset }: Layer): PatchtxError | null {
   if (trimRust(lines[0]!) !== BEGIN_PATCH) {
     const begin = lines.findIndex((l) => trimRust(l) === BEGIN_PATCH);
     if (begin > 0) {
-      return envelopeError(
-        `${FIRST_LINE_MESSAGE}; found text before it on line ${offset + 1}: '${clip(lines[0]!)}'`,
-        offset + 1,
-      );
+      return envelopeError(`${FIRST_LINE_MESSAGE}; found text before it on line ${offset + 1}: '${clip(lines[0]!)}'`, offset + 1);
     }
     return envelopeError(FIRST_LINE_MESSAGE, offset + 1);
   }
@@ -78,10 +75,7 @@ function boundaryProblem({ lines, offset }: Layer): PatchtxError | null {
     }
     if (end > 0) {
       const stray = end + 1;
-      return envelopeError(
-        `${LAST_LINE_MESSAGE}; found text after it on line ${offset + stray + 1}: '${clip(lines[stray]!)}'`,
-        offset + stray + 1,
-      );
+      return envelopeError(`${LAST_LINE_MESSAGE}; found text after it on line ${offset + stray + 1}: '${clip(lines[stray]!)}'`, offset + stray + 1);
     }
     return envelopeError(LAST_LINE_MESSAGE, offset + n);
   }

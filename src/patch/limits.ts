@@ -49,7 +49,11 @@ export function limitExceeded(key: keyof Limits, what: string, max: number, extr
 
 /** `64 MiB`, `1.5 KiB`, `100 bytes`: a byte count as a person reads it. */
 export function describeBytes(n: number): string {
-  for (const [unit, size] of [['GiB', 1024 * MiB], ['MiB', MiB], ['KiB', 1024]] as const) {
+  for (const [unit, size] of [
+    ['GiB', 1024 * MiB],
+    ['MiB', MiB],
+    ['KiB', 1024],
+  ] as const) {
     if (n >= size) return `${Number((n / size).toFixed(1))} ${unit}`;
   }
   return `${n} byte${n === 1 ? '' : 's'}`;
@@ -82,7 +86,12 @@ export function lineTooLong(line: number, max: number, size?: number): PatchtxEr
 }
 
 export function tooManyOperations(line: number, max: number): PatchtxError {
-  return limitExceeded('operations', `the patch has more than ${max.toLocaleString('en-US')} operations (files added, deleted or updated); the one on line ${line} is over`, max, { line });
+  return limitExceeded(
+    'operations',
+    `the patch has more than ${max.toLocaleString('en-US')} operations (files added, deleted or updated); the one on line ${line} is over`,
+    max,
+    { line },
+  );
 }
 
 const SIZE = /^(\d+)([kmg]?)$/i;

@@ -260,20 +260,12 @@ function checkPath(path: string, index: number, fromCwd: boolean): void {
   const problem = fromCwd ? cwdPathProblem(path) : pathProblem(path);
   if (problem === null) return;
   const line = index + 1;
-  throw new PatchtxError(
-    'path_rejected',
-    `Invalid patch hunk on line ${line}: path ${quotePath(path)} is rejected: ${problem}`,
-    { path, line },
-  );
+  throw new PatchtxError('path_rejected', `Invalid patch hunk on line ${line}: path ${quotePath(path)} is rejected: ${problem}`, { path, line });
 }
 
 function hunkError(index: number, message: string, path?: string): PatchtxError {
   const line = index + 1;
-  return new PatchtxError(
-    'parse_error',
-    `Invalid patch hunk on line ${line}: ${message}`,
-    path === undefined ? { line } : { line, path },
-  );
+  return new PatchtxError('parse_error', `Invalid patch hunk on line ${line}: ${message}`, path === undefined ? { line } : { line, path });
 }
 
 function notAHeader(t: string): string {

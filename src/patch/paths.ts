@@ -42,7 +42,7 @@ export function lengthProblem(path: string, prefixBytes = 0): string | null {
   }
   const total = prefixBytes + utf8Length(path);
   if (total >= PATH_MAX) {
-    const where = prefixBytes > 0 ? ' with the working tree\'s directory in front' : '';
+    const where = prefixBytes > 0 ? " with the working tree's directory in front" : '';
     return `it is ${total} bytes long${where}; a path must be shorter than ${PATH_MAX} bytes`;
   }
   return null;

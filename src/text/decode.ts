@@ -28,8 +28,7 @@ export function decodeText(bytes: Uint8Array): string | undefined {
 export function notTextError(path: string, reason: string): PatchtxError {
   return new PatchtxError(
     'binary_or_encoding',
-    `Failed to read file to update ${path}: ${reason}; patchtx updates UTF-8 text files only ` +
-      `(replace such a file with Delete File + Add File)`,
+    `Failed to read file to update ${path}: ${reason}; patchtx updates UTF-8 text files only ` + `(replace such a file with Delete File + Add File)`,
     { path },
   );
 }

@@ -47,5 +47,8 @@ export function refJournalsIn(dir: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((n) => JOURNAL_NAME.test(n)).sort().map((n) => path.join(dir, n));
+  return names
+    .filter((n) => JOURNAL_NAME.test(n))
+    .sort()
+    .map((n) => path.join(dir, n));
 }

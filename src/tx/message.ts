@@ -46,5 +46,6 @@ export function checkMessageOption(message: string | undefined): void {
   if (message === undefined) return;
   if (message.trim() === '') throw new PatchtxError('usage', 'the commit message is empty', { option: 'message' });
   const forged = readTrailers(message).find((t) => isReserved(t.key));
-  if (forged) throw new PatchtxError('usage', `the commit message has a ${forged.key} trailer; patchtx writes it itself`, { option: 'message', trailer: forged.key });
+  if (forged)
+    throw new PatchtxError('usage', `the commit message has a ${forged.key} trailer; patchtx writes it itself`, { option: 'message', trailer: forged.key });
 }

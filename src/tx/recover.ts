@@ -136,7 +136,9 @@ export async function recoverInterrupted(session: Session, scope: RecoveryScope)
     const report = await recoverAll(session, scope);
     // while the phase is not idle, where the signal's handler would end the process unreported
     if (report && scope.stopOnSignal) {
-      await checkSignalled(`while an interrupted transaction on ${report.ref} was recovered (${report.outcome} first): nothing else was done`, { recovered: report });
+      await checkSignalled(`while an interrupted transaction on ${report.ref} was recovered (${report.outcome} first): nothing else was done`, {
+        recovered: report,
+      });
     }
     return report;
   } finally {
@@ -209,9 +211,12 @@ async function recoverJournal(session: Session, file: string, strict: boolean): 
   let report: RecoveryReport;
   try {
     crashPoint('recovery-claimed');
-    await checkInterrupted(`before the recovery of the interrupted transaction on ${journal.ref} had changed anything: it is left as it was, for the next patchtx command to recover`, {
-      ref: journal.ref,
-    });
+    await checkInterrupted(
+      `before the recovery of the interrupted transaction on ${journal.ref} had changed anything: it is left as it was, for the next patchtx command to recover`,
+      {
+        ref: journal.ref,
+      },
+    );
     // from here on the recovery changes the repository: like a run past its commit point, it finishes
     passCommitPoint();
     crashPoint('recovery-under-way');
@@ -321,7 +326,7 @@ async function changedSinceRun(session: Session, journal: Journal, targets: Read
     if (!cutShort) changed.add(p);
   }
   // a path left alone keeps the paths above and below it as they are too
-  for (let grew = changed.size > 0; grew; ) {
+  for (let grew = changed.size > 0; grew;) {
     grew = false;
     for (const p of journal.paths) {
       if (changed.has(p)) continue;
@@ -352,11 +357,23 @@ async function recoverClaimed(session: Session, journal: Journal): Promise<Recov
   const current = journal.ref === 'HEAD' ? (await readHead(repo)).oid : await readRef(repo, journal.ref);
   // a run that deleted the ref (undo of a first commit) landed if the ref is gone
   const deleted = journal.newOid === DELETED_REF;
-  const report: RecoveryReport = { outcome: 'dropped', op: journal.op, ref: journal.ref, commit: deleted ? null : journal.newOid, pid: journal.pid, warnings: [] };
+  const report: RecoveryReport = {
+    outcome: 'dropped',
+    op: journal.op,
+    ref: journal.ref,
+    commit: deleted ? null : journal.newOid,
+    pid: journal.pid,
+    warnings: [],
+  };
   if (journal.state === 'published' && deleted && current === null) {
     return finishLanded(session, journal, null, false, report);
   }
-  if (journal.state === 'published' && journal.newOid !== null && current !== null && (current === journal.newOid || (await landedAndMovedOn(session, journal, current)))) {
+  if (
+    journal.state === 'published' &&
+    journal.newOid !== null &&
+    current !== null &&
+    (current === journal.newOid || (await landedAndMovedOn(session, journal, current)))
+  ) {
     return finishLanded(session, journal, current, current !== journal.newOid, report);
   }
   // rolled back: nothing refers to the dead run's objects, and its pack need not be kept
@@ -396,7 +413,9 @@ async function finishLanded(session: Session, journal: Journal, current: string 
       report.warnings.push(`left ${p} as it is: it changed after the interrupted run; git status shows how it differs from the commit on ${journal.ref}`);
     }
     const finishing = { ...journal, worktree: syncCheckout, ...(movedOn ? { redo: undefined } : {}) };
-    report.warnings.push(...(await finishPublished(session, finishing, recoveryIdentity(session), lock, targets, undefined, leave, { recovering: true, live: { index } })));
+    report.warnings.push(
+      ...(await finishPublished(session, finishing, recoveryIdentity(session), lock, targets, undefined, leave, { recovering: true, live: { index } })),
+    );
   } finally {
     await lock?.release().catch(() => undefined);
   }

@@ -60,8 +60,7 @@ export interface Prepared {
   savedWithoutCommit?: { ref: string; attach: { path: string; tree: string } };
 }
 
-const asReadOf = (prepared: Prepared): AsRead | undefined =>
-  prepared.stamps && { stamps: prepared.stamps, found: prepared.found ?? new Map() };
+const asReadOf = (prepared: Prepared): AsRead | undefined => prepared.stamps && { stamps: prepared.stamps, found: prepared.found ?? new Map() };
 
 const liveOf = (prepared: Prepared): LiveSync => ({ asRead: asReadOf(prepared), index: prepared.index });
 
@@ -183,7 +182,13 @@ async function runSteps(
           const notesLock = refLockFile(repo, saved.ref);
           journal.locks.push(notesLock);
           updateJournal(repo, journal);
-          await attachToNotes(session.store, repo, { notesRef: saved.ref, attach: saved.attach, identity, logAllRefUpdates, witness: lockWitness(repo, journal, notesLock) });
+          await attachToNotes(session.store, repo, {
+            notesRef: saved.ref,
+            attach: saved.attach,
+            identity,
+            logAllRefUpdates,
+            witness: lockWitness(repo, journal, notesLock),
+          });
         }
         left = await syncCheckout(session, lock, prepared.targets, prepared.contents, { live: liveOf(prepared) });
       }
@@ -201,7 +206,12 @@ async function runSteps(
     }
     // with the notes commit already written, so that recovery attaches that one (one written
     // anew, dated then, would leave this one dangling)
-    journal.note = prepared.note && { ref: prepared.note.ref, blob: noteBlob, written: noteWritten, ...(prepared.note.attach ? { attach: prepared.note.attach } : {}) };
+    journal.note = prepared.note && {
+      ref: prepared.note.ref,
+      blob: noteBlob,
+      written: noteWritten,
+      ...(prepared.note.attach ? { attach: prepared.note.attach } : {}),
+    };
     journal.redo = prepared.redo;
     journal.restore = prepared.restore;
     journal.locks.push(refLockFile(repo, target.ref));
@@ -272,7 +282,11 @@ async function refuseInTheWay(session: Session, op: Journal['op'], targets: Read
   if (paths.length === 0) return;
   const list = paths.map((p) => `  ${p}\n`).join('');
   const what = op === 'apply' ? 'the patch cannot be applied' : `cannot ${op}`;
-  throw new PatchtxError(op === 'apply' ? 'dirty' : 'undo_refused', `${what}: untracked working tree files would be removed:\n${list}move or remove them first`, { paths });
+  throw new PatchtxError(
+    op === 'apply' ? 'dirty' : 'undo_refused',
+    `${what}: untracked working tree files would be removed:\n${list}move or remove them first`,
+    { paths },
+  );
 }
 
 /**
@@ -345,7 +359,8 @@ export async function finishPublished(
     // blobs not handed over are written as checkout would write them with the commit's attributes
     // (restored saved work is the bytes the user had on disk already: it is written as it is)
     const unread = [...targets].filter(([p, t]) => t !== null && t.mode !== '120000' && !contents?.has(p) && !opts.live?.index?.has(p)).map(([p]) => p);
-    const checkoutForm = unread.length > 0 && journal.newOid !== null && journal.newOid !== DELETED_REF ? await checkoutForms(session, journal.newOid, unread) : undefined;
+    const checkoutForm =
+      unread.length > 0 && journal.newOid !== null && journal.newOid !== DELETED_REF ? await checkoutForms(session, journal.newOid, unread) : undefined;
     const failed = (p: string, removing: boolean, e: unknown): void => {
       const cause = (e as Error).message;
       warnings.push(

@@ -84,8 +84,15 @@ export async function readSavedRecord(store: ObjectStore, repo: Repository, note
   const where = savedRecordPath(commit);
   const list = (await lookupPaths(store, notes, [`${where}/paths`])).get(`${where}/paths`)!;
   if (list.type !== 'blob') return null;
-  const paths = Buffer.from(await store.readBlob(list.oid)).toString('utf8').split('\n').filter((p) => p !== '');
-  const found = await lookupPaths(store, notes, paths.flatMap((p) => [`${where}/worktree/${p}`, `${where}/index/${p}`]));
+  const paths = Buffer.from(await store.readBlob(list.oid))
+    .toString('utf8')
+    .split('\n')
+    .filter((p) => p !== '');
+  const found = await lookupPaths(
+    store,
+    notes,
+    paths.flatMap((p) => [`${where}/worktree/${p}`, `${where}/index/${p}`]),
+  );
   return paths.map((p) => ({
     path: p,
     worktree: fileEntryOf(found.get(`${where}/worktree/${p}`)!),
@@ -97,7 +104,13 @@ export async function readSavedRecord(store: ObjectStore, repo: Repository, note
  * Recovery of an undo that was putting saved work back: `targets` (the paths' entries in the
  * commit the ref now holds) get the saved working-tree entries; returns the saved index entries.
  */
-export async function putBack(store: ObjectStore, repo: Repository, notesRef: string, commit: string, targets: Map<string, TreeEdit>): Promise<Map<string, TreeEdit>> {
+export async function putBack(
+  store: ObjectStore,
+  repo: Repository,
+  notesRef: string,
+  commit: string,
+  targets: Map<string, TreeEdit>,
+): Promise<Map<string, TreeEdit>> {
   const index = new Map<string, TreeEdit>();
   for (const s of (await readSavedRecord(store, repo, notesRef, commit)) ?? []) {
     if (!targets.has(s.path)) continue;

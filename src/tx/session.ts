@@ -41,7 +41,8 @@ export async function openSession(opts: SessionOptions = {}): Promise<Session> {
   const session: Session = { repo, config, store, env, recovered: null };
   try {
     // a signal that waited for the recovery to finish: the command itself is not started
-    if (!opts.noRecover) session.recovered = await recoverInterrupted(session, { checkoutInUse: repo.workdir !== null && opts.ref === undefined, stopOnSignal: true });
+    if (!opts.noRecover)
+      session.recovered = await recoverInterrupted(session, { checkoutInUse: repo.workdir !== null && opts.ref === undefined, stopOnSignal: true });
   } catch (e) {
     store.close();
     throw e;

@@ -50,7 +50,12 @@ function checkBaseKind(t: TouchedPath, info: PathInfo): void {
   }
   if (info.type === 'missing' && info.blockedBy && info.blockedBy.type !== 'blob') {
     const what = info.blockedBy.type === 'symlink' ? 'a symbolic link' : 'a submodule (gitlink)';
-    throw reject(t.path, t.line, `cannot touch ${t.path}: ${info.blockedBy.path} is ${what}, and patchtx never writes through one`, `${info.blockedBy.type}_prefix`);
+    throw reject(
+      t.path,
+      t.line,
+      `cannot touch ${t.path}: ${info.blockedBy.path} is ${what}, and patchtx never writes through one`,
+      `${info.blockedBy.type}_prefix`,
+    );
   }
   if (info.type === 'symlink' && !(t.kinds.size === 1 && t.kinds.has('delete'))) {
     throw reject(t.path, t.line, `${t.path} is a symbolic link; patchtx only deletes symlinks, it never writes through or over one`, 'symlink');
@@ -85,7 +90,8 @@ async function dirtyReason(
   const wt = st.worktree!;
   if (staged) {
     if (wt.kind === 'missing') return 'deleted in the working tree';
-    if (wt.kind !== 'file' && wt.kind !== 'symlink') return `replaced by a ${wt.kind === 'dir' ? 'directory' : wt.kind === 'other' ? specialKind(wt.stat) : 'special file'} in the working tree`;
+    if (wt.kind !== 'file' && wt.kind !== 'symlink')
+      return `replaced by a ${wt.kind === 'dir' ? 'directory' : wt.kind === 'other' ? specialKind(wt.stat) : 'special file'} in the working tree`;
     // a converted file is compared as git compares it: what git add would store from it
     const converted = converts(st.conversion) && wt.kind === 'file' && staged.mode !== 0o120000;
     const options = converted ? { ...statOptions(), storedForm: (bytes: Buffer) => stored(st.conversion, bytes, staged.oid) } : statOptions();
@@ -163,7 +169,11 @@ export async function inspectPaths(
         const tracked = base.type === 'missing' && base.blockedBy?.type === 'blob' && base.blockedBy.path === by;
         const onDisk = tracked ? await lstat(path.join(session.repo.workdir!, ...by.split('/'))).catch(() => null) : null;
         if (!onDisk?.isFile()) {
-          throw new PatchtxError('path_rejected', `cannot touch ${p}: ${by} is a symbolic link or a file in the working tree`, { path: p, by, reason: 'worktree_prefix' });
+          throw new PatchtxError('path_rejected', `cannot touch ${p}: ${by} is a symbolic link or a file in the working tree`, {
+            path: p,
+            by,
+            reason: 'worktree_prefix',
+          });
         }
         st.worktree = { kind: 'missing' };
       }
@@ -175,7 +185,10 @@ export async function inspectPaths(
 }
 
 export function dirtyList(states: Iterable<PathState>): string {
-  return [...states].filter((s) => s.dirty !== undefined).map((s) => `  ${s.path}: ${s.dirty}`).join('\n');
+  return [...states]
+    .filter((s) => s.dirty !== undefined)
+    .map((s) => `  ${s.path}: ${s.dirty}`)
+    .join('\n');
 }
 
 /**

@@ -15,7 +15,15 @@ import type { IndexLock } from '../git/index/lock.js';
 import { indexPathOf } from '../git/index/read.js';
 import type { IndexUpdate } from '../git/index/updates.js';
 import type { TreeEdit } from '../git/objects/tree-edit.js';
-import { inspectWorktreePath, removeWorktreeFile, worktreeSpaceRefusal, worktreeWriteRefusal, writeWorktreeFile, writeWorktreeSymlink, type WriteCheckCache } from '../git/worktree/worktree.js';
+import {
+  inspectWorktreePath,
+  removeWorktreeFile,
+  worktreeSpaceRefusal,
+  worktreeWriteRefusal,
+  writeWorktreeFile,
+  writeWorktreeSymlink,
+  type WriteCheckCache,
+} from '../git/worktree/worktree.js';
 import { inParallel } from '../in-parallel.js';
 import { stillAsRead, type AsRead } from './as-read.js';
 import { crashPoint } from './crash.js';
@@ -135,10 +143,12 @@ export interface LiveSync {
 /** The index entries `targets` (and `index`, where it says otherwise) will get, without stat data:
  * for checking before anything is written. */
 export function indexUpdatesOf(targets: ReadonlyMap<string, TreeEdit>, index?: ReadonlyMap<string, TreeEdit>): Map<string, IndexUpdate> {
-  return new Map([...targets].map(([p, t]) => {
-    const e = index?.has(p) ? index.get(p)! : t;
-    return [p, e && { oid: e.oid, mode: parseInt(e.mode, 8), stat: null }];
-  }));
+  return new Map(
+    [...targets].map(([p, t]) => {
+      const e = index?.has(p) ? index.get(p)! : t;
+      return [p, e && { oid: e.oid, mode: parseInt(e.mode, 8), stat: null }];
+    }),
+  );
 }
 
 /** How a sync goes beyond writing `targets`. */

@@ -104,11 +104,15 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
     // as git refuses a plain commit then (or makes it part of that operation)
     const busy = await operationInProgress(repo);
     if (busy !== null) {
-      throw new PatchtxError('usage', `${busy.what} is in progress in this checkout (${busy.marker} exists) and patchtx does not commit in the middle of it: ${busy.remedy} first`, {
-        reason: 'operation_in_progress',
-        what: busy.what,
-        marker: busy.marker,
-      });
+      throw new PatchtxError(
+        'usage',
+        `${busy.what} is in progress in this checkout (${busy.marker} exists) and patchtx does not commit in the middle of it: ${busy.remedy} first`,
+        {
+          reason: 'operation_in_progress',
+          what: busy.what,
+          marker: busy.marker,
+        },
+      );
     }
   }
   if (!opts.readOnly && !worktree && ref.startsWith('refs/heads/')) {
@@ -155,7 +159,8 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
   }
   if (opts.expectHead !== undefined) {
     const want = opts.expectHead.toLowerCase();
-    if (!/^[0-9a-f]{4,40}$/.test(want)) throw new PatchtxError('usage', `the expected head must be a commit id, got '${opts.expectHead}'`, { option: 'expectHead', value: opts.expectHead });
+    if (!/^[0-9a-f]{4,40}$/.test(want))
+      throw new PatchtxError('usage', `the expected head must be a commit id, got '${opts.expectHead}'`, { option: 'expectHead', value: opts.expectHead });
     if (oldOid === null || !oldOid.startsWith(want)) {
       throw new PatchtxError('stale', `${ref} is at ${oldOid ?? '(nothing)'}, not at the expected ${opts.expectHead}`, {
         ref,

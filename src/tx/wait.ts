@@ -37,6 +37,7 @@ export async function waitingForLocks<T>(seconds: number, fn: () => Promise<T>, 
 export function parseWaitSeconds(text: string | undefined, source: string): number {
   if (text === undefined) return 0;
   const seconds = Number(text);
-  if (text.trim() === '' || !Number.isFinite(seconds) || seconds < 0) throw new PatchtxError('usage', `${source} wants a number of seconds, got '${text}'`, { value: text });
+  if (text.trim() === '' || !Number.isFinite(seconds) || seconds < 0)
+    throw new PatchtxError('usage', `${source} wants a number of seconds, got '${text}'`, { value: text });
   return seconds;
 }

@@ -40,7 +40,8 @@ describe("the README's library examples", () => {
 
   it('are there, one for each command of the opened repository', () => {
     const all = examples.join('\n');
-    for (const call of ['openRepository(', '.apply(', '.check(', '.undo(', '.redo(', '.log(', '.show(', '.recover(', 'PatchtxError']) expect(all).toContain(call);
+    for (const call of ['openRepository(', '.apply(', '.check(', '.undo(', '.redo(', '.log(', '.show(', '.recover(', 'PatchtxError'])
+      expect(all).toContain(call);
   });
 
   it('run as written, in order, in one checkout', () => {

@@ -56,7 +56,19 @@ describe('the library gives what the CLI prints with --json', () => {
     const { lib, cli } = twins();
     const repo = await openRepository({ dir: lib });
     const got = await repo.apply(BASIC_PATCH, { message: 'Make it so', author: 'Ann Author <ann@example.invalid>', trailers: ['Reviewed-by=Bo'], diff: true });
-    const printed = await patchtxJson('apply', '--repo', cli, '-m', 'Make it so', '--author', 'Ann Author <ann@example.invalid>', '--trailer', 'Reviewed-by=Bo', '--diff', patchFile(BASIC_PATCH));
+    const printed = await patchtxJson(
+      'apply',
+      '--repo',
+      cli,
+      '-m',
+      'Make it so',
+      '--author',
+      'Ann Author <ann@example.invalid>',
+      '--trailer',
+      'Reviewed-by=Bo',
+      '--diff',
+      patchFile(BASIC_PATCH),
+    );
     expect(printed.code, printed.out).toBe(0);
     expect(got).toEqual(printed.json);
     // and the commit is the one git finds on the branch
@@ -327,10 +339,7 @@ describe('several repositories in one process', () => {
     const dir = makeRepo('basic');
     const base = rev(dir);
     const repo = await openRepository({ dir });
-    const [x, y] = await Promise.all([
-      repo.apply(UPDATE_README, { wait: 30 }),
-      repo.apply(v4a('*** Add File: other.txt', '+other'), { wait: 30 }),
-    ]);
+    const [x, y] = await Promise.all([repo.apply(UPDATE_README, { wait: 30 }), repo.apply(v4a('*** Add File: other.txt', '+other'), { wait: 30 })]);
     const landed = git(dir, 'rev-list', `${base}..HEAD`).trim().split('\n');
     expect(landed.sort()).toEqual([x.commit, y.commit].sort());
     expect(git(dir, 'status', '--porcelain', '--', 'README.md', 'other.txt')).toBe('');

@@ -19,23 +19,17 @@ function update(text: string, ...chunks: Chunk[]): string {
 
 describe('rebuildText (preserve line endings)', () => {
   it('scenario 023: CRLF file, new lines get CRLF', () => {
-    expect(update('one\r\ntwo\r\nthree\r\n', chunk(['-one', '+ONE', ' two', '+between', ' three']))).toBe(
-      'ONE\r\ntwo\r\nbetween\r\nthree\r\n',
-    );
+    expect(update('one\r\ntwo\r\nthree\r\n', chunk(['-one', '+ONE', ' two', '+between', ' three']))).toBe('ONE\r\ntwo\r\nbetween\r\nthree\r\n');
   });
 
   it('mixed endings: context lines keep their own, a lone CR stays inside its line', () => {
-    expect(update('one\r\ntwo\rthree\nfour\r\n', chunk([' one', '-two\rthree', '+TWO', ' four']))).toBe(
-      'one\r\nTWO\r\nfour\r\n',
-    );
+    expect(update('one\r\ntwo\rthree\nfour\r\n', chunk([' one', '-two\rthree', '+TWO', ' four']))).toBe('one\r\nTWO\r\nfour\r\n');
     // the reported case: the inserted line ends as the first line does (CRLF), never in a bare CR
     expect(update('foo\r\r\nbar\r\nbaz\n', chunk(['-bar', '+BAR']))).toBe('foo\r\r\nBAR\r\nbaz\n');
   });
 
   it('scenario 024: a lone CR does not end a line, so its patch does not match', () => {
-    expect(() => update('one\r\ntwo\rthree\nfour\r\n', chunk([' one', ' two', '-three', '+THREE', ' four']))).toThrow(
-      /Failed to find expected lines/,
-    );
+    expect(() => update('one\r\ntwo\rthree\nfour\r\n', chunk([' one', ' two', '-three', '+THREE', ' four']))).toThrow(/Failed to find expected lines/);
   });
 
   it('a surviving context line keeps its LF in a CRLF-first file (upstream test)', () => {
@@ -44,9 +38,7 @@ describe('rebuildText (preserve line endings)', () => {
 
   it('terminates every line after an update', () => {
     expect(update('one\r\ntwo', chunk(['-one', '+ONE']))).toBe('ONE\r\ntwo\r\n');
-    expect(update('no newline at end', chunk(['-no newline at end', '+first line', '+second line']))).toBe(
-      'first line\nsecond line\n',
-    );
+    expect(update('no newline at end', chunk(['-no newline at end', '+first line', '+second line']))).toBe('first line\nsecond line\n');
     // an appended line after an unterminated last line
     expect(update('a', chunk(['+b']))).toBe('a\nb\n');
     expect(update('a\r\nb', chunk(['+c']))).toBe('a\r\nb\r\nc\r\n');
@@ -70,9 +62,7 @@ describe('rebuildText (preserve line endings)', () => {
   });
 
   it('context lines keep the file bytes even when matched fuzzily', () => {
-    expect(update('  x  \r\n\u201cq\u201d\r\nold\r\n', chunk([' x', ' "q"', '-old', '+new']))).toBe(
-      '  x  \r\n\u201cq\u201d\r\nnew\r\n',
-    );
+    expect(update('  x  \r\n\u201cq\u201d\r\nold\r\n', chunk([' x', ' "q"', '-old', '+new']))).toBe('  x  \r\n\u201cq\u201d\r\nnew\r\n');
   });
 
   it('copies non-ASCII stretches byte for byte', () => {

@@ -59,7 +59,9 @@ describe('apply in each repository shape', () => {
       `100755 ${treeOf(dir)['bin/run.sh']!.split(' ')[1]} 0\tbin/run.sh\n100644 ${treeOf(dir)['src/new.js']!.split(' ')[1]} 0\tsrc/new.js\n`,
     );
     // one reflog entry for the branch and for HEAD, naming the transaction
-    expect(git(dir, 'reflog', '-1', '--format=%H %gs', 'refs/heads/main').trim()).toBe(`${head} patchtx: Apply patch: update src/math.js, add src/new.js (+1 more)`);
+    expect(git(dir, 'reflog', '-1', '--format=%H %gs', 'refs/heads/main').trim()).toBe(
+      `${head} patchtx: Apply patch: update src/math.js, add src/new.js (+1 more)`,
+    );
     expect(git(dir, 'reflog', '-1', '--format=%H %gs', 'HEAD').trim()).toBe(`${head} patchtx: Apply patch: update src/math.js, add src/new.js (+1 more)`);
     expectNoLeftovers(dir);
     expectFsckClean(dir);
@@ -123,7 +125,7 @@ describe('apply in each repository shape', () => {
     expectFsckClean(dir);
   });
 
-  it("linked worktree: its own HEAD and index move, the main checkout is untouched, objects go to the common dir", async () => {
+  it('linked worktree: its own HEAD and index move, the main checkout is untouched, objects go to the common dir', async () => {
     const main = makeRepo('worktree');
     const wt = `${main}-wt`;
     const mainBefore = snapshot(main);
@@ -359,7 +361,9 @@ describe('missing identity', () => {
     for (const command of ['apply', 'check']) {
       const r = await withEnv(env, () => patchtx(command, '--repo', dir, patch));
       expect(r.code).toBe(2);
-      expect(r.err).toMatch(/^error: Committer identity unknown \(no name or email\)\. Run git config user\.name .* or set GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL; or pass --committer "Name <email>"\n$/);
+      expect(r.err).toMatch(
+        /^error: Committer identity unknown \(no name or email\)\. Run git config user\.name .* or set GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL; or pass --committer "Name <email>"\n$/,
+      );
     }
     expectUntouched(dir, before);
   });
@@ -467,7 +471,15 @@ describe('the checkout around a transaction', () => {
       // spelled with CRLF: still the same patch (its Patch-Id)
       const again = await patchtxJson('apply', '--repo', dir, '--ref', 'bot', '--base', 'main', patchFile(BASIC_PATCH.replace(/\n/g, '\r\n')));
       expect(again.code, again.out).toBe(0);
-      expect(again.json).toMatchObject({ ok: true, ref: 'refs/heads/bot', alreadyApplied: first.json.commit, commit: null, noop: true, files: [], patchId: first.json.patchId });
+      expect(again.json).toMatchObject({
+        ok: true,
+        ref: 'refs/heads/bot',
+        alreadyApplied: first.json.commit,
+        commit: null,
+        noop: true,
+        files: [],
+        patchId: first.json.patchId,
+      });
       const checked = await patchtxJson('check', '--repo', dir, '--ref', 'bot', '--base', 'main', patchFile(BASIC_PATCH));
       expect(checked.json).toMatchObject({ ok: true, alreadyApplied: first.json.commit });
       expectUntouched(dir, before);
@@ -558,7 +570,11 @@ describe('several patches in one call', () => {
     expect(r.lines).toHaveLength(3);
     expect(r.lines.map((l) => l.parent)).toEqual([base, r.lines[0].commit, r.lines[1].commit]);
     expect(git(dir, 'log', '--format=%H', '-3').trim().split('\n')).toEqual([r.lines[2].commit, r.lines[1].commit, r.lines[0].commit]);
-    expect(git(dir, 'log', '--format=%s', '-3').trim().split('\n')).toEqual(['Apply patch: update src/math.js', 'Apply patch: add b.txt', 'Apply patch: update README.md']);
+    expect(git(dir, 'log', '--format=%s', '-3').trim().split('\n')).toEqual([
+      'Apply patch: update src/math.js',
+      'Apply patch: add b.txt',
+      'Apply patch: update README.md',
+    ]);
     expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 
@@ -617,7 +633,9 @@ describe('output', () => {
       '--repo',
       dir,
       '--diff',
-      patchFile(v4a('*** Update File: src/math.js', '@@', '-  return a + b;', '+  return a - b;', '*** Add File: n.txt', '+n', '*** Delete File: docs/notes.txt')),
+      patchFile(
+        v4a('*** Update File: src/math.js', '@@', '-  return a + b;', '+  return a - b;', '*** Add File: n.txt', '+n', '*** Delete File: docs/notes.txt'),
+      ),
     );
     expect(r.code).toBe(0);
     const head = rev(dir).slice(0, 7);
@@ -769,7 +787,16 @@ describe('cd wrappers', () => {
     expect(escape.code).toBe(4);
     expect(escape.json.error.kind).toBe('path_rejected');
     // an absolute directory inside the checkout works too (checked against the commit before)
-    const abs = await patchtxJson('check', '--repo', dir, '--base', 'HEAD', patchFile(`cd ${path.join(dir, 'src/util')} && apply_patch <<'EOF'\n${v4a('*** Update File: name.js', '@@', '-export const name = "x";', '+export const name = "y";')}EOF\n`));
+    const abs = await patchtxJson(
+      'check',
+      '--repo',
+      dir,
+      '--base',
+      'HEAD',
+      patchFile(
+        `cd ${path.join(dir, 'src/util')} && apply_patch <<'EOF'\n${v4a('*** Update File: name.js', '@@', '-export const name = "x";', '+export const name = "y";')}EOF\n`,
+      ),
+    );
     expect(abs.code).toBe(0);
     expect(abs.json.files).toEqual([{ path: 'src/util/name.js', op: 'M', from: null }]);
     const outside = await patchtxJson('check', '--repo', dir, patchFile(`cd ${tempDir()} && apply_patch <<'EOF'\n${inner}EOF\n`));
@@ -825,7 +852,12 @@ describe('paths that change kind', () => {
   it('a move into a new directory and its undo leave no empty directories behind', async () => {
     const dir = makeRepo('basic');
     const files = worktreeFiles(dir);
-    const r = await patchtx('apply', '--repo', dir, patchFile(v4a('*** Add File: new/deep/file.txt', '+x', '*** Update File: src/util/name.js', '*** Move to: lib/x/name.js')));
+    const r = await patchtx(
+      'apply',
+      '--repo',
+      dir,
+      patchFile(v4a('*** Add File: new/deep/file.txt', '+x', '*** Update File: src/util/name.js', '*** Move to: lib/x/name.js')),
+    );
     expect(r.code).toBe(0);
     expect(existsSync(path.join(dir, 'src/util'))).toBe(false);
     expect(git(dir, 'status', '--porcelain')).toBe('');
@@ -845,9 +877,7 @@ describe('large patches', () => {
     expect(added.err).toBe('');
     expect(added.code).toBe(0);
     const update = v4a(
-      ...names.flatMap((n, i) =>
-        i % 10 === 0 ? [`*** Delete File: ${n}`] : [`*** Update File: ${n}`, '@@', ` file ${i}`, '-second line', `+changed ${i}`],
-      ),
+      ...names.flatMap((n, i) => (i % 10 === 0 ? [`*** Delete File: ${n}`] : [`*** Update File: ${n}`, '@@', ` file ${i}`, '-second line', `+changed ${i}`])),
     );
     const updated = await patchtx('apply', '--repo', dir, patchFile(update));
     expect(updated.err).toBe('');
@@ -901,7 +931,16 @@ describe('--ref: branches only, a new one from --base', () => {
     expectUntouched(dir, before);
     expect(gitTry(dir, 'rev-parse', '--verify', '-q', 'refs/heads/feature').status).not.toBe(0);
     // with --base HEAD it starts there: the update of a file HEAD has applies
-    const ok = await patchtxJson('apply', '--repo', dir, '--ref', 'feature', '--base', 'HEAD', patchFile(v4a('*** Update File: README.md', '@@', '-# Sample', '+# Feature')));
+    const ok = await patchtxJson(
+      'apply',
+      '--repo',
+      dir,
+      '--ref',
+      'feature',
+      '--base',
+      'HEAD',
+      patchFile(v4a('*** Update File: README.md', '@@', '-# Sample', '+# Feature')),
+    );
     expect(ok.code, ok.out).toBe(0);
     expect(ok.json.parent).toBe(rev(dir));
     expect(git(dir, 'log', '-1', '--format=%P', 'feature').trim()).toBe(rev(dir));
@@ -954,7 +993,10 @@ describe('--ref: branches only, a new one from --base', () => {
     const dir = makeRepo('bare');
     git(dir, 'tag', 'v1', 'main');
     git(dir, 'update-ref', 'refs/remotes/origin/main', 'main');
-    for (const [name, ref] of [['v1', 'refs/tags/v1'], ['origin/main', 'refs/remotes/origin/main']] as const) {
+    for (const [name, ref] of [
+      ['v1', 'refs/tags/v1'],
+      ['origin/main', 'refs/remotes/origin/main'],
+    ] as const) {
       const r = await patchtxJson('apply', '--repo', dir, '--ref', name, '--base', 'main', patchFile(v4a('*** Add File: n.txt', '+n')));
       expect(r.code, name).toBe(2);
       expect(r.json.error.message).toBe(`--ref: ${name} names ${ref}, which is not a branch: patchtx commits onto branches (refs/heads/NAME) only`);
@@ -990,7 +1032,13 @@ describe('--dirty=include', () => {
   it('warns for each path whose uncommitted changes went into the commit', async () => {
     const dir = makeRepo('basic');
     writeFileSync(path.join(dir, 'docs/notes.txt'), readFileSync(path.join(dir, 'docs/notes.txt'), 'utf8') + 'wip\n');
-    const r = await patchtxJson('apply', '--repo', dir, '--dirty=include', patchFile(v4a('*** Update File: docs/notes.txt', '*** Move to: docs/moved.txt', '*** Update File: README.md', '@@', '-# Sample', '+# Sample 2')));
+    const r = await patchtxJson(
+      'apply',
+      '--repo',
+      dir,
+      '--dirty=include',
+      patchFile(v4a('*** Update File: docs/notes.txt', '*** Move to: docs/moved.txt', '*** Update File: README.md', '@@', '-# Sample', '+# Sample 2')),
+    );
     expect(r.code, r.out).toBe(0);
     expect(r.json.warnings).toEqual([
       {

@@ -51,7 +51,16 @@ describe('inside a git repository', () => {
     const dir = makeRepo('basic');
     const r = await applyPatch(
       path.join(dir, 'src'),
-      v4a('*** Update File: math.js', '@@', '-  return a + b;', '+  return b + a;', '*** Add File: util/more.js', '+more', '*** Update File: util/name.js', '*** Move to: util/renamed.js'),
+      v4a(
+        '*** Update File: math.js',
+        '@@',
+        '-  return a + b;',
+        '+  return b + a;',
+        '*** Add File: util/more.js',
+        '+more',
+        '*** Update File: util/name.js',
+        '*** Move to: util/renamed.js',
+      ),
     );
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
@@ -115,7 +124,10 @@ describe('inside a git repository', () => {
   it('a later hunk that fails leaves the earlier ones unapplied', async () => {
     const dir = makeRepo('basic');
     const before = snapshot(dir);
-    const r = await applyPatch(dir, v4a('*** Add File: created.txt', '+x', '*** Delete File: docs/notes.txt', '*** Update File: README.md', '@@', '-missing', '+x'));
+    const r = await applyPatch(
+      dir,
+      v4a('*** Add File: created.txt', '+x', '*** Delete File: docs/notes.txt', '*** Update File: README.md', '@@', '-missing', '+x'),
+    );
     expect(r.code).toBe(1);
     expect(existsSync(path.join(dir, 'created.txt'))).toBe(false);
     expectUntouched(dir, before);
@@ -144,7 +156,21 @@ describe('outside a git repository', () => {
     const dir = plainDir();
     const r = await applyPatch(
       dir,
-      v4a('*** Add File: new/deep/file.txt', '+hello', '*** Update File: src/a.txt', '@@', ' one', '-two', '+2', '*** Delete File: gone.txt', '*** Update File: old.txt', '*** Move to: moved/old.txt', '@@', '-old', '+new'),
+      v4a(
+        '*** Add File: new/deep/file.txt',
+        '+hello',
+        '*** Update File: src/a.txt',
+        '@@',
+        ' one',
+        '-two',
+        '+2',
+        '*** Delete File: gone.txt',
+        '*** Update File: old.txt',
+        '*** Move to: moved/old.txt',
+        '@@',
+        '-old',
+        '+new',
+      ),
     );
     expect(r).toEqual({ code: 0, out: 'Success. Updated the following files:\nA new/deep/file.txt\nM src/a.txt\nM moved/old.txt\nD gone.txt\n', err: '' });
     expect(readFileSync(path.join(dir, 'new/deep/file.txt'), 'utf8')).toBe('hello\n');
@@ -162,7 +188,19 @@ describe('outside a git repository', () => {
     const before = worktreeFiles(dir);
     const r = await applyPatch(
       dir,
-      v4a('*** Add File: created.txt', '+x', '*** Delete File: gone.txt', '*** Update File: src/a.txt', '@@', '-two', '+2', '*** Update File: src/a.txt', '@@', '-no such line', '+x'),
+      v4a(
+        '*** Add File: created.txt',
+        '+x',
+        '*** Delete File: gone.txt',
+        '*** Update File: src/a.txt',
+        '@@',
+        '-two',
+        '+2',
+        '*** Update File: src/a.txt',
+        '@@',
+        '-no such line',
+        '+x',
+      ),
     );
     expect(r.code).toBe(1);
     expect(r.out).toBe('');

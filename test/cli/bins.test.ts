@@ -75,7 +75,9 @@ describe('dist/patchtx.cjs', () => {
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: tempDir(), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', NO_COLOR: '1' };
     const r = runBin('patchtx', ['apply', '--repo', dir], { input: v4a('*** Update File: a.txt', '@@', '-a', '+b'), env });
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/^error: Author identity unknown \(no name or email\)\. Run git config user\.name "Your Name" and git config user\.email "you@example\.com" \(add --global to set it for every repository\), or set GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL; or pass --author "Name <email>"\n$/);
+    expect(r.err).toMatch(
+      /^error: Author identity unknown \(no name or email\)\. Run git config user\.name "Your Name" and git config user\.email "you@example\.com" \(add --global to set it for every repository\), or set GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL; or pass --author "Name <email>"\n$/,
+    );
     expectUntouched(dir, before);
     // apply_patch in the same repository fails (exit 1, Codex has no other code for it) and writes nothing
     const a = runBin('apply_patch', [v4a('*** Update File: a.txt', '@@', '-a', '+b')], { cwd: dir, env });
@@ -276,7 +278,9 @@ describe('dist/apply_patch.cjs', () => {
     expect(ok).toEqual({ code: 0, out: 'Success. Updated the following files:\nA n.txt\nM d/f.txt\n', err: '' });
     expect(readFileSync(path.join(dir, 'd/f.txt'), 'utf8')).toBe('a\nB\n');
     const before = worktreeFiles(dir);
-    const bad = runBin('apply_patch', [v4a('*** Add File: m.txt', '+m', '*** Delete File: n.txt', '*** Update File: d/f.txt', '@@', '-zzz', '+y')], { cwd: dir });
+    const bad = runBin('apply_patch', [v4a('*** Add File: m.txt', '+m', '*** Delete File: n.txt', '*** Update File: d/f.txt', '@@', '-zzz', '+y')], {
+      cwd: dir,
+    });
     expect(bad.code).toBe(1);
     expect(bad.err.startsWith('Failed to find expected lines in d/f.txt:\nzzz\n')).toBe(true);
     expect(worktreeFiles(dir)).toEqual(before);

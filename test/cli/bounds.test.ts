@@ -242,10 +242,23 @@ describe('bounded matching', () => {
 });
 
 describe('the plan is made before the lock', () => {
-  const patch = ['*** Begin Patch', '*** Update File: src/math.js', '@@', ' export function add(a, b) {', '-  return a + b;', '+  return a + b; // sum', '*** End Patch', ''].join('\n');
+  const patch = [
+    '*** Begin Patch',
+    '*** Update File: src/math.js',
+    '@@',
+    ' export function add(a, b) {',
+    '-  return a + b;',
+    '+  return a + b; // sum',
+    '*** End Patch',
+    '',
+  ].join('\n');
 
   /** `patchtx apply` started in the background with a fault point set; resolves when it ends. */
-  function applyInBackground(dir: string, env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }> {
+  function applyInBackground(
+    dir: string,
+    env: NodeJS.ProcessEnv,
+    ...args: string[]
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }> {
     const child = spawn(process.execPath, [binPath(), 'apply', '--repo', dir, ...args, writeBytes(Buffer.from(patch))], {
       env: { ...gitEnv, NO_COLOR: '1', ...env },
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -20,7 +20,10 @@ describe('a patch whose result equals the base commit', () => {
     const file = path.join(repo, 'src/util/name.js');
     writeFileSync(file, 'export const name = "edited";\n');
     const r = await patchtxJson(
-      'apply', '--repo', repo, '--dirty=include',
+      'apply',
+      '--repo',
+      repo,
+      '--dirty=include',
       patchFile(v4a('*** Update File: src/util/name.js', '@@', '-export const name = "edited";', '+export const name = "util";')),
     );
     expect(r.code, r.out).toBe(0);

@@ -538,7 +538,9 @@ describe('check', () => {
     expect(gitTry(dir, 'cat-file', '-e', r.json.wouldCommit).status).not.toBe(0);
     const t = await patchtx('check', '--repo', dir, patchFile(BASIC_PATCH));
     expect(t.code).toBe(0);
-    expect(t.out).toMatch(/^Success\. Updated the following files:\nA src\/new\.js\nM src\/math\.js\nM bin\/run\.sh\nCheck passed: the patch would commit as [0-9a-f]{7} on main \(nothing of it was written\)\.\n$/);
+    expect(t.out).toMatch(
+      /^Success\. Updated the following files:\nA src\/new\.js\nM src\/math\.js\nM bin\/run\.sh\nCheck passed: the patch would commit as [0-9a-f]{7} on main \(nothing of it was written\)\.\n$/,
+    );
     expectUntouched(dir, before);
   });
 

@@ -548,7 +548,9 @@ describe('undo, again and again', () => {
     // redo undoes the last revert: a comes back, and says so
     const redo = await patchtx('redo', '--repo', dir);
     expect(redo.code, redo.err).toBe(0);
-    expect(redo.out.split('\n')[0]).toBe(`Redid ${a.slice(0, 7)}: removed its revert ${second.json.commit.slice(0, 7)}; main is back at ${first.json.commit.slice(0, 7)}`);
+    expect(redo.out.split('\n')[0]).toBe(
+      `Redid ${a.slice(0, 7)}: removed its revert ${second.json.commit.slice(0, 7)}; main is back at ${first.json.commit.slice(0, 7)}`,
+    );
     expect(git(dir, 'rev-list', '--count', `${manual}..HEAD`).trim()).toBe('1');
     // a is in effect again (its revert was undone): a plain undo takes a, not b's revert
     const again = await patchtxJson('undo', '--repo', dir);
@@ -560,7 +562,9 @@ describe('undo, again and again', () => {
     const redone = await patchtx('redo', '--repo', dir);
     expect(redone.code, redone.err).toBe(0);
     const newTip = rev(dir);
-    expect(redone.out.split('\n')[0]).toBe(`Redid ${a.slice(0, 7)}: reverted its revert ${again.json.commit.slice(0, 7)} with a new commit ${newTip.slice(0, 7)} on main`);
+    expect(redone.out.split('\n')[0]).toBe(
+      `Redid ${a.slice(0, 7)}: reverted its revert ${again.json.commit.slice(0, 7)} with a new commit ${newTip.slice(0, 7)} on main`,
+    );
     expect(git(dir, 'status', '--porcelain')).toBe('');
     expectFsckClean(dir);
   });
@@ -575,7 +579,10 @@ describe('log --ref', () => {
     for (const name of ['origin/main', 'refs/remotes/origin/main', 'v1']) {
       const r = await patchtxJson('log', '--repo', dir, '--ref', name);
       expect(r.code, name).toBe(0);
-      expect(r.json.map((e: { commit: string }) => e.commit), name).toEqual([a]);
+      expect(
+        r.json.map((e: { commit: string }) => e.commit),
+        name,
+      ).toEqual([a]);
     }
     const at = await patchtxJson('log', '--repo', dir, '--ref', '@');
     expect(at.json.map((e: { commit: string }) => e.commit)).toEqual([a]);
@@ -597,7 +604,9 @@ describe('undo, as people use it', () => {
     expect(r.code).toBe(7);
     expect(r.json.error).toMatchObject({ kind: 'undo_refused', commit: a, revertedBy: revert });
     const t = await patchtx('undo', '--repo', dir, a!);
-    expect(t.err).toBe(`error: ${a!.slice(0, 12)} was already reverted by ${revert.slice(0, 12)} (Revert "Apply patch: update README.md"); an undo of ${revert.slice(0, 12)} brings it back\n`);
+    expect(t.err).toBe(
+      `error: ${a!.slice(0, 12)} was already reverted by ${revert.slice(0, 12)} (Revert "Apply patch: update README.md"); an undo of ${revert.slice(0, 12)} brings it back\n`,
+    );
     expectUntouched(dir, before);
     // the revert reverted: a is in effect again, and undo of a reverts it anew
     expect((await patchtx('undo', '--repo', dir, revert)).code).toBe(0);
@@ -691,7 +700,12 @@ describe("undo of a repository's first commit", () => {
     expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(statusBefore);
     // as git update-ref -d does: the branch's reflog goes, HEAD's records the deletion
     expect(existsSync(path.join(dir, '.git', 'logs', 'refs', 'heads', 'main'))).toBe(false);
-    expect(readFileSync(path.join(dir, '.git', 'logs', 'HEAD'), 'utf8').trimEnd().split('\n').pop()).toMatch(new RegExp(`^${first} 0{40} `));
+    expect(
+      readFileSync(path.join(dir, '.git', 'logs', 'HEAD'), 'utf8')
+        .trimEnd()
+        .split('\n')
+        .pop(),
+    ).toMatch(new RegExp(`^${first} 0{40} `));
     expectNoLeftovers(dir);
     expectFsckClean(dir);
     // nothing more to undo; in text, the undo says where the branch is
@@ -731,7 +745,13 @@ describe("undo of a repository's first commit", () => {
     git(dir, 'add', 'staged.txt');
     const statusBefore = git(dir, 'status', '--porcelain', '--untracked-files=all');
     const indexBefore = git(dir, 'ls-files', '--stage');
-    const r0 = await patchtxJson('apply', '--repo', dir, '--dirty=include', patchFile(v4a('*** Add File: loose.txt', '+from the patch', '*** Add File: staged.txt', '+from the patch', '*** Add File: new.txt', '+new')));
+    const r0 = await patchtxJson(
+      'apply',
+      '--repo',
+      dir,
+      '--dirty=include',
+      patchFile(v4a('*** Add File: loose.txt', '+from the patch', '*** Add File: staged.txt', '+from the patch', '*** Add File: new.txt', '+new')),
+    );
     expect(r0.code, r0.out).toBe(0);
     expect(git(dir, 'status', '--porcelain')).toBe('');
 
@@ -813,7 +833,13 @@ describe("an undo of a repository's first commit, killed", () => {
       git(dir, 'config', 'user.email', 'first@fixtures.invalid');
       writeFileSync(path.join(dir, 'loose.txt'), 'untracked work\n');
       const statusBefore = git(dir, 'status', '--porcelain', '--untracked-files=all');
-      const r0 = await patchtxJson('apply', '--repo', dir, '--dirty=include', patchFile(v4a('*** Add File: loose.txt', '+from the patch', '*** Add File: d/new.txt', '+new')));
+      const r0 = await patchtxJson(
+        'apply',
+        '--repo',
+        dir,
+        '--dirty=include',
+        patchFile(v4a('*** Add File: loose.txt', '+from the patch', '*** Add File: d/new.txt', '+new')),
+      );
       expect(r0.code, r0.out).toBe(0);
       const first = r0.json.commit as string;
       // every other trial with the branch in packed-refs

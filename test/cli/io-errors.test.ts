@@ -164,7 +164,12 @@ describe.runIf(namespacesWork)('the file system refuses', () => {
     writeFileSync(patchFile, addPatch('new.txt', 'hello'));
     const r = spawnSync(
       'unshare',
-      ['-rm', 'sh', '-c', 'mnt=$(mktemp -d); mount -t tmpfs tmpfs "$mnt"; cp -a "$REPO" "$mnt/repo"; mount -o remount,ro "$mnt"; "$NODE" "$BIN" apply --repo "$mnt/repo" "$PATCH"'],
+      [
+        '-rm',
+        'sh',
+        '-c',
+        'mnt=$(mktemp -d); mount -t tmpfs tmpfs "$mnt"; cp -a "$REPO" "$mnt/repo"; mount -o remount,ro "$mnt"; "$NODE" "$BIN" apply --repo "$mnt/repo" "$PATCH"',
+      ],
       { env: { ...gitEnv, NODE: process.execPath, BIN: binPath(), REPO: repo, PATCH: patchFile }, encoding: 'utf8' },
     );
     expect(r.status).toBe(2);

@@ -49,15 +49,13 @@ function makeDryRun(dir: string): number | null {
 }
 
 describe('a chunk that matches only with leading whitespace ignored', () => {
-  it('apply --json: the + lines get the file\'s tab, and warnings name the pass and the lines', async () => {
+  it("apply --json: the + lines get the file's tab, and warnings name the pass and the lines", async () => {
     const dir = repoWith({ Makefile: MAKEFILE });
     const r = await patchtxJson('apply', '--repo', dir, patchFile(SPACED_RECIPE));
     expect(r.code, r.out + r.err).toBe(0);
     expect(readFileSync(path.join(dir, 'Makefile'), 'utf8')).toBe(FIXED_MAKEFILE);
     expect(makeDryRun(dir)).toBe(0);
-    expect(r.json.warnings).toEqual([
-      expect.objectContaining({ kind: 'lenient_match', path: 'Makefile', chunk: 1, pass: 'trim', fileLines: [3, 5] }),
-    ]);
+    expect(r.json.warnings).toEqual([expect.objectContaining({ kind: 'lenient_match', path: 'Makefile', chunk: 1, pass: 'trim', fileLines: [3, 5] })]);
     expect(git(dir, 'show', 'HEAD:Makefile')).toBe(FIXED_MAKEFILE);
     expect(git(dir, 'status', '--porcelain')).toBe('');
     expectFsckClean(dir);
@@ -67,7 +65,9 @@ describe('a chunk that matches only with leading whitespace ignored', () => {
     const dir = repoWith({ Makefile: MAKEFILE });
     const r = await patchtx('apply', '--repo', dir, patchFile(SPACED_RECIPE));
     expect(r.code, r.err).toBe(0);
-    expect(r.err).toMatch(/^warning: Makefile: chunk 1 \(patch line 3\) matched lines 3-5 only with leading and trailing whitespace ignored \(pass 'trim'\); its \+ lines were re-indented/m);
+    expect(r.err).toMatch(
+      /^warning: Makefile: chunk 1 \(patch line 3\) matched lines 3-5 only with leading and trailing whitespace ignored \(pass 'trim'\); its \+ lines were re-indented/m,
+    );
     expect(r.out).toContain('M Makefile');
   });
 
@@ -81,7 +81,7 @@ describe('a chunk that matches only with leading whitespace ignored', () => {
     expectUntouched(dir, before);
   });
 
-  it('apply_patch in a repository: Codex\'s text on stdout, the warning on stderr', async () => {
+  it("apply_patch in a repository: Codex's text on stdout, the warning on stderr", async () => {
     const dir = repoWith({ Makefile: MAKEFILE });
     const r = await applyPatch(dir, SPACED_RECIPE);
     expect(r.code).toBe(0);

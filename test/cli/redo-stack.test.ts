@@ -142,7 +142,9 @@ describe('bookkeeping that fails after the commit point', () => {
     blockRedoHistory(dir);
     const applied = await ok('apply', '--repo', dir, patchFile(PA));
     expect(rev(dir)).toBe(applied.commit);
-    expect(applied.warnings).toEqual([{ kind: 'note', path: '', message: expect.stringMatching(/^the commit landed, but the redo history of refs\/heads\/main could not be updated: /) }]);
+    expect(applied.warnings).toEqual([
+      { kind: 'note', path: '', message: expect.stringMatching(/^the commit landed, but the redo history of refs\/heads\/main could not be updated: /) },
+    ]);
     expect(status(dir)).toBe('');
 
     const undone = await ok('undo', '--repo', dir);

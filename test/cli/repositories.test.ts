@@ -27,7 +27,14 @@ afterAll(() => {
 function readOnlyMountWorks(): boolean {
   const dir = mkdtempSync(path.join(tmpdir(), 'patchtx-ro-'));
   try {
-    const r = spawnSync('unshare', ['-rm', 'sh', '-c', 'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" "$1" && ! touch "$1/x" 2>/dev/null', 'sh', dir]);
+    const r = spawnSync('unshare', [
+      '-rm',
+      'sh',
+      '-c',
+      'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" "$1" && ! touch "$1/x" 2>/dev/null',
+      'sh',
+      dir,
+    ]);
     return r.status === 0;
   } catch {
     return false;
@@ -61,7 +68,9 @@ describe.skipIf(!readOnlyWorks)('a read-only git directory (a sandbox that keeps
     const r = runWithReadOnly(path.join(dir, '.git'), 'apply_patch', [patch], dir);
     expect(r.code).toBe(0);
     expect(r.out).toBe('Success. Updated the following files:\nA src/new.js\nM src/math.js\n');
-    expect(r.err).toBe(`apply_patch: nothing was committed: the git directory ${path.join(dir, '.git')} is not writable (the file system is read-only, EROFS); the files were written without a commit\n`);
+    expect(r.err).toBe(
+      `apply_patch: nothing was committed: the git directory ${path.join(dir, '.git')} is not writable (the file system is read-only, EROFS); the files were written without a commit\n`,
+    );
     expect(readFileSync(path.join(dir, 'src/math.js'), 'utf8')).toContain('return a + b; // sum');
     expect(readFileSync(path.join(dir, 'src/new.js'), 'utf8')).toBe('x\n');
     expect(rev(dir)).toBe(head);
@@ -72,12 +81,22 @@ describe.skipIf(!readOnlyWorks)('a read-only git directory (a sandbox that keeps
 
   it('apply_patch from a subdirectory: paths relative to it; a patch that does not apply writes nothing', () => {
     const dir = makeRepo('basic');
-    const r = runWithReadOnly(path.join(dir, '.git'), 'apply_patch', [v4a('*** Update File: math.js', '@@', '-  return a + b;', '+  return b + a;')], path.join(dir, 'src'));
+    const r = runWithReadOnly(
+      path.join(dir, '.git'),
+      'apply_patch',
+      [v4a('*** Update File: math.js', '@@', '-  return a + b;', '+  return b + a;')],
+      path.join(dir, 'src'),
+    );
     expect(r.code).toBe(0);
     expect(r.out).toBe('Success. Updated the following files:\nM math.js\n');
     expect(readFileSync(path.join(dir, 'src/math.js'), 'utf8')).toContain('return b + a;');
     const before = snapshot(dir);
-    const bad = runWithReadOnly(path.join(dir, '.git'), 'apply_patch', [v4a('*** Add File: README2.md', '+x', '*** Update File: README.md', '@@', '-nope', '+x')], dir);
+    const bad = runWithReadOnly(
+      path.join(dir, '.git'),
+      'apply_patch',
+      [v4a('*** Add File: README2.md', '+x', '*** Update File: README.md', '@@', '-nope', '+x')],
+      dir,
+    );
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/^Failed to find expected lines in README\.md/);
     expect(snapshot(dir)).toEqual(before);
@@ -99,7 +118,9 @@ describe.skipIf(!readOnlyWorks)('a read-only git directory (a sandbox that keeps
     const file = patchFile(patch);
     const r = runWithReadOnly(path.join(dir, '.git'), 'patchtx', ['apply', file], dir);
     expect(r.code).toBe(2);
-    expect(r.err).toBe(`error: cannot commit: the git directory ${path.join(dir, '.git')} is not writable (the file system is read-only, EROFS); nothing was written\n`);
+    expect(r.err).toBe(
+      `error: cannot commit: the git directory ${path.join(dir, '.git')} is not writable (the file system is read-only, EROFS); nothing was written\n`,
+    );
     const j = runWithReadOnly(path.join(dir, '.git'), 'patchtx', ['apply', '--json', file], dir);
     expect(j.code).toBe(2);
     expect(JSON.parse(j.out).error).toMatchObject({ kind: 'unsupported_repository', reason: 'read_only', gitdir: path.join(dir, '.git') });
@@ -139,7 +160,9 @@ describe('a shallow clone (git clone --depth N)', () => {
     expect(r.json[1]).toMatchObject({ files: [], shallow: true, subject: 'Apply patch: add two.txt' });
     const boundary = readFileSync(path.join(clone, '.git/shallow'), 'utf8').trim();
     expect(boundary).toBe(commits[1]);
-    expect(r.err).toBe(`note: this is a shallow clone and its history ends at ${boundary.slice(0, 12)}: older transactions are not listed; 'git fetch --deepen=N' (or --unshallow) fetches older history\n`);
+    expect(r.err).toBe(
+      `note: this is a shallow clone and its history ends at ${boundary.slice(0, 12)}: older transactions are not listed; 'git fetch --deepen=N' (or --unshallow) fetches older history\n`,
+    );
     const text = await patchtx('log', '--repo', clone);
     expect(text.code).toBe(0);
     expect(text.out).toContain('  (its files are not known: its parent is not in this shallow clone)\n');
@@ -178,13 +201,17 @@ describe('a shallow clone (git clone --depth N)', () => {
     const end = rev(clone).slice(0, 12);
     const r = await patchtx('undo', '--repo', clone);
     expect(r.code).toBe(7);
-    expect(r.err).toBe(`error: no patchtx commit found on this ref as far as this shallow clone's history goes (it ends at ${end}); 'git fetch --deepen=N' (or --unshallow) fetches older history\n`);
+    expect(r.err).toBe(
+      `error: no patchtx commit found on this ref as far as this shallow clone's history goes (it ends at ${end}); 'git fetch --deepen=N' (or --unshallow) fetches older history\n`,
+    );
     // the commit exists here (fetched as another ref's tip) but lies beyond the end of main's history
     git(clone, 'fetch', '-q', '--depth=1', 'origin', `${commits[0]}:refs/tags/old`);
     const snap = snapshot(clone);
     const x = await patchtx('undo', '--repo', clone, commits[0]!);
     expect(x.code).toBe(7);
-    expect(x.err).toBe(`error: ${commits[0]!.slice(0, 12)} is not on refs/heads/main as far as this shallow clone's history goes (it ends at ${end}); 'git fetch --deepen=N' (or --unshallow) fetches older history\n`);
+    expect(x.err).toBe(
+      `error: ${commits[0]!.slice(0, 12)} is not on refs/heads/main as far as this shallow clone's history goes (it ends at ${end}); 'git fetch --deepen=N' (or --unshallow) fetches older history\n`,
+    );
     expectUntouched(clone, snap);
     expect(before.head).toBe(snap.head);
   });
@@ -302,7 +329,11 @@ describe('a merge, rebase, cherry-pick or revert stopped half-way', () => {
     const before = snapshot(dir);
     const r = await patchtx('apply', '--repo', dir, patchFile(patch));
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(new RegExp(`^error: ${what} is in progress in this checkout \\(${marker} exists\\) and patchtx does not commit in the middle of it: .* give it up with 'git ${op} --abort' first\\n$`));
+    expect(r.err).toMatch(
+      new RegExp(
+        `^error: ${what} is in progress in this checkout \\(${marker} exists\\) and patchtx does not commit in the middle of it: .* give it up with 'git ${op} --abort' first\\n$`,
+      ),
+    );
     const j = await patchtxJson('apply', '--repo', dir, patchFile(patch));
     expect(j.json.error).toMatchObject({ kind: 'usage', reason: 'operation_in_progress', marker });
     expect((await patchtx('undo', '--repo', dir)).code).toBe(2);
@@ -315,7 +346,9 @@ describe('a merge, rebase, cherry-pick or revert stopped half-way', () => {
     const dir = stoppedOnConflict('merge');
     const head = rev(dir);
     const r = await applyPatch(dir, v4a('*** Delete File: README.md', '*** Add File: README.md', '+# Main and side'));
-    expect(r.err).toBe('apply_patch: nothing was committed: a merge is in progress in this checkout (MERGE_HEAD exists); the files were written without a commit\n');
+    expect(r.err).toBe(
+      'apply_patch: nothing was committed: a merge is in progress in this checkout (MERGE_HEAD exists); the files were written without a commit\n',
+    );
     expect(r.code).toBe(0);
     expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toBe('# Main and side\n');
     expect(rev(dir)).toBe(head);

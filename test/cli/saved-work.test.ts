@@ -58,7 +58,13 @@ describe('uncommitted work a transaction replaces', () => {
     const dir = makeRepo('packed');
     writeFileSync(path.join(dir, 'loose.txt'), 'untracked work\n');
     writeFileSync(path.join(dir, 'README.md'), '# Sample\n\nedited\n');
-    const r = await patchtxJson('apply', '--repo', dir, '--dirty=include', patchFile(v4a('*** Add File: loose.txt', '+added', '*** Update File: README.md', '@@', '-# Sample', '+# Title')));
+    const r = await patchtxJson(
+      'apply',
+      '--repo',
+      dir,
+      '--dirty=include',
+      patchFile(v4a('*** Add File: loose.txt', '+added', '*** Update File: README.md', '@@', '-# Sample', '+# Title')),
+    );
     expect(r.code, r.out).toBe(0);
     const commit = r.json.commit;
     const messages = r.json.warnings.filter((w: { kind: string }) => w.kind === 'dirty_included').map((w: { message: string }) => w.message);
@@ -79,7 +85,10 @@ describe('uncommitted work a transaction replaces', () => {
     const dir = makeRepo('basic');
     const head = rev(dir);
     writeFileSync(path.join(dir, 'src/util/name.js'), 'export const name = "edited";\n');
-    const r = await applyPatch(path.join(dir, 'src'), v4a('*** Update File: util/name.js', '@@', '-export const name = "edited";', '+export const name = "util";'));
+    const r = await applyPatch(
+      path.join(dir, 'src'),
+      v4a('*** Update File: util/name.js', '@@', '-export const name = "edited";', '+export const name = "util";'),
+    );
     expect(r.code, r.err).toBe(0);
     expect(rev(dir)).toBe(head);
     expect(readFileSync(path.join(dir, 'src/util/name.js'), 'utf8')).toBe('export const name = "util";\n');
@@ -91,7 +100,7 @@ describe('uncommitted work a transaction replaces', () => {
     expectFsckClean(dir);
   });
 
-  it('no commit, killed while it holds the notes ref\'s lock to save the edit: recovery removes that lock, and the edit is still there', async () => {
+  it("no commit, killed while it holds the notes ref's lock to save the edit: recovery removes that lock, and the edit is still there", async () => {
     const dir = makeRepo('basic');
     const head = rev(dir);
     writeFileSync(path.join(dir, 'src/util/name.js'), 'export const name = "edited";\n');
@@ -129,7 +138,9 @@ describe('uncommitted work a transaction replaces', () => {
     writeFileSync(path.join(dir, 'docs/notes.txt'), 'notes\nmy local edit\n');
     const patch = patchFile(v4a('*** Delete File: docs/notes.txt'));
     const release = path.join(dir, '..', 'release-notes-move');
-    const run = runCli(['apply', '--repo', dir, '--json', '--dirty=include', patch], { env: { PATCHTX_TEST_PAUSE_AT: 'after-ref', PATCHTX_TEST_PAUSE_UNTIL: release } });
+    const run = runCli(['apply', '--repo', dir, '--json', '--dirty=include', patch], {
+      env: { PATCHTX_TEST_PAUSE_AT: 'after-ref', PATCHTX_TEST_PAUSE_UNTIL: release },
+    });
     // held just after its ref moved, before the note is attached: git moves the notes ref meanwhile
     await waitFor(() => gitTry(dir, 'log', '-1', '--format=%s').stdout.startsWith('Apply patch'), 'the run moved its ref');
     git(dir, 'notes', '--ref=patchtx', 'add', '-m', 'by git meanwhile', 'HEAD~1^{tree}');
@@ -152,7 +163,11 @@ describe('uncommitted work a transaction replaces', () => {
     const result = JSON.parse(r.stdout);
     const ops = (files: { op: string; path: string }[]): string[] => files.map((f) => `${f.op} ${f.path}`).sort();
     // what git itself says the commit did
-    const byGit = git(dir, 'diff-tree', '--no-commit-id', '--name-status', '-r', result.commit).trim().split('\n').map((l) => l.replace('\t', ' ')).sort();
+    const byGit = git(dir, 'diff-tree', '--no-commit-id', '--name-status', '-r', result.commit)
+      .trim()
+      .split('\n')
+      .map((l) => l.replace('\t', ' '))
+      .sort();
     expect(byGit).toEqual(['A loose.txt', 'M docs/notes.txt']);
     expect(ops(result.files)).toEqual(byGit);
     const body = git(dir, 'log', '-1', '--format=%B', result.commit);

@@ -137,7 +137,7 @@ describe('a special file where the patch writes or removes a file', () => {
     expectUntouched(dir, before);
   });
 
-  it('apply_patch outside a repository: a named pipe at an Add\'s path is refused too, and stays', () => {
+  it("apply_patch outside a repository: a named pipe at an Add's path is refused too, and stays", () => {
     const dir = tempDir();
     mkfifo(dir, 'pipe.txt');
     const r = spawnSync(process.execPath, [path.join(path.dirname(binPath()), 'apply_patch.cjs')], {
@@ -153,7 +153,7 @@ describe('a special file where the patch writes or removes a file', () => {
     expect(readdirSync(dir).sort()).toEqual(['pipe.txt']);
   });
 
-  it('an untracked socket at an Add\'s path: refused the same way', async () => {
+  it("an untracked socket at an Add's path: refused the same way", async () => {
     const dir = makeRepo('basic');
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(path.join(dir, 'sock'), resolve));

@@ -81,7 +81,12 @@ describe.skipIf(!immutableSupported)('paths the transaction cannot write', () =>
   it('a directory to be created in: the nearest one that exists is checked', async () => {
     const dir = makeRepo('basic');
     makeImmutable(path.join(dir, 'docs'));
-    await expectRefused(dir, v4a('*** Add File: docs/new/deeper/a.md', '+a'), 'docs/new/deeper/a.md', /^cannot create docs\/new\/deeper\/a\.md: the directory docs cannot be written to \(EPERM/);
+    await expectRefused(
+      dir,
+      v4a('*** Add File: docs/new/deeper/a.md', '+a'),
+      'docs/new/deeper/a.md',
+      /^cannot create docs\/new\/deeper\/a\.md: the directory docs cannot be written to \(EPERM/,
+    );
   });
 
   it('the working tree root itself', async () => {

@@ -30,7 +30,15 @@ describe('withMoves', () => {
       { op: 'D', path: 'c' },
       { op: 'M', path: 'e' },
     ];
-    expect(withMoves(changes, new Map([['b', 'a'], ['d', 'c']]))).toEqual([
+    expect(
+      withMoves(
+        changes,
+        new Map([
+          ['b', 'a'],
+          ['d', 'c'],
+        ]),
+      ),
+    ).toEqual([
       { op: 'R', path: 'b', from: 'a' },
       { op: 'R', path: 'd', from: 'c' },
       { op: 'M', path: 'e' },

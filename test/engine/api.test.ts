@@ -5,10 +5,7 @@ import { failure, patchOf } from './support.js';
 describe('applyPatch (library face)', () => {
   it('applies a patch to files held in an object', () => {
     const input = { 'src/a.txt': 'one\ntwo\n', 'old.txt': 'bye\n' };
-    const r = applyPatch(
-      patchOf('*** Update File: src/a.txt', '@@', '-two', '+TWO', '*** Delete File: old.txt', '*** Add File: new/n.txt', '+hi'),
-      input,
-    );
+    const r = applyPatch(patchOf('*** Update File: src/a.txt', '@@', '-two', '+TWO', '*** Delete File: old.txt', '*** Add File: new/n.txt', '+hi'), input);
     expect(r.files).toEqual({ 'src/a.txt': 'one\nTWO\n', 'old.txt': null, 'new/n.txt': 'hi\n' });
     expect(r.changes).toEqual([
       { op: 'M', path: 'src/a.txt' },
@@ -110,8 +107,7 @@ describe('parsePatch (library face)', () => {
 });
 
 describe('a `cd DIR && apply_patch <<EOF` wrapper (library face)', () => {
-  const wrapped = (dir: string, ...hunk: string[]): string =>
-    [`cd ${dir} && apply_patch <<'EOF'`, patchOf(...hunk), 'EOF'].join('\n');
+  const wrapped = (dir: string, ...hunk: string[]): string => [`cd ${dir} && apply_patch <<'EOF'`, patchOf(...hunk), 'EOF'].join('\n');
 
   it('parsePatch exposes the directory; paths stay as written', () => {
     const p = parsePatch(wrapped('"my dir"', '*** Delete File: a.txt'));

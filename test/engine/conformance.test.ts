@@ -102,9 +102,7 @@ describe.skipIf(!hasScenarios)('Codex scenario suite', () => {
     expect(message('005_rejects_empty_patch')).toContain('No files were modified');
     expect(message('006_rejects_missing_context')).toMatch(/^Failed to find expected lines in modify\.txt:\nmissing\n/);
     expect(message('007_rejects_missing_file_delete')).toMatch(/^Failed to delete file missing\.txt/);
-    expect(message('009_requires_existing_file_for_update')).toBe(
-      'Failed to read file to update missing.txt: No such file or directory',
-    );
+    expect(message('009_requires_existing_file_for_update')).toBe('Failed to read file to update missing.txt: No such file or directory');
     expect(message('012_delete_directory_fails')).toMatch(/^Failed to delete file dir/);
   });
 });

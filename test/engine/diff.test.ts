@@ -4,9 +4,7 @@ import { bytes } from './support.js';
 
 describe('unifiedDiff', () => {
   it('a modification with a/ b/ headers', () => {
-    expect(unifiedDiff('src/a.txt', bytes('one\ntwo\n'), bytes('one\nTWO\n'))).toBe(
-      '--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n',
-    );
+    expect(unifiedDiff('src/a.txt', bytes('one\ntwo\n'), bytes('one\nTWO\n'))).toBe('--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n');
   });
 
   it('additions and deletions use /dev/null', () => {
@@ -15,9 +13,7 @@ describe('unifiedDiff', () => {
   });
 
   it('a rename names both sides', () => {
-    expect(unifiedDiff('new.txt', bytes('a\n'), bytes('b\n'), 'old.txt')).toBe(
-      '--- a/old.txt\n+++ b/new.txt\n@@ -1,1 +1,1 @@\n-a\n+b\n',
-    );
+    expect(unifiedDiff('new.txt', bytes('a\n'), bytes('b\n'), 'old.txt')).toBe('--- a/old.txt\n+++ b/new.txt\n@@ -1,1 +1,1 @@\n-a\n+b\n');
     expect(unifiedDiff('new.txt', bytes('a\n'), bytes('a\n'), 'old.txt')).toBe('--- a/old.txt\n+++ b/new.txt\n');
   });
 

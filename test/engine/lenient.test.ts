@@ -44,14 +44,7 @@ function applied(patchLines: string[], files: Record<string, string>, strict = f
   return { file: (name: string) => text(p.files.get(name))!, warnings: p.warnings };
 }
 
-const PY = [
-  'class Service:',
-  '    def handle(self, x):',
-  '        if x:',
-  '            return 1',
-  '        return 2',
-  '',
-].join('\n');
+const PY = ['class Service:', '    def handle(self, x):', '        if x:', '            return 1', '        return 2', ''].join('\n');
 
 describe('re-indenting + lines after a match with leading whitespace ignored', () => {
   it('Python, context written one level too shallow: the + lines go one level deeper', () => {
@@ -67,7 +60,17 @@ describe('re-indenting + lines after a match with leading whitespace ignored', (
   it('Python, context written one level too deep: the + lines go one level shallower', () => {
     const src = 'def f(x):\n    if x:\n        return 1\n    return 2\n';
     const r = applied(
-      ['*** Update File: f.py', '@@', '     def f(x):', '         if x:', '-            return 1', '+            if x > 9:', '+                return 9', '+            return 1', '         return 2'],
+      [
+        '*** Update File: f.py',
+        '@@',
+        '     def f(x):',
+        '         if x:',
+        '-            return 1',
+        '+            if x > 9:',
+        '+                return 9',
+        '+            return 1',
+        '         return 2',
+      ],
       { 'f.py': src },
     );
     expect(r.file('f.py')).toBe('def f(x):\n    if x:\n        if x > 9:\n            return 9\n        return 1\n    return 2\n');
@@ -78,7 +81,17 @@ describe('re-indenting + lines after a match with leading whitespace ignored', (
     const src = 'def f(x):\n\tif x:\n\t\treturn 1\n\treturn 2\n';
     expect(pythonParses(src)).toBe(true);
     const r = applied(
-      ['*** Update File: t.py', '@@', ' def f(x):', '     if x:', '-        return 1', '+        y = x + 1', '+        if y:', '+            return y', '     return 2'],
+      [
+        '*** Update File: t.py',
+        '@@',
+        ' def f(x):',
+        '     if x:',
+        '-        return 1',
+        '+        y = x + 1',
+        '+        if y:',
+        '+            return y',
+        '     return 2',
+      ],
       { 't.py': src },
     );
     expect(r.file('t.py')).toBe('def f(x):\n\tif x:\n\t\ty = x + 1\n\t\tif y:\n\t\t\treturn y\n\treturn 2\n');
@@ -88,7 +101,20 @@ describe('re-indenting + lines after a match with leading whitespace ignored', (
   it('YAML indented by four, patch by two: the + lines land in the same mapping', () => {
     const src = 'services:\n    web:\n        image: nginx\n        ports:\n            - "80:80"\n';
     const r = applied(
-      ['*** Update File: c.yaml', '@@', ' services:', '   web:', '     image: nginx', '-    ports:', '-      - "80:80"', '+    ports:', '+      - "80:80"', '+      - "443:443"', '+    environment:', '+      DEBUG: "1"'],
+      [
+        '*** Update File: c.yaml',
+        '@@',
+        ' services:',
+        '   web:',
+        '     image: nginx',
+        '-    ports:',
+        '-      - "80:80"',
+        '+    ports:',
+        '+      - "80:80"',
+        '+      - "443:443"',
+        '+    environment:',
+        '+      DEBUG: "1"',
+      ],
       { 'c.yaml': src },
     );
     expect(yamlData(r.file('c.yaml'))).toEqual({
@@ -98,10 +124,9 @@ describe('re-indenting + lines after a match with leading whitespace ignored', (
 
   it('YAML, context missing a level: the + lines stay under the key they belong to', () => {
     const src = 'app:\n  web:\n    image: nginx\n    replicas: 1\n';
-    const r = applied(
-      ['*** Update File: c.yaml', '@@', ' web:', '   image: nginx', '-  replicas: 1', '+  replicas: 3', '+  labels:', '+    tier: front'],
-      { 'c.yaml': src },
-    );
+    const r = applied(['*** Update File: c.yaml', '@@', ' web:', '   image: nginx', '-  replicas: 1', '+  replicas: 3', '+  labels:', '+    tier: front'], {
+      'c.yaml': src,
+    });
     expect(yamlData(r.file('c.yaml'))).toEqual({ app: { web: { image: 'nginx', replicas: 3, labels: { tier: 'front' } } } });
   });
 
@@ -127,13 +152,8 @@ describe('re-indenting + lines after a match with leading whitespace ignored', (
 
 describe('warnings for lenient matches, and strict mode', () => {
   it('names the pass and the file lines', () => {
-    const r = applied(
-      ['*** Update File: s.py', '@@', ' def handle(self, x):', '     if x:', '-        return 1', '+        return 3'],
-      { 's.py': PY },
-    );
-    expect(r.warnings).toEqual([
-      expect.objectContaining({ kind: 'lenient_match', path: 's.py', chunk: 1, line: 3, pass: 'trim', fileLines: [2, 4] }),
-    ]);
+    const r = applied(['*** Update File: s.py', '@@', ' def handle(self, x):', '     if x:', '-        return 1', '+        return 3'], { 's.py': PY });
+    expect(r.warnings).toEqual([expect.objectContaining({ kind: 'lenient_match', path: 's.py', chunk: 1, line: 3, pass: 'trim', fileLines: [2, 4] })]);
     const message = (r.warnings[0] as { message: string }).message;
     expect(message).toContain('lines 2-4');
     expect(message).toContain('leading');
@@ -143,9 +163,7 @@ describe('warnings for lenient matches, and strict mode', () => {
   it('trailing whitespace only: a warning, and strict accepts it', () => {
     const src = 'a  \nb\n';
     const patch = ['*** Update File: a.txt', '@@', '-a', '+A'];
-    expect(applied(patch, { 'a.txt': src }).warnings).toEqual([
-      expect.objectContaining({ kind: 'lenient_match', pass: 'trim_end', fileLines: [1, 1] }),
-    ]);
+    expect(applied(patch, { 'a.txt': src }).warnings).toEqual([expect.objectContaining({ kind: 'lenient_match', pass: 'trim_end', fileLines: [1, 1] })]);
     expect(applied(patch, { 'a.txt': src }, true).file('a.txt')).toBe('A\nb\n');
   });
 

@@ -98,9 +98,7 @@ describe('planPatch: Update File', () => {
   });
 
   it('chunk errors carry path, chunk and patch line', () => {
-    const e = failure(() =>
-      plan(patchOf('*** Update File: m.txt', '@@', '-a', '+A', '@@', '-zzz', '+Z'), { 'm.txt': 'a\nb\n' }),
-    );
+    const e = failure(() => plan(patchOf('*** Update File: m.txt', '@@', '-a', '+A', '@@', '-zzz', '+Z'), { 'm.txt': 'a\nb\n' }));
     expect(e.kind).toBe('context_not_found');
     expect(e.data).toMatchObject({ path: 'm.txt', chunk: 2, line: 6 });
   });
@@ -109,9 +107,7 @@ describe('planPatch: Update File', () => {
     const patch = patchOf('*** Update File: m.txt', '@@', '-x', '+y');
     const p = plan(patch, { 'm.txt': 'x\nx\n' });
     expect(text(p.files.get('m.txt'))).toBe('y\nx\n');
-    expect(p.warnings).toEqual([
-      expect.objectContaining({ kind: 'ambiguous_match', path: 'm.txt', chunk: 1, line: 3, candidates: [2] }),
-    ]);
+    expect(p.warnings).toEqual([expect.objectContaining({ kind: 'ambiguous_match', path: 'm.txt', chunk: 1, line: 3, candidates: [2] })]);
     const e = failure(() => plan(patch, { 'm.txt': 'x\nx\n' }, { strict: true }));
     expect(e.kind).toBe('ambiguous_match');
     expect(e.data).toEqual({ path: 'm.txt', chunk: 1, line: 3, candidates: [1, 2] });
@@ -152,9 +148,7 @@ describe('planPatch: Move to', () => {
   it('refuses a destination that is a directory, or below a file', () => {
     const dir = failure(() => plan(patchOf('*** Update File: a.txt', '*** Move to: d', '@@', '-a'), { 'a.txt': 'a\n', 'd/x': 'x' }));
     expect(dir.kind).toBe('is_directory');
-    const under = failure(() =>
-      plan(patchOf('*** Update File: a.txt', '*** Move to: b.txt/c', '@@', '-a'), { 'a.txt': 'a\n', 'b.txt': 'b' }),
-    );
+    const under = failure(() => plan(patchOf('*** Update File: a.txt', '*** Move to: b.txt/c', '@@', '-a'), { 'a.txt': 'a\n', 'b.txt': 'b' }));
     expect(under.kind).toBe('already_exists');
   });
 
@@ -177,10 +171,9 @@ describe('planPatch: Move to', () => {
   });
 
   it('rename chains collapse to one R; a move back is no change', () => {
-    const chain = plan(
-      patchOf('*** Update File: a', '*** Move to: b', '@@', '-1', '+2', '*** Update File: b', '*** Move to: c', '@@', '-2', '+3'),
-      { a: '1\n' },
-    );
+    const chain = plan(patchOf('*** Update File: a', '*** Move to: b', '@@', '-1', '+2', '*** Update File: b', '*** Move to: c', '@@', '-2', '+3'), {
+      a: '1\n',
+    });
     expect(chain.changes).toEqual([{ op: 'R', path: 'c', from: 'a' }]);
     expect(chain.summary).toEqual(['M b', 'M c']);
     const back = plan(patchOf('*** Update File: a', '*** Move to: b', '*** Update File: b', '*** Move to: a'), { a: 'x\n' });
@@ -232,7 +225,13 @@ describe('planPatch: several hunks', () => {
     const files = treeOf({ 'keep.txt': 'k\n' });
     const e = failure(() =>
       planPatch(
-        { hunks: [{ kind: 'add', path: 'created.txt', contents: 'hello\n', line: 2 }, { kind: 'update', path: 'missing.txt', moveTo: null, chunks: [], line: 4 }], text: '' },
+        {
+          hunks: [
+            { kind: 'add', path: 'created.txt', contents: 'hello\n', line: 2 },
+            { kind: 'update', path: 'missing.txt', moveTo: null, chunks: [], line: 4 },
+          ],
+          text: '',
+        },
         lookupOf(files),
       ),
     );
@@ -249,19 +248,13 @@ describe('planPatch: several hunks', () => {
   });
 
   it('changes list paths in order of first touch', () => {
-    const p = plan(
-      patchOf('*** Update File: z', '@@', '-z', '+Z', '*** Add File: a', '+a', '*** Delete File: m'),
-      { z: 'z\n', m: 'm\n' },
-    );
+    const p = plan(patchOf('*** Update File: z', '@@', '-z', '+Z', '*** Add File: a', '+a', '*** Delete File: m'), { z: 'z\n', m: 'm\n' });
     expect(p.changes.map((c) => c.path)).toEqual(['z', 'a', 'm']);
   });
 
   it('only touched paths are in the plan; untouched files stay as they are', () => {
     const files = treeOf({ 'a.txt': 'a\r\nb\r\n', 'bin.dat': PNG });
-    const p = planPatch(
-      { hunks: [{ kind: 'delete', path: 'a.txt', line: 2 }], text: '' },
-      lookupOf(files),
-    );
+    const p = planPatch({ hunks: [{ kind: 'delete', path: 'a.txt', line: 2 }], text: '' }, lookupOf(files));
     expect([...p.files.keys()]).toEqual(['a.txt']);
     const out = applyPlan(files, p);
     expect([...out.keys()]).toEqual(['bin.dat']);
@@ -272,7 +265,16 @@ describe('planPatch: several hunks', () => {
 describe('planPatch: end to end through the parser', () => {
   it('stacked @@ headers and pure additions under a header', () => {
     const out = run(
-      patchOf('*** Update File: app.py', '@@ class B:', '@@ def run(self):', '+        log()', ' ', '@@ def other(self):', '-        pass', '+        return 2'),
+      patchOf(
+        '*** Update File: app.py',
+        '@@ class B:',
+        '@@ def run(self):',
+        '+        log()',
+        ' ',
+        '@@ def other(self):',
+        '-        pass',
+        '+        return 2',
+      ),
       { 'app.py': 'class A:\n    def run(self):\n        pass\nclass B:\n    def run(self):\n\n    def other(self):\n        pass\n' },
     );
     expect(out['app.py']).toBe(
@@ -300,7 +302,19 @@ describe('planPatch: end to end through the parser', () => {
     // a whole stack repeated, one level deeper each time
     const nested = 'class T:\n    def f():\n        if a:\n            x = 1\n        if b:\n            x = 1\n';
     const out = run(
-      patchOf('*** Update File: n.py', '@@ class T:', '@@ def f():', '@@ if a:', '-            x = 1', '+            x = 2', '@@ class T:', '@@ def f():', '@@ if b:', '-            x = 1', '+            x = 3'),
+      patchOf(
+        '*** Update File: n.py',
+        '@@ class T:',
+        '@@ def f():',
+        '@@ if a:',
+        '-            x = 1',
+        '+            x = 2',
+        '@@ class T:',
+        '@@ def f():',
+        '@@ if b:',
+        '-            x = 1',
+        '+            x = 3',
+      ),
       { 'n.py': nested },
     );
     expect(out['n.py']).toBe('class T:\n    def f():\n        if a:\n            x = 2\n        if b:\n            x = 3\n');
@@ -310,13 +324,17 @@ describe('planPatch: end to end through the parser', () => {
     const file = 'class A:\n    pass\nclass B:\n    def run():\n        pass\n';
     // `class A` was never a chunk's scope here: still out of file order
     const e = failure(() =>
-      plan(patchOf('*** Update File: t.py', '@@ class B:', '@@ def run():', '-        pass', '+        x', '@@ class A:', '-    pass', '+    y'), { 't.py': file }),
+      plan(patchOf('*** Update File: t.py', '@@ class B:', '@@ def run():', '-        pass', '+        x', '@@ class A:', '-    pass', '+    y'), {
+        't.py': file,
+      }),
     );
     expect(e.kind).toBe('context_not_found');
     expect(e.message).toContain("Failed to find context 'class A:' in t.py");
     // nor is a header below the first of its stack that points back
     const e2 = failure(() =>
-      plan(patchOf('*** Update File: t.py', '@@ class A:', '-    pass', '+    y', '@@ class B:', '@@ class A:', '-        pass', '+        x'), { 't.py': file }),
+      plan(patchOf('*** Update File: t.py', '@@ class A:', '-    pass', '+    y', '@@ class B:', '@@ class A:', '-        pass', '+        x'), {
+        't.py': file,
+      }),
     );
     expect(e2.message).toContain("Failed to find context 'class A:' in t.py");
   });

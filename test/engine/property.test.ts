@@ -54,9 +54,9 @@ const filePair = fc
   })
   .filter((p) => p.before !== p.after);
 
-const patchCase = fc.array(filePair, { minLength: 1, maxLength: 3 }).map((pairs): FileTexts[] =>
-  pairs.map((p, i) => ({ path: i === 1 ? `dir/f${i}.txt` : `f${i}.txt`, ...p })),
-);
+const patchCase = fc
+  .array(filePair, { minLength: 1, maxLength: 3 })
+  .map((pairs): FileTexts[] => pairs.map((p, i) => ({ path: i === 1 ? `dir/f${i}.txt` : `f${i}.txt`, ...p })));
 
 describe('round trip: createPatchFromTexts -> parsePatch -> planPatch', () => {
   it('reproduces every second text byte for byte, without warnings', () => {

@@ -50,11 +50,7 @@ export function plan(patchText: string, files: Record<string, string | Uint8Arra
 }
 
 /** Applies the patch and returns the resulting files as text. */
-export function run(
-  patchText: string,
-  files: Record<string, string | Uint8Array>,
-  options?: PlanOptions,
-): Record<string, string> {
+export function run(patchText: string, files: Record<string, string | Uint8Array>, options?: PlanOptions): Record<string, string> {
   const tree = treeOf(files);
   const result = applyPlan(tree, planPatch(parsePatch(patchText), lookupOf(tree), options));
   return Object.fromEntries([...result].map(([p, b]) => [p, text(b)!]));

@@ -32,7 +32,19 @@ export function v4a(...lines: string[]): string {
 export function isolateGitEnv(): void {
   process.env.GIT_CONFIG_NOSYSTEM = '1';
   process.env.GIT_CONFIG_GLOBAL = '/dev/null';
-  for (const k of ['GIT_AUTHOR_NAME', 'GIT_AUTHOR_EMAIL', 'GIT_AUTHOR_DATE', 'GIT_COMMITTER_NAME', 'GIT_COMMITTER_EMAIL', 'GIT_COMMITTER_DATE', 'EMAIL', 'GIT_DIR', 'GIT_WORK_TREE', 'NO_COLOR', 'FORCE_COLOR']) {
+  for (const k of [
+    'GIT_AUTHOR_NAME',
+    'GIT_AUTHOR_EMAIL',
+    'GIT_AUTHOR_DATE',
+    'GIT_COMMITTER_NAME',
+    'GIT_COMMITTER_EMAIL',
+    'GIT_COMMITTER_DATE',
+    'EMAIL',
+    'GIT_DIR',
+    'GIT_WORK_TREE',
+    'NO_COLOR',
+    'FORCE_COLOR',
+  ]) {
     delete process.env[k];
   }
 }

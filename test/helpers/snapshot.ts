@@ -92,7 +92,10 @@ export function leftoverFiles(gitdir: string): string[] {
         else walk(abs, relPath);
         continue;
       }
-      if (name.endsWith('.lock') || (relPath.startsWith('patchtx/') && (name.startsWith('journal') || name.startsWith('recovering-') || name.includes('.tmp')))) {
+      if (
+        name.endsWith('.lock') ||
+        (relPath.startsWith('patchtx/') && (name.startsWith('journal') || name.startsWith('recovering-') || name.includes('.tmp')))
+      ) {
         found.push(relPath);
       }
     }

@@ -38,7 +38,14 @@ describe('Codex session files', () => {
   });
 
   it('resolves the directory from the call, else the latest turn, else the session', () => {
-    expect(entries.map((e) => e.cwd)).toEqual(['/home/dev/proj', '/home/dev/proj', '/home/dev/proj', '/home/dev/proj/pkg', '/home/dev/proj', '/home/dev/proj/pkg']);
+    expect(entries.map((e) => e.cwd)).toEqual([
+      '/home/dev/proj',
+      '/home/dev/proj',
+      '/home/dev/proj',
+      '/home/dev/proj/pkg',
+      '/home/dev/proj',
+      '/home/dev/proj/pkg',
+    ]);
   });
 
   it('keeps each patch as the call gave it: a heredoc keeps its cd, and every patch parses', () => {

@@ -26,13 +26,9 @@ describe('locateChunks', () => {
 
   it('an @@ context must equal a whole line and moves the cursor past it', () => {
     const file = ['def f():', '    return 1', 'def g():', '    return 1'];
-    expect(apply(file, [chunk(['-    return 1', '+    return 2'], { contexts: ['def g():'] })]).text).toBe(
-      'def f():\n    return 1\ndef g():\n    return 2\n',
-    );
+    expect(apply(file, [chunk(['-    return 1', '+    return 2'], { contexts: ['def g():'] })]).text).toBe('def f():\n    return 1\ndef g():\n    return 2\n');
     // the header is compared with the match passes: indentation and trailing spaces ignored
-    expect(apply(file, [chunk(['-    return 1', '+    return 2'], { contexts: ['  def g():  '] })]).text).toContain(
-      'def g():\n    return 2',
-    );
+    expect(apply(file, [chunk(['-    return 1', '+    return 2'], { contexts: ['  def g():  '] })]).text).toContain('def g():\n    return 2');
     const e = failure(() => apply(file, [chunk(['-    return 1', '+x'], { contexts: ['def g'] })]));
     expect(e.kind).toBe('context_not_found');
     expect(e.message).toMatch(/^Failed to find context 'def g' in f\.txt\n/);
@@ -57,9 +53,7 @@ describe('locateChunks', () => {
 
   it('a pure addition under an @@ context is inserted right after the context line (divergence)', () => {
     expect(apply(['a', 'b', 'c'], [chunk(['+inserted'], { contexts: ['a'] })]).text).toBe('a\ninserted\nb\nc\n');
-    expect(
-      apply(['a', 'b', 'c'], [chunk(['+x'], { contexts: ['a'] }), chunk(['+y'], { contexts: ['b'] })]).text,
-    ).toBe('a\nx\nb\ny\nc\n');
+    expect(apply(['a', 'b', 'c'], [chunk(['+x'], { contexts: ['a'] }), chunk(['+y'], { contexts: ['b'] })]).text).toBe('a\nx\nb\ny\nc\n');
   });
 
   it('retries without a trailing empty old line (and empty new line)', () => {
@@ -105,9 +99,7 @@ describe('locateChunks', () => {
     const file = ['x = 1', 'y', 'x = 1', 'y', 'x = 1'];
     const r = apply(file, [chunk(['-x = 1', '+x = 2'], { line: 4 })]);
     expect(r.text).toBe('x = 2\ny\nx = 1\ny\nx = 1\n');
-    expect(r.warnings).toEqual([
-      expect.objectContaining({ kind: 'ambiguous_match', path: 'f.txt', chunk: 1, line: 4, candidates: [3, 5] }),
-    ]);
+    expect(r.warnings).toEqual([expect.objectContaining({ kind: 'ambiguous_match', path: 'f.txt', chunk: 1, line: 4, candidates: [3, 5] })]);
     expect((r.warnings[0] as { message: string }).message).toContain('match at line 1 and also at lines 3, 5');
   });
 
@@ -116,7 +108,7 @@ describe('locateChunks', () => {
     expect(e.kind).toBe('ambiguous_match');
     expect(e.data).toEqual({ path: 'f.txt', chunk: 1, line: 7, candidates: [1, 2] });
     expect(e.message).toBe(
-      "f.txt: chunk 1 (patch line 7) is ambiguous: its lines match at line 1 and also at line 2. Add context lines (or an @@ line) so the chunk matches only one place.",
+      'f.txt: chunk 1 (patch line 7) is ambiguous: its lines match at line 1 and also at line 2. Add context lines (or an @@ line) so the chunk matches only one place.',
     );
   });
 
@@ -136,9 +128,7 @@ describe('locateChunks', () => {
     expect(r.warnings).toEqual([expect.objectContaining({ chunk: 2, candidates: [4] })]);
     // a duplicate between a chunk and the next one's place is reported for that chunk
     const between = ['a', 'x', 'a', 'b'];
-    expect(apply(between, [chunk(['-a', '+A']), chunk(['-b', '+B'])]).warnings).toEqual([
-      expect.objectContaining({ chunk: 1, candidates: [3] }),
-    ]);
+    expect(apply(between, [chunk(['-a', '+A']), chunk(['-b', '+B'])]).warnings).toEqual([expect.objectContaining({ chunk: 1, candidates: [3] })]);
   });
 
   it('an ambiguous @@ context of a pure addition is reported', () => {
@@ -197,10 +187,7 @@ describe('an @@ header restated behind the cursor (the scope of an earlier chunk
     // the first chunk opens both `x \u2013 y` (line 1) and `x - y` (line 3); the restated
     // `x \u2013 y` equals line 3 only with punctuation folded, line 1 exactly
     const f = ['x \u2013 y', 'a', 'x - y', 'b', 'c'];
-    const chunks = [
-      chunk(['-b', '+B'], { contexts: ['x \u2013 y', 'x - y'] }),
-      chunk(['-c', '+C'], { contexts: ['x \u2013 y'] }),
-    ];
+    const chunks = [chunk(['-b', '+B'], { contexts: ['x \u2013 y', 'x - y'] }), chunk(['-c', '+C'], { contexts: ['x \u2013 y'] })];
     const r = apply(f, chunks, true);
     expect(lines(r.text)).toEqual(['x \u2013 y', 'a', 'x - y', 'B', 'C']);
     expect(r.warnings).toEqual([]);

@@ -6,7 +6,9 @@ import { chunk } from './chunks.js';
 /** The + lines of `patch` after re-indenting against the file's text of its old lines. */
 function added(patch: string[], fileOld: string[], unit?: string): string[] {
   const c = chunk(patch);
-  return reindentChunk(c.lines, fileOld, unit ?? indentUnit(fileOld)).lines.filter((l) => l.op === '+').map((l) => l.text);
+  return reindentChunk(c.lines, fileOld, unit ?? indentUnit(fileOld))
+    .lines.filter((l) => l.op === '+')
+    .map((l) => l.text);
 }
 
 describe('indentUnit', () => {
@@ -19,7 +21,7 @@ describe('indentUnit', () => {
 });
 
 describe('reindentChunk', () => {
-  it('leaves the lines alone when every old line has the file\'s indentation', () => {
+  it("leaves the lines alone when every old line has the file's indentation", () => {
     const c = chunk([' a', '-  b', '+  B']);
     expect(reindentChunk(c.lines, ['a', '  b'], '  ')).toEqual({ lines: c.lines, changed: false });
   });
@@ -31,7 +33,11 @@ describe('reindentChunk', () => {
 
   it('maps levels between units: tabs for spaces, four spaces for two', () => {
     expect(added([' if x:', '-    a()', '+    b()', '+        c()', '+      aligned'], ['if x:', '\ta()'], '\t')).toEqual(['\tb()', '\t\tc()', '\t  aligned']);
-    expect(added([' k:', '-  a: 1', '+  a: 2', '+  b:', '+    c: 3'], ['    k:', '        a: 1'], '    ')).toEqual(['        a: 2', '        b:', '            c: 3']);
+    expect(added([' k:', '-  a: 1', '+  a: 2', '+  b:', '+    c: 3'], ['    k:', '        a: 1'], '    ')).toEqual([
+      '        a: 2',
+      '        b:',
+      '            c: 3',
+    ]);
   });
 
   it('keeps blank + lines blank', () => {

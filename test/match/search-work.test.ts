@@ -88,18 +88,26 @@ describe('search work', () => {
       .array(fc.tuple(line, fc.integer({ min: 1, max: 30 })), { maxLength: 25 })
       .map((runs) => runs.flatMap(([l, k]) => Array.from({ length: k }, () => l)));
     fc.assert(
-      fc.property(file, fc.array(line, { minLength: 1, maxLength: 12 }), fc.nat(60), fc.boolean(), fc.nat(6), fc.boolean(), (lines, pattern, start, eof, max, indexed) => {
-        const { search } = searchOf(lines);
-        // small files seldom grow an index by themselves: half of the runs start with one
-        if (indexed) for (const pass of MATCH_PASSES) buildLineIndex(search, pass);
-        // several searches on one file, as a hunk makes them: the file's indexes build up meanwhile
-        for (let round = 0; round < 3; round++) {
-          expect(seekSequence(search, pattern, start, eof, max)).toEqual(naiveSeek(lines, pattern, start, eof, max));
-          for (const pass of MATCH_PASSES) {
-            expect(findMatchesOfPass(search, pattern, pass, start, start + 90, max)).toEqual(naiveMatches(lines, pattern, pass, start, start + 90, max));
+      fc.property(
+        file,
+        fc.array(line, { minLength: 1, maxLength: 12 }),
+        fc.nat(60),
+        fc.boolean(),
+        fc.nat(6),
+        fc.boolean(),
+        (lines, pattern, start, eof, max, indexed) => {
+          const { search } = searchOf(lines);
+          // small files seldom grow an index by themselves: half of the runs start with one
+          if (indexed) for (const pass of MATCH_PASSES) buildLineIndex(search, pass);
+          // several searches on one file, as a hunk makes them: the file's indexes build up meanwhile
+          for (let round = 0; round < 3; round++) {
+            expect(seekSequence(search, pattern, start, eof, max)).toEqual(naiveSeek(lines, pattern, start, eof, max));
+            for (const pass of MATCH_PASSES) {
+              expect(findMatchesOfPass(search, pattern, pass, start, start + 90, max)).toEqual(naiveMatches(lines, pattern, pass, start, start + 90, max));
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 3000 },
     );
   });

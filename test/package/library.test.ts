@@ -46,7 +46,14 @@ describe("the package's library face", () => {
       // the declarations of the transaction library name Node's types (Buffer, NodeJS.ProcessEnv):
       // a Node program has them, here from this project's own
       JSON.stringify({
-        compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, typeRoots: [path.join(repoRoot, 'node_modules', '@types')], types: ['node'] },
+        compilerOptions: {
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          typeRoots: [path.join(repoRoot, 'node_modules', '@types')],
+          types: ['node'],
+        },
         files: ['use.ts'],
       }),
     );

@@ -12,7 +12,11 @@ import { cleanupRepos, git, makeRepo, repoRoot } from '../helpers/repos.js';
 const work = mkdtempSync(path.join(os.tmpdir(), 'patchtx-pack-'));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 // the build is run by `npm test`; packing must not rebuild dist/ under the other tests' feet
-const quiet = { cwd: repoRoot, encoding: 'utf8' as const, env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } };
+const quiet = {
+  cwd: repoRoot,
+  encoding: 'utf8' as const,
+  env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
+};
 
 let files: string[] = [];
 let consumer = '';
@@ -103,11 +107,11 @@ describe('the published package', () => {
       path.join(consumer, 'typed.ts'),
       "import { openRepository, PatchtxError, type ApplyJson, type ApplyOptions, type Repository } from 'patchtx';\n" +
         "const options: ApplyOptions = { dirty: 'include', trailers: ['A=b'], limits: { patchBytes: 1024 }, wait: 1 };\n" +
-        "export async function run(dir: string): Promise<string | null> {\n" +
+        'export async function run(dir: string): Promise<string | null> {\n' +
         '  const repo: Repository = await openRepository({ dir });\n' +
         "  const r: ApplyJson = await repo.apply('', options);\n" +
-        "  const [last] = await repo.log({ maxCount: 1 });\n" +
-        '  return r.commit ?? last?.commit ?? (new PatchtxError(\'usage\', \'x\').kind);\n' +
+        '  const [last] = await repo.log({ maxCount: 1 });\n' +
+        "  return r.commit ?? last?.commit ?? (new PatchtxError('usage', 'x').kind);\n" +
         '}\n' +
         "// @ts-expect-error: dirty is 'refuse' or 'include'\n" +
         "export const wrong: ApplyOptions = { dirty: 'sometimes' };\n",
@@ -116,7 +120,16 @@ describe('the published package', () => {
       path.join(consumer, 'tsconfig.json'),
       // a Node program has Node's types (the declarations name Buffer and NodeJS): taken from this project's
       JSON.stringify({
-        compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', skipLibCheck: false, typeRoots: [path.join(repoRoot, 'node_modules', '@types')], types: ['node'] },
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          skipLibCheck: false,
+          typeRoots: [path.join(repoRoot, 'node_modules', '@types')],
+          types: ['node'],
+        },
         files: ['typed.ts'],
       }),
     );

@@ -14,7 +14,10 @@ function roundTrip(before: string | null, after: string | null, path = 'f.txt'):
 
 const terminated = (t: string) => (t === '' || t.endsWith('\n') ? t : `${t}\n`);
 /** What an Update can deliver: every line terminated, line endings LF. */
-const normalized = (t: string) => linesOf(t).map((l) => `${l}\n`).join('');
+const normalized = (t: string) =>
+  linesOf(t)
+    .map((l) => `${l}\n`)
+    .join('');
 
 describe('createPatchFromTexts', () => {
   it('writes Add, Delete and Update hunks', () => {
@@ -142,9 +145,7 @@ describe('createPatchFromTexts', () => {
   it('property: a patch generated from any two texts applies back', () => {
     // A tiny alphabet makes repeated lines (and so ambiguous context) common.
     const line = fc.constantFrom('', 'a', 'b', 'c', ' a', '*** End Patch', '@@', '+', '-', 'x\ty');
-    const text = fc
-      .tuple(fc.array(line, { maxLength: 40 }), fc.boolean())
-      .map(([ls, nl]) => (ls.length === 0 ? '' : ls.join('\n') + (nl ? '\n' : '')));
+    const text = fc.tuple(fc.array(line, { maxLength: 40 }), fc.boolean()).map(([ls, nl]) => (ls.length === 0 ? '' : ls.join('\n') + (nl ? '\n' : '')));
     fc.assert(
       fc.property(text, text, (before, after) => {
         let patch: string;

@@ -44,9 +44,7 @@ describe('readEnvelope: the reference behaviour', () => {
 
   it('splits CRLF and drops one \\r per line', () => {
     expect(readEnvelope(BODY.join('\r\n') + '\r\n').lines).toEqual(BODY);
-    expect(readEnvelope(join('*** Begin Patch', '*** Delete File: a\r\r', '*** End Patch')).lines[1]).toBe(
-      '*** Delete File: a\r',
-    );
+    expect(readEnvelope(join('*** Begin Patch', '*** Delete File: a\r\r', '*** End Patch')).lines[1]).toBe('*** Delete File: a\r');
   });
 
   it('checks the first and last lines trimmed (018, 020)', () => {
@@ -130,9 +128,7 @@ describe('readEnvelope: heredoc wrappers', () => {
   });
 
   it('a heredoc around a single line keeps the outer error (the reference wants 4 lines)', () => {
-    expect(envelopeError(join('<<EOF', '*** Begin Patch', 'EOF')).message).toBe(
-      `${FIRST}; found text before it on line 1: '<<EOF'`,
-    );
+    expect(envelopeError(join('<<EOF', '*** Begin Patch', 'EOF')).message).toBe(`${FIRST}; found text before it on line 1: '<<EOF'`);
   });
 
   it.each([

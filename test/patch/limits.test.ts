@@ -13,8 +13,7 @@ function thrown(fn: () => unknown): PatchtxError {
   throw new Error('no error');
 }
 
-const adds = (n: number): string =>
-  ['*** Begin Patch', ...Array.from({ length: n }, (_, i) => `*** Add File: f${i}.txt\n+${i}`), '*** End Patch'].join('\n');
+const adds = (n: number): string => ['*** Begin Patch', ...Array.from({ length: n }, (_, i) => `*** Add File: f${i}.txt\n+${i}`), '*** End Patch'].join('\n');
 
 describe('patch limits in the parser', () => {
   it('defaults: 64 MiB of patch, 1 MiB a line, 10,000 operations', () => {

@@ -86,9 +86,7 @@ const fragment = fc.oneof(
   ),
   fc.string({ maxLength: 12 }),
   fc.string({ unit: 'grapheme', maxLength: 6 }),
-  fc.tuple(fc.constantFrom(' ', '-', '+', '*** Add File: ', '*** Update File: ', '@@ '), fc.string({ maxLength: 8 })).map(
-    ([a, b]) => a + b,
-  ),
+  fc.tuple(fc.constantFrom(' ', '-', '+', '*** Add File: ', '*** Update File: ', '@@ '), fc.string({ maxLength: 8 })).map(([a, b]) => a + b),
 );
 
 describe('parsePatch never throws anything but a PatchtxError', () => {
@@ -114,16 +112,11 @@ describe('parsePatch never throws anything but a PatchtxError', () => {
 
   it('on lines built from marker-ish fragments, LF or CRLF', () => {
     fc.assert(
-      fc.property(
-        fc.array(fragment, { maxLength: 14 }),
-        fc.boolean(),
-        fc.constantFrom('\n', '\r\n'),
-        (body, envelope, eol) => {
-          const lines = envelope ? ['*** Begin Patch', ...body, '*** End Patch'] : body;
-          const p = check(lines.join(eol));
-          if (p) invariants(p);
-        },
-      ),
+      fc.property(fc.array(fragment, { maxLength: 14 }), fc.boolean(), fc.constantFrom('\n', '\r\n'), (body, envelope, eol) => {
+        const lines = envelope ? ['*** Begin Patch', ...body, '*** End Patch'] : body;
+        const p = check(lines.join(eol));
+        if (p) invariants(p);
+      }),
       { numRuns: 3000 },
     );
   });
@@ -137,13 +130,27 @@ describe('parsePatch never throws anything but a PatchtxError', () => {
     );
     const chunk = fc
       .tuple(
-        fc.array(fc.oneof(fc.constant('@@'), text.map((t) => `@@ ${t}`)), { maxLength: 2 }),
+        fc.array(
+          fc.oneof(
+            fc.constant('@@'),
+            text.map((t) => `@@ ${t}`),
+          ),
+          { maxLength: 2 },
+        ),
         fc.array(diffLine, { minLength: 1, maxLength: 5 }),
         fc.boolean(),
       )
       .map(([headers, lines, eof]) => [...(headers.length === 0 ? ['@@'] : headers), ...lines, ...(eof ? ['*** End of File'] : [])]);
     const hunk = fc.oneof(
-      fc.tuple(path, fc.array(text.map((t) => `+${t}`), { maxLength: 4 })).map(([p, ls]) => [`*** Add File: ${p}`, ...ls]),
+      fc
+        .tuple(
+          path,
+          fc.array(
+            text.map((t) => `+${t}`),
+            { maxLength: 4 },
+          ),
+        )
+        .map(([p, ls]) => [`*** Add File: ${p}`, ...ls]),
       path.map((p) => [`*** Delete File: ${p}`]),
       fc
         .tuple(path, fc.option(path), fc.array(chunk, { minLength: 1, maxLength: 3 }))

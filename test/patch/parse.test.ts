@@ -27,8 +27,7 @@ function expectError(text: string, message: string, line: number | undefined, ki
 }
 
 const VALID_HEADERS = "Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'";
-const EVERY_LINE =
-  "Every line should start with ' ' (context line), '+' (added line), or '-' (removed line)";
+const EVERY_LINE = "Every line should start with ' ' (context line), '+' (added line), or '-' (removed line)";
 const SPACE_HINT = ' (did you forget the leading space of a context line?)';
 
 function update(h: Hunk | undefined) {
@@ -120,9 +119,7 @@ describe('parsePatch: hunks', () => {
   });
 
   it('@@ text keeps the text verbatim; an empty line is an empty context line', () => {
-    const u = update(
-      parsePatch(patch('*** Update File: a', '@@ def f():  ', ' a', '', '  ', '-b', '+c', '@@', '-d')).hunks[0],
-    );
+    const u = update(parsePatch(patch('*** Update File: a', '@@ def f():  ', ' a', '', '  ', '-b', '+c', '@@', '-d')).hunks[0]);
     expect(u.chunks).toHaveLength(2);
     expect(u.chunks[0]).toMatchObject({
       contexts: ['def f():  '],
@@ -165,13 +162,9 @@ describe('parsePatch: hunks', () => {
   });
 
   it('*** End of File closes the chunk and pins it', () => {
-    const u = update(
-      parsePatch(patch('*** Update File: t', '@@', ' first', '-second', '+second updated', '*** End of File')).hunks[0],
-    );
+    const u = update(parsePatch(patch('*** Update File: t', '@@', ' first', '-second', '+second updated', '*** End of File')).hunks[0]);
     expect(u.chunks[0]).toMatchObject({ isEndOfFile: true, oldLines: ['first', 'second'] });
-    const v = update(
-      parsePatch(patch('*** Update File: t', '-a', '*** End of File', '', '@@', '-b', '*** End of File')).hunks[0],
-    );
+    const v = update(parsePatch(patch('*** Update File: t', '-a', '*** End of File', '', '@@', '-b', '*** End of File')).hunks[0]);
     expect(v.chunks.map((c) => [c.isEndOfFile, c.line])).toEqual([
       [true, 3],
       [true, 6],
@@ -179,16 +172,12 @@ describe('parsePatch: hunks', () => {
   });
 
   it('lines that read like markers but start with a space are context lines', () => {
-    const u = update(
-      parsePatch(patch('*** Update File: doc.md', '@@', ' *** Add File: x', ' *** End Patch', ' *** End of File', '-@@ y')).hunks[0],
-    );
+    const u = update(parsePatch(patch('*** Update File: doc.md', '@@', ' *** Add File: x', ' *** End Patch', ' *** End of File', '-@@ y')).hunks[0]);
     expect(u.chunks[0]!.oldLines).toEqual(['*** Add File: x', '*** End Patch', '*** End of File', '@@ y']);
   });
 
   it('blank lines between hunks and before the first chunk are skipped', () => {
-    const p = parsePatch(
-      patch('', '*** Delete File: a', '  ', '*** Update File: b', '', '\t', '-x', '*** Add File: c', '+c', '', '*** Delete File: d', ''),
-    );
+    const p = parsePatch(patch('', '*** Delete File: a', '  ', '*** Update File: b', '', '\t', '-x', '*** Add File: c', '+c', '', '*** Delete File: d', ''));
     expect(p.hunks.map((h) => [h.kind, h.line])).toEqual([
       ['delete', 3],
       ['update', 5],
@@ -234,11 +223,7 @@ describe('parsePatch: whitespace and line endings', () => {
   });
 
   it('a BOM is not whitespace: a header starting with U+FEFF is invalid', () => {
-    expectError(
-      patch('\ufeff*** Delete File: a'),
-      `Invalid patch hunk on line 2: '\ufeff*** Delete File: a' is not a valid hunk header. ${VALID_HEADERS}`,
-      2,
-    );
+    expectError(patch('\ufeff*** Delete File: a'), `Invalid patch hunk on line 2: '\ufeff*** Delete File: a' is not a valid hunk header. ${VALID_HEADERS}`, 2);
   });
 
   it('CRLF patches parse like LF ones', () => {
@@ -277,11 +262,7 @@ describe('parsePatch: reference errors and line numbers', () => {
   });
 
   it('013: invalid hunk header, line 2', () => {
-    expectError(
-      patch('*** Frobnicate File: foo'),
-      `Invalid patch hunk on line 2: '*** Frobnicate File: foo' is not a valid hunk header. ${VALID_HEADERS}`,
-      2,
-    );
+    expectError(patch('*** Frobnicate File: foo'), `Invalid patch hunk on line 2: '*** Frobnicate File: foo' is not a valid hunk header. ${VALID_HEADERS}`, 2);
   });
 
   it('*** Move File: a -> b (not V4A) is refused with the V4A way to say it', () => {
@@ -301,11 +282,7 @@ describe('parsePatch: reference errors and line numbers', () => {
   });
 
   it('008: Update with neither chunks nor Move to, line of the header', () => {
-    const e = expectError(
-      patch('*** Update File: foo.txt'),
-      "Invalid patch hunk on line 2: Update file hunk for path 'foo.txt' is empty",
-      2,
-    );
+    const e = expectError(patch('*** Update File: foo.txt'), "Invalid patch hunk on line 2: Update file hunk for path 'foo.txt' is empty", 2);
     expect(e.data.path).toBe('foo.txt');
     expectError(
       patch('*** Delete File: a', '*** Update File: b', '', '*** Delete File: c'),
@@ -350,21 +327,9 @@ describe('parsePatch: reference errors and line numbers', () => {
 
   it('"Update hunk does not contain any lines"', () => {
     expectError(patch('*** Update File: a', '@@'), 'Invalid patch hunk on line 4: Update hunk does not contain any lines', 4);
-    expectError(
-      patch('*** Update File: a', '@@', '*** End of File'),
-      'Invalid patch hunk on line 4: Update hunk does not contain any lines',
-      4,
-    );
-    expectError(
-      patch('*** Update File: a', '*** End of File'),
-      'Invalid patch hunk on line 3: Update hunk does not contain any lines',
-      3,
-    );
-    expectError(
-      patch('*** Update File: a', '@@ x', '@@ y'),
-      'Invalid patch hunk on line 5: Update hunk does not contain any lines',
-      5,
-    );
+    expectError(patch('*** Update File: a', '@@', '*** End of File'), 'Invalid patch hunk on line 4: Update hunk does not contain any lines', 4);
+    expectError(patch('*** Update File: a', '*** End of File'), 'Invalid patch hunk on line 3: Update hunk does not contain any lines', 3);
+    expectError(patch('*** Update File: a', '@@ x', '@@ y'), 'Invalid patch hunk on line 5: Update hunk does not contain any lines', 5);
   });
 
   it('"Unexpected line found in update hunk"', () => {
@@ -378,11 +343,7 @@ describe('parsePatch: reference errors and line numbers', () => {
       `Invalid patch hunk on line 4: Unexpected line found in update hunk: 'foo'. ${EVERY_LINE}${SPACE_HINT}`,
       4,
     );
-    expectError(
-      patch('*** Update File: a', 'foo'),
-      `Invalid patch hunk on line 3: Unexpected line found in update hunk: 'foo'. ${EVERY_LINE}${SPACE_HINT}`,
-      3,
-    );
+    expectError(patch('*** Update File: a', 'foo'), `Invalid patch hunk on line 3: Unexpected line found in update hunk: 'foo'. ${EVERY_LINE}${SPACE_HINT}`, 3);
     expectError(
       patch('*** Update File: a', '@@', '\tindented'),
       `Invalid patch hunk on line 4: Unexpected line found in update hunk: '\tindented'. ${EVERY_LINE} (did you forget the leading space of a context line? This line starts with a tab)`,
@@ -417,7 +378,9 @@ describe('parsePatch: reference errors and line numbers', () => {
       4,
     );
     expect(parseError(patch('*** Update File: a', '-x', '@@x')).message).toMatch(/got: '@@x' \(a chunk header is/);
-    expect(parseError(patch('*** Update File: a', '-x', '*** Move to: b')).message).toMatch(/got: '\*\*\* Move to: b' \('\*\*\* Move to:' must directly follow/);
+    expect(parseError(patch('*** Update File: a', '-x', '*** Move to: b')).message).toMatch(
+      /got: '\*\*\* Move to: b' \('\*\*\* Move to:' must directly follow/,
+    );
   });
 
   it('hunk errors carry the path of the hunk', () => {
@@ -431,11 +394,7 @@ describe('parsePatch: reference errors and line numbers', () => {
   });
 
   it('Environment ID errors', () => {
-    expectError(
-      patch('*** Environment ID:', '*** Delete File: a'),
-      'Invalid patch hunk on line 2: apply_patch environment_id cannot be empty',
-      2,
-    );
+    expectError(patch('*** Environment ID:', '*** Delete File: a'), 'Invalid patch hunk on line 2: apply_patch environment_id cannot be empty', 2);
     expectError(
       patch('*** Environment ID: a', '*** Environment ID: b', '*** Delete File: a'),
       'Invalid patch hunk on line 3: apply_patch environment_id cannot be specified more than once',
@@ -449,16 +408,15 @@ describe('parsePatch: reference errors and line numbers', () => {
 });
 
 describe('parsePatch: paths', () => {
-  it.each([
-    ['*** Add File: ../evil', '+x'],
-    ['*** Delete File: /etc/passwd'],
-    ['*** Update File: .git/config', '-x'],
-  ])('rejects %s with path_rejected on its line', (...body) => {
-    const e = parseError(patch('*** Delete File: ok', ...body));
-    expect(e.kind).toBe('path_rejected');
-    expect(e.data.line).toBe(3);
-    expect(e.message).toMatch(/^Invalid patch hunk on line 3: path '.*' is rejected: /);
-  });
+  it.each([['*** Add File: ../evil', '+x'], ['*** Delete File: /etc/passwd'], ['*** Update File: .git/config', '-x']])(
+    'rejects %s with path_rejected on its line',
+    (...body) => {
+      const e = parseError(patch('*** Delete File: ok', ...body));
+      expect(e.kind).toBe('path_rejected');
+      expect(e.data.line).toBe(3);
+      expect(e.message).toMatch(/^Invalid patch hunk on line 3: path '.*' is rejected: /);
+    },
+  );
 
   it('rejects a Move to destination on the Move line', () => {
     const e = parseError(patch('*** Update File: a', '*** Move to: sub/.GIT/hooks/x'));
@@ -487,10 +445,7 @@ describe.skipIf(!hasScenarios)('the Codex scenarios parse as the reference does'
   const failing: Record<string, [string, number]> = {
     '005_rejects_empty_patch': ['Invalid patch: No files were modified. The patch has no hunks.', 2],
     '008_rejects_empty_update_hunk': ["Invalid patch hunk on line 2: Update file hunk for path 'foo.txt' is empty", 2],
-    '013_rejects_invalid_hunk_header': [
-      `Invalid patch hunk on line 2: '*** Frobnicate File: foo' is not a valid hunk header. ${VALID_HEADERS}`,
-      2,
-    ],
+    '013_rejects_invalid_hunk_header': [`Invalid patch hunk on line 2: '*** Frobnicate File: foo' is not a valid hunk header. ${VALID_HEADERS}`, 2],
   };
 
   it('finds the scenarios', () => {

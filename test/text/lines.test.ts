@@ -16,8 +16,22 @@ describe('splitFileLines', () => {
   });
 
   it('keeps each line terminator, none for an unterminated last line', () => {
-    expect(shape('a\nb')).toEqual({ lines: [['a', '\n'], ['b', '']], preferred: '\n', prefix: 0 });
-    expect(shape('a\n\n')).toEqual({ lines: [['a', '\n'], ['', '\n']], preferred: '\n', prefix: 0 });
+    expect(shape('a\nb')).toEqual({
+      lines: [
+        ['a', '\n'],
+        ['b', ''],
+      ],
+      preferred: '\n',
+      prefix: 0,
+    });
+    expect(shape('a\n\n')).toEqual({
+      lines: [
+        ['a', '\n'],
+        ['', '\n'],
+      ],
+      preferred: '\n',
+      prefix: 0,
+    });
     expect(shape('a').lines).toEqual([['a', '']]);
   });
 
@@ -36,7 +50,10 @@ describe('splitFileLines', () => {
       ['b', ''],
     ]);
     expect(shape('\r').lines).toEqual([['\r', '']]);
-    expect(shape('\r\n\r').lines).toEqual([['', '\r\n'], ['\r', '']]);
+    expect(shape('\r\n\r').lines).toEqual([
+      ['', '\r\n'],
+      ['\r', ''],
+    ]);
   });
 
   it('the preferred ending is that of the first line that has one, LF when there is none', () => {
@@ -48,10 +65,20 @@ describe('splitFileLines', () => {
   });
 
   it('keeps a leading BOM out of line 1', () => {
-    expect(shape('\ufeffa\r\nb')).toEqual({ lines: [['a', '\r\n'], ['b', '']], preferred: '\r\n', prefix: 1 });
+    expect(shape('\ufeffa\r\nb')).toEqual({
+      lines: [
+        ['a', '\r\n'],
+        ['b', ''],
+      ],
+      preferred: '\r\n',
+      prefix: 1,
+    });
     expect(shape('\ufeff')).toEqual({ lines: [], preferred: '\n', prefix: 1 });
     // only at the very start
-    expect(shape('a\n\ufeffb').lines).toEqual([['a', '\n'], ['\ufeffb', '']]);
+    expect(shape('a\n\ufeffb').lines).toEqual([
+      ['a', '\n'],
+      ['\ufeffb', ''],
+    ]);
   });
 
   it('grows past its initial capacity', () => {

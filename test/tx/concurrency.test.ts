@@ -125,7 +125,10 @@ async function runWriters(opts: WriterOptions): Promise<Stats> {
         }
         if (r.status === 5 && out?.ok === false && out.error?.kind === 'stale') {
           stats.stale++;
-          const reason = out.error.message.replace(/\/\S+/g, '<path>').replace(/[0-9a-f]{7,40}|\d+/g, '#').slice(0, 70);
+          const reason = out.error.message
+            .replace(/\/\S+/g, '<path>')
+            .replace(/[0-9a-f]{7,40}|\d+/g, '#')
+            .slice(0, 70);
           stats.staleReasons.set(reason, (stats.staleReasons.get(reason) ?? 0) + 1);
           if (attempt > 500) {
             stats.failures.push(`writer ${w} patch ${i}: still stale after ${attempt} attempts`);
@@ -226,7 +229,12 @@ async function checkHistory(dir: string, ref: string, base: string, stats: Stats
   );
   for (const l of stats.landed) expect(notes.get(`${NOTES}:${notePath.get(l.commit)}`), `${label}: the note of ${l.commit}`).toBe(patchText(l.writer, l.patch));
 
-  const fsck = execFileSync('git', ['fsck', '--full', '--no-dangling', '--no-progress'], { cwd: dir, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const fsck = execFileSync('git', ['fsck', '--full', '--no-dangling', '--no-progress'], {
+    cwd: dir,
+    env: gitEnv,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   expect(fsck.trim(), `${label}: git fsck`).toBe('');
 }
 
@@ -272,24 +280,28 @@ describe('concurrent writers on one branch', () => {
     expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
   });
 
-  it('4 linked worktrees x 2 processes x 6 patches onto one --ref (one journal for the ref, whichever worktree a run is in: one run at a time, the others retry)', { timeout: 600_000 }, async () => {
-    const dir = makeRepo('basic');
-    const base = seedCheckout(dir, 8, 6);
-    git(dir, 'branch', 'shared');
-    const trees = [dir];
-    for (let t = 1; t < 4; t++) {
-      const wt = path.join(path.dirname(dir), `wt${t}`);
-      git(dir, 'worktree', 'add', '-q', '-b', `side${t}`, wt);
-      trees.push(wt);
-    }
-    const opts: WriterOptions = { repoOf: (w) => trees[w % trees.length]!, extraArgs: ['--ref', 'refs/heads/shared'], writers: 8, perWriter: 6 };
-    const started = performance.now();
-    const stats = await runWriters(opts);
-    report('linked worktrees, 8x6', stats, performance.now() - started);
-    await checkHistory(dir, 'refs/heads/shared', base, stats, opts, 'worktrees');
-    for (const t of trees) expect(git(t, 'status', '--porcelain', '--untracked-files=all'), `status of ${t}`).toBe('');
-    expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
-  });
+  it(
+    '4 linked worktrees x 2 processes x 6 patches onto one --ref (one journal for the ref, whichever worktree a run is in: one run at a time, the others retry)',
+    { timeout: 600_000 },
+    async () => {
+      const dir = makeRepo('basic');
+      const base = seedCheckout(dir, 8, 6);
+      git(dir, 'branch', 'shared');
+      const trees = [dir];
+      for (let t = 1; t < 4; t++) {
+        const wt = path.join(path.dirname(dir), `wt${t}`);
+        git(dir, 'worktree', 'add', '-q', '-b', `side${t}`, wt);
+        trees.push(wt);
+      }
+      const opts: WriterOptions = { repoOf: (w) => trees[w % trees.length]!, extraArgs: ['--ref', 'refs/heads/shared'], writers: 8, perWriter: 6 };
+      const started = performance.now();
+      const stats = await runWriters(opts);
+      report('linked worktrees, 8x6', stats, performance.now() - started);
+      await checkHistory(dir, 'refs/heads/shared', base, stats, opts, 'worktrees');
+      for (const t of trees) expect(git(t, 'status', '--porcelain', '--untracked-files=all'), `status of ${t}`).toBe('');
+      expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
+    },
+  );
 
   it('a crashed transaction met by 6 processes starting at once: one recovery, then all land', { timeout: 600_000 }, async () => {
     const template = makeRepo('basic');

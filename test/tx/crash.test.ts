@@ -478,7 +478,13 @@ describe('crash safety of the commit protocol (SIGKILL, then recovery)', () => {
     await runTrials(redo, [...pointTrials(), ...randomTrials(15), ...doubles.map((d) => ({ ...d }))]);
 
     // undo of an older commit: a revert commit (with a note) on top of the tip
-    const revert = await buildScenario({ name: 'revert-checkout', bare: false, steps: [P1, P2], args: (_p, commits) => ['undo', '--json', commits[0]!], note: 'some' });
+    const revert = await buildScenario({
+      name: 'revert-checkout',
+      bare: false,
+      steps: [P1, P2],
+      args: (_p, commits) => ['undo', '--json', commits[0]!],
+      note: 'some',
+    });
     expect(revert.expectNew.kind).toBe('child');
     expect(revert.redoNew).toEqual(['<new>']);
     await runTrials(revert, [...pointTrials(), ...randomTrials(12)]);

@@ -14,7 +14,7 @@ afterEach(() => vi.restoreAllMocks());
 const identity = { name: 'T', email: 't@example.invalid', timestamp: 1767225600, timezoneOffset: 0 };
 
 describe('core.fsync with two repositories open in one process', () => {
-  it("a ref written in a repository that asks for fsync is synced after another repository was opened", async () => {
+  it('a ref written in a repository that asks for fsync is synced after another repository was opened', async () => {
     const durable = makeRepo('basic');
     git(durable, 'config', 'core.fsync', 'reference');
     const plain = makeRepo('basic');

@@ -213,26 +213,29 @@ describe('a dead run whose pid another process has now', () => {
     await expectStale(dir, stranger, /in the middle of a transaction/);
   });
 
-  it.runIf(onLinux)('recovery claims: passed over (and removed once the journal is gone) when the pid is another process, respected while it is the recoverer', async () => {
-    const { dir, journalFile, landed } = await crashedRun();
-    const stranger = liveStranger();
-    const journal = JSON.parse(readFileSync(journalFile, 'utf8'));
-    const patchtxDir = path.join(dir, '.git', 'patchtx');
-    const claim = path.join(patchtxDir, `recovering-${journal.id}.0`);
-    const strangers = { ...here(), ticks: ticksOf(stranger, 'sleep'), uptime: uptime() };
-    writeFileSync(claim, `${stranger} ${markTextOf(strangers)}\n`);
-    await expectStale(dir, stranger, /is recovering an interrupted transaction/);
-    // a recovery that died after its pid came round again: the start recorded is another's
-    writeFileSync(claim, `${stranger} ${markTextOf({ ...strangers, ticks: '1' })}\n`);
-    await expectRecovered(dir, landed);
-    const claims = (): string[] => readdirSync(patchtxDir).filter((n) => n.startsWith('recovering-'));
-    expect(claims()).toEqual([]);
-    // claims on journals that are gone: a dead recoverer's goes at the next command, a live one's stays
-    writeFileSync(path.join(patchtxDir, 'recovering-0123456789abcdef.0'), `${stranger} ${markTextOf({ ...strangers, ticks: '1' })}\n`);
-    writeFileSync(path.join(patchtxDir, 'recovering-fedcba9876543210.0'), `${stranger} ${markTextOf(strangers)}\n`);
-    expect((await runCli(['recover', '--repo', dir, '--json'])).status).toBe(0);
-    expect(claims()).toEqual(['recovering-fedcba9876543210.0']);
-  });
+  it.runIf(onLinux)(
+    'recovery claims: passed over (and removed once the journal is gone) when the pid is another process, respected while it is the recoverer',
+    async () => {
+      const { dir, journalFile, landed } = await crashedRun();
+      const stranger = liveStranger();
+      const journal = JSON.parse(readFileSync(journalFile, 'utf8'));
+      const patchtxDir = path.join(dir, '.git', 'patchtx');
+      const claim = path.join(patchtxDir, `recovering-${journal.id}.0`);
+      const strangers = { ...here(), ticks: ticksOf(stranger, 'sleep'), uptime: uptime() };
+      writeFileSync(claim, `${stranger} ${markTextOf(strangers)}\n`);
+      await expectStale(dir, stranger, /is recovering an interrupted transaction/);
+      // a recovery that died after its pid came round again: the start recorded is another's
+      writeFileSync(claim, `${stranger} ${markTextOf({ ...strangers, ticks: '1' })}\n`);
+      await expectRecovered(dir, landed);
+      const claims = (): string[] => readdirSync(patchtxDir).filter((n) => n.startsWith('recovering-'));
+      expect(claims()).toEqual([]);
+      // claims on journals that are gone: a dead recoverer's goes at the next command, a live one's stays
+      writeFileSync(path.join(patchtxDir, 'recovering-0123456789abcdef.0'), `${stranger} ${markTextOf({ ...strangers, ticks: '1' })}\n`);
+      writeFileSync(path.join(patchtxDir, 'recovering-fedcba9876543210.0'), `${stranger} ${markTextOf(strangers)}\n`);
+      expect((await runCli(['recover', '--repo', dir, '--json'])).status).toBe(0);
+      expect(claims()).toEqual(['recovering-fedcba9876543210.0']);
+    },
+  );
 });
 
 describe('processAlive', () => {

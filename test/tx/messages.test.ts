@@ -72,10 +72,14 @@ describe('transaction errors name no command-line flag', () => {
 
 describe("patchtx's flags for them", () => {
   it('the wrong option in front, the remedy after; the option names leave the data', () => {
-    const wrong = withFlagHints(new PatchtxError('usage', "the expected head must be a commit id, got 'x'", { option: 'expectHead', value: 'x' })) as PatchtxError;
+    const wrong = withFlagHints(
+      new PatchtxError('usage', "the expected head must be a commit id, got 'x'", { option: 'expectHead', value: 'x' }),
+    ) as PatchtxError;
     expect(wrong.message).toBe("--expect-head: the expected head must be a commit id, got 'x'");
     expect(wrong.data).toEqual({ value: 'x' });
-    const fix = withFlagHints(new PatchtxError('dirty', 'commit them first, or take them in', { paths: ['a'], remedy: { option: 'dirty', value: 'include' } })) as PatchtxError;
+    const fix = withFlagHints(
+      new PatchtxError('dirty', 'commit them first, or take them in', { paths: ['a'], remedy: { option: 'dirty', value: 'include' } }),
+    ) as PatchtxError;
     expect(fix.message).toBe('commit them first, or take them in (--dirty=include)');
     expect(fix.data).toEqual({ paths: ['a'] });
     expect((withFlagHints(fix) as PatchtxError).message).toBe(fix.message);

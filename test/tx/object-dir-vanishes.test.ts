@@ -18,8 +18,7 @@ afterAll(() => {
   cleanupBuiltCli();
 });
 
-const blobId = (content: string): string =>
-  spawnSync('git', ['hash-object', '--stdin'], { input: content, env: gitEnv, encoding: 'utf8' }).stdout.trim();
+const blobId = (content: string): string => spawnSync('git', ['hash-object', '--stdin'], { input: content, env: gitEnv, encoding: 'utf8' }).stdout.trim();
 
 describe('an object directory removed while an object is written into it', () => {
   it('is made again and the transaction lands', async () => {

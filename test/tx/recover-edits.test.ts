@@ -77,7 +77,10 @@ describe('recovery after the commit point', () => {
   it('a kept file also keeps the paths below it (a file turned into a directory): recovery finishes', async () => {
     const dir = makeRepo('basic');
     const patch = path.join(dir, '..', `${path.basename(dir)}-swap.patch`);
-    writeFileSync(patch, '*** Begin Patch\n*** Delete File: docs/notes.txt\n*** Add File: docs/notes.txt/part.txt\n+part\n*** Update File: src/math.js\n@@\n-  return a + b;\n+  return a + b + 0;\n*** End Patch\n');
+    writeFileSync(
+      patch,
+      '*** Begin Patch\n*** Delete File: docs/notes.txt\n*** Add File: docs/notes.txt/part.txt\n+part\n*** Update File: src/math.js\n@@\n-  return a + b;\n+  return a + b + 0;\n*** End Patch\n',
+    );
     const killed = await runCli(['apply', '--repo', dir, patch], { env: { PATCHTX_TEST_CRASH_AT: 'after-ref' } });
     expect(killed.signal).toBe('SIGKILL');
     writeFileSync(path.join(dir, 'docs/notes.txt'), 'edited after the crash\n');
@@ -154,7 +157,9 @@ describe('what recovery says', () => {
     const r = await runCli(['recover', '--repo', dir]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toBe(`Recovered an interrupted apply on refs/heads/main: finished ${landed}.\n`);
-    expect(r.stderr).toBe('warning: left src/math.js as it is: it changed after the interrupted run; git status shows how it differs from the commit on refs/heads/main\n');
+    expect(r.stderr).toBe(
+      'warning: left src/math.js as it is: it changed after the interrupted run; git status shows how it differs from the commit on refs/heads/main\n',
+    );
 
     const again = makeRepo('basic');
     const landedAgain = await crashedAfterRef(again);

@@ -53,7 +53,9 @@ describe('recovery when the file system refuses a path', () => {
     // the paths it could write are done; the others show in git status against the commit
     expect(() => readFileSync(path.join(dir, 'docs/notes.txt'))).toThrow(/ENOENT/);
     expect(readFileSync(path.join(dir, 'src/math.js'), 'utf8')).toContain('return a + b;\n');
-    expect(git(dir, 'ls-files', '-s', 'src/math.js', 'src/new.txt')).toBe(git(dir, 'ls-tree', '-r', landed, '--', 'src/math.js', 'src/new.txt').replace(/^(\d+) blob (\w+)\t/gm, '$1 $2 0\t'));
+    expect(git(dir, 'ls-files', '-s', 'src/math.js', 'src/new.txt')).toBe(
+      git(dir, 'ls-tree', '-r', landed, '--', 'src/math.js', 'src/new.txt').replace(/^(\d+) blob (\w+)\t/gm, '$1 $2 0\t'),
+    );
     expect(status(dir)).toBe(' M src/math.js\n D src/new.txt\n');
     expect(git(dir, 'fsck', '--no-progress')).toBe('');
 

@@ -79,7 +79,13 @@ describe('a signal before the commit point', () => {
 
   it('SIGTERM with --json: one result object naming the signal', async () => {
     const dir = makeRepo('basic');
-    const r = await signalledAt(dir, 'after-publish-journal', 'SIGTERM', () => existsSync(journalOf(dir)) && readFileSync(journalOf(dir), 'utf8').includes('"published"'), ['--json']);
+    const r = await signalledAt(
+      dir,
+      'after-publish-journal',
+      'SIGTERM',
+      () => existsSync(journalOf(dir)) && readFileSync(journalOf(dir), 'utf8').includes('"published"'),
+      ['--json'],
+    );
     expect(r.status, r.stderr).toBe(143);
     expect(JSON.parse(r.stdout).error).toMatchObject({ kind: 'stale', signal: 'SIGTERM' });
     expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);

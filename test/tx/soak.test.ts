@@ -101,7 +101,7 @@ function learnBlobs(dir: string, oids: string[]): void {
     const size = Number(header.split(' ')[2]);
     const body = out.toString('latin1', eol + 1, eol + 1 + size);
     at = eol + 1 + size + 1;
-    markersOfBlob.set(oid, header.split(' ')[1] === 'blob' ? body.match(MARKER) ?? [] : []);
+    markersOfBlob.set(oid, header.split(' ')[1] === 'blob' ? (body.match(MARKER) ?? []) : []);
   }
 }
 

@@ -15,7 +15,7 @@ describe('TouchedFiles', () => {
     for (const [path, data] of files) expect(overlay.read(path)).toEqual(data);
   });
 
-  it('keeps its own copy: changing the caller\'s buffer afterwards changes nothing', () => {
+  it("keeps its own copy: changing the caller's buffer afterwards changes nothing", () => {
     const overlay = new TouchedFiles();
     const data = new Uint8Array([10, 20, 30]);
     overlay.putFile('f', data);

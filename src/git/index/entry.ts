@@ -46,8 +46,7 @@ export interface IndexEntry extends StatData {
   extendedFlags: number;
 }
 
-const u32 = (value: number | bigint): number =>
-  typeof value === 'bigint' ? Number(BigInt.asUintN(32, value)) : value >>> 0;
+const u32 = (value: number | bigint): number => (typeof value === 'bigint' ? Number(BigInt.asUintN(32, value)) : value >>> 0);
 
 const NS_PER_SECOND = 1_000_000_000n;
 

@@ -266,11 +266,7 @@ export function parseIndex(
   }
   const version = bytes.readUInt32BE(4);
   if (version === 4) {
-    throw unsupportedIndex(
-      file,
-      'index-v4',
-      'index format version 4 (path compression) is not supported; `git update-index --index-version 2` converts it',
-    );
+    throw unsupportedIndex(file, 'index-v4', 'index format version 4 (path compression) is not supported; `git update-index --index-version 2` converts it');
   }
   if (version !== 2 && version !== 3) throw unsupportedIndex(file, `index-v${version}`, `index format version ${version} is not supported`);
   const end = bytes.length - TRAILER_SIZE;
@@ -312,7 +308,16 @@ export function parseIndex(
  * took 6.4-7.4 ms with byte loads, every check inline and the loop inside parseIndex; 5.2 ms this
  * way.
  */
-function scanEntries(bytes: Buffer, version: number, count: number, end: number, racySeconds: number, offsets: Uint32Array, racy: number[], file: string): number {
+function scanEntries(
+  bytes: Buffer,
+  version: number,
+  count: number,
+  end: number,
+  racySeconds: number,
+  offsets: Uint32Array,
+  racy: number[],
+  file: string,
+): number {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let pos = HEADER_SIZE;
   for (let i = 0; i < count; i++) {
@@ -448,7 +453,12 @@ export function renderIndexPieces(index: GitIndex | null, updates: ReadonlyMap<s
   for (const ext of index?.extensions ?? []) {
     if (ext.signature === 'TREE') {
       const data = index!.bytes.subarray(ext.start + 8, ext.end);
-      const rewritten = sorted.length ? invalidateCacheTree(data, sorted.map((u) => u.key)) : data;
+      const rewritten = sorted.length
+        ? invalidateCacheTree(
+            data,
+            sorted.map((u) => u.key),
+          )
+        : data;
       if (rewritten) pieces.push(extensionHeader('TREE', rewritten.length), rewritten);
     } else if (ext.signature === 'REUC') {
       pieces.push(index!.bytes.subarray(ext.start, ext.end));

@@ -129,6 +129,9 @@ function buildIndex(entries: { id: Buffer; offset: number; crc: number }[], pack
   });
   const tail = largeAt + largeCount * 8;
   packChecksum.copy(out, tail);
-  createHash('sha1').update(out.subarray(0, tail + 20)).digest().copy(out, tail + 20);
+  createHash('sha1')
+    .update(out.subarray(0, tail + 20))
+    .digest()
+    .copy(out, tail + 20);
   return out;
 }

@@ -41,7 +41,17 @@ import { fsError } from '../fs/io-error.js';
 import { crashPoint } from '../../test-points.js';
 import { frameObject, hashObject, type ObjectType } from './hash.js';
 import { parseCommit, serializeCommit, type CommitObject } from './model/commit.js';
-import { EMPTY_PARSED_TREE, EMPTY_TREE_OID, editTreeBytes, entryKey, parseTreeObject, serializeTree, storableName, type ParsedTree, type TreeEntry } from './model/tree.js';
+import {
+  EMPTY_PARSED_TREE,
+  EMPTY_TREE_OID,
+  editTreeBytes,
+  entryKey,
+  parseTreeObject,
+  serializeTree,
+  storableName,
+  type ParsedTree,
+  type TreeEntry,
+} from './model/tree.js';
 import { DeltaBaseCache, PackFile } from './pack-file.js';
 import { PackIndexSet } from './pack-index.js';
 import { buildPack } from './pack-write.js';
@@ -480,7 +490,13 @@ export class ObjectStore {
     this.unsettled = new Map();
     let packsRead = false;
     for (const [oid, o] of loose) {
-      if (await stat(this.loosePath(oid)).then(() => true, () => false)) continue;
+      if (
+        await stat(this.loosePath(oid)).then(
+          () => true,
+          () => false,
+        )
+      )
+        continue;
       // a repack may have moved it into a new pack: look at the packs as they are now
       if (!packsRead) this.packs.refresh();
       packsRead = true;
@@ -505,8 +521,18 @@ export class ObjectStore {
     const tag = `${process.pid}_${randomBytes(6).toString('hex')}`;
     // "tmp_" is the prefix git's prune cleans up, should a crash leave a file behind
     const files = [
-      { temp: path.join(dir, `tmp_pack_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.pack`), data: pack, sync: shouldFsyncTransactionPack(this.repo, 'pack') },
-      { temp: path.join(dir, `tmp_idx_patchtx_${tag}`), final: path.join(dir, `pack-${checksum}.idx`), data: [index], sync: shouldFsyncTransactionPack(this.repo, 'pack-metadata') },
+      {
+        temp: path.join(dir, `tmp_pack_patchtx_${tag}`),
+        final: path.join(dir, `pack-${checksum}.pack`),
+        data: pack,
+        sync: shouldFsyncTransactionPack(this.repo, 'pack'),
+      },
+      {
+        temp: path.join(dir, `tmp_idx_patchtx_${tag}`),
+        final: path.join(dir, `pack-${checksum}.idx`),
+        data: [index],
+        sync: shouldFsyncTransactionPack(this.repo, 'pack-metadata'),
+      },
     ];
     // before the pack is visible, so that no repack ever sees it unkept
     const keepFile = path.join(dir, `pack-${checksum}.keep`);
@@ -538,7 +564,7 @@ export class ObjectStore {
       const handle = await open(f.temp, 'wx', 0o444);
       try {
         // in pieces of about a megabyte: few system calls, no second copy of the whole pack
-        for (let i = 0; i < f.data.length; ) {
+        for (let i = 0; i < f.data.length;) {
           const group: Buffer[] = [];
           let size = 0;
           while (i < f.data.length && (group.length === 0 || size + f.data[i]!.length <= 1 << 20)) {

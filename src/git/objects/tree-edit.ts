@@ -55,11 +55,7 @@ function describeEntry(e: TreeEntry): PathInfo {
 }
 
 /** What each path is in the tree `rootTree` (null: an unborn branch, where everything is missing). */
-export async function lookupPaths(
-  store: ObjectStore,
-  rootTree: string | null,
-  paths: readonly string[],
-): Promise<Map<string, PathInfo>> {
+export async function lookupPaths(store: ObjectStore, rootTree: string | null, paths: readonly string[]): Promise<Map<string, PathInfo>> {
   const result = new Map<string, PathInfo>();
   await Promise.all(
     paths.map(async (p) => {
@@ -120,11 +116,7 @@ const sameEntry = (a: TreeEntry | undefined, b: TreeEntry | null): boolean =>
  * oid. A directory left empty disappears. A file may be replaced by a directory (or the reverse) only
  * when the same edit set also deletes what is in the way; otherwise the edit is `path_rejected`.
  */
-export async function editTree(
-  store: ObjectStore,
-  rootTree: string | null,
-  edits: ReadonlyMap<string, TreeEdit>,
-): Promise<string> {
+export async function editTree(store: ObjectStore, rootTree: string | null, edits: ReadonlyMap<string, TreeEdit>): Promise<string> {
   // returns the tree's new oid, or null when nothing is left in it
   const apply = async (treeOid: string | null, node: EditNode, prefix: string): Promise<string | null> => {
     const entries = treeOid === null ? NO_ENTRIES : await store.treeIndex(treeOid);
@@ -136,11 +128,9 @@ export async function editTree(
         if (child.children.size === 0) {
           const edit = child.edit!;
           if (edit !== null && existingIsTree && edit.mode !== '40000') {
-            throw new PatchtxError(
-              'path_rejected',
-              `cannot replace directory ${full} with a file unless everything below it is deleted in the same patch`,
-              { path: full },
-            );
+            throw new PatchtxError('path_rejected', `cannot replace directory ${full} with a file unless everything below it is deleted in the same patch`, {
+              path: full,
+            });
           }
           return [name, edit === null ? null : { mode: edit.mode, name, oid: edit.oid }];
         }

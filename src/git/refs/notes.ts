@@ -58,7 +58,11 @@ async function notesTree(store: ObjectStore, tip: string | null): Promise<string
  * so a caller can write it early (in a transaction's batch of objects) and addNote() later finds
  * every object already there.
  */
-export async function writeNoteCommit(store: ObjectStore, tip: string | null, opts: Pick<AddNoteOptions, 'target' | 'text' | 'blob' | 'identity' | 'attach'>): Promise<string> {
+export async function writeNoteCommit(
+  store: ObjectStore,
+  tip: string | null,
+  opts: Pick<AddNoteOptions, 'target' | 'text' | 'blob' | 'identity' | 'attach'>,
+): Promise<string> {
   const target = opts.target.toLowerCase();
   const blob = opts.blob ?? (await store.writeBlob(Buffer.from(opts.text ?? '', 'utf8')));
   const tree = await notesTree(store, tip);

@@ -95,7 +95,8 @@ export async function deleteWithPackedRefsLocked(
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw fsError(e, 'read', file, { ref });
     }
     const rewritten = text === null ? text : withoutPackedRef(text, ref);
-    if (rewritten !== null && rewritten !== text) await replacePackedRefs(repo, file, rewritten, witness === undefined ? `${file}.new` : witnessStaging(witness), ref);
+    if (rewritten !== null && rewritten !== text)
+      await replacePackedRefs(repo, file, rewritten, witness === undefined ? `${file}.new` : witnessStaging(witness), ref);
     // tests: packed-refs checked (and rewritten if it listed the ref), the loose file not yet removed
     crashPoint('ref-delete-checked');
     await removeLoose();

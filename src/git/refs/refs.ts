@@ -35,12 +35,7 @@ export interface Head {
 
 /** Whether `ref` is this checkout's own (kept in its gitdir), not shared by all worktrees. */
 export function isPerWorktree(ref: string): boolean {
-  return (
-    !ref.startsWith('refs/') ||
-    ref.startsWith('refs/bisect/') ||
-    ref.startsWith('refs/worktree/') ||
-    ref.startsWith('refs/rewritten/')
-  );
+  return !ref.startsWith('refs/') || ref.startsWith('refs/bisect/') || ref.startsWith('refs/worktree/') || ref.startsWith('refs/rewritten/');
 }
 
 /** The directory a ref's loose file and reflog live under. */
@@ -360,11 +355,11 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
     }
     const actual = current === null ? null : current.oid;
     if (actual !== expectedOld) {
-      throw new PatchtxError(
-        'stale',
-        `${ref} moved: expected ${expectedOld ?? '(no ref)'}, found ${actual ?? '(no ref)'}`,
-        { ref, expected: expectedOld, actual },
-      );
+      throw new PatchtxError('stale', `${ref} moved: expected ${expectedOld ?? '(no ref)'}, found ${actual ?? '(no ref)'}`, {
+        ref,
+        expected: expectedOld,
+        actual,
+      });
     }
     const line = reflogLine(expectedOld, newOid, identity, message);
     const refLog = path.join(base, 'logs', ref);
@@ -403,4 +398,3 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
     }
   }
 }
-

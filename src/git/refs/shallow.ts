@@ -13,7 +13,12 @@ export async function readShallow(repo: Repository): Promise<ReadonlySet<string>
   } catch {
     return new Set();
   }
-  return new Set(text.split('\n').map((l) => l.trim()).filter((l) => /^[0-9a-f]{40}$/.test(l)));
+  return new Set(
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => /^[0-9a-f]{40}$/.test(l)),
+  );
 }
 
 /** What a caller can do about a walk that stopped at the boundary. */

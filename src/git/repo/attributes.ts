@@ -83,7 +83,12 @@ export function parseAttributes(text: string, dir: string, label: string, allowM
       pattern = ws < 0 ? line : line.slice(0, ws);
       rest = ws < 0 ? '' : line.slice(ws);
     }
-    const states = parseStates(rest.trim().split(/\s+/).filter((t) => t !== ''));
+    const states = parseStates(
+      rest
+        .trim()
+        .split(/\s+/)
+        .filter((t) => t !== ''),
+    );
     if (pattern.startsWith('[attr]')) {
       if (allowMacros) file.macros.set(pattern.slice(6), states);
       return;
@@ -105,13 +110,16 @@ export interface ResolvedAttribute {
  * Attributes of `filePath` given the files that apply, ordered lowest precedence first. Only the
  * `names` asked for are reported (all when omitted).
  */
-export function attributesOf(
-  filePath: string,
-  files: readonly AttributeFile[],
-  names?: readonly string[],
-): Map<string, ResolvedAttribute> {
+export function attributesOf(filePath: string, files: readonly AttributeFile[], names?: readonly string[]): Map<string, ResolvedAttribute> {
   const macros = new Map<string, AttrState[]>([
-    ['binary', [{ name: 'diff', value: false }, { name: 'merge', value: false }, { name: 'text', value: false }]],
+    [
+      'binary',
+      [
+        { name: 'diff', value: false },
+        { name: 'merge', value: false },
+        { name: 'text', value: false },
+      ],
+    ],
   ]);
   for (const f of files) for (const [k, v] of f.macros) macros.set(k, v);
 

@@ -109,7 +109,7 @@ export async function openRepository(opts: OpenRepositoryOptions): Promise<Repos
   const start = await realpath(requested);
   if (env.GIT_DIR) return fromGitDirEnv(start, env);
 
-  for (let dir = start; ; ) {
+  for (let dir = start; ;) {
     const dotgit = path.join(dir, '.git');
     const kind = await kindOf(dotgit);
     if (kind === 'dir' && (await isGitDir(dotgit))) return make(dotgit, dir);

@@ -124,11 +124,7 @@ function checkSparse(config: GitConfig): void {
 }
 
 /** Refuses repositories patchtx cannot transact on safely; returns quietly otherwise. */
-export async function checkRepositorySupported(
-  repo: Repository,
-  config: GitConfig,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<void> {
+export async function checkRepositorySupported(repo: Repository, config: GitConfig, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   checkFormat(config);
   checkSparse(config);
   await checkAlternates(repo, env);

@@ -50,11 +50,7 @@ export function resolveIdentity(
     ({ name, email } = parseIdentityOverride(override, role));
   } else {
     name = nonEmpty(env[`GIT_${ROLE}_NAME`]) ?? nonEmpty(config.getRaw(`${role}.name`)) ?? nonEmpty(config.getRaw('user.name'));
-    email =
-      nonEmpty(env[`GIT_${ROLE}_EMAIL`]) ??
-      nonEmpty(config.getRaw(`${role}.email`)) ??
-      nonEmpty(config.getRaw('user.email')) ??
-      nonEmpty(env.EMAIL);
+    email = nonEmpty(env[`GIT_${ROLE}_EMAIL`]) ?? nonEmpty(config.getRaw(`${role}.email`)) ?? nonEmpty(config.getRaw('user.email')) ?? nonEmpty(env.EMAIL);
     name = name === undefined ? undefined : nonEmpty(cleanIdentityPart(name));
     email = email === undefined ? undefined : nonEmpty(cleanIdentityPart(email));
   }

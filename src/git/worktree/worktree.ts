@@ -4,22 +4,25 @@
 // target itself is replaced, never followed. (Between the check and the write another process
 // could still swap a directory for a symlink; Node has no openat() to close that window.)
 import { randomBytes } from 'node:crypto';
-import { accessSync, closeSync, constants, fstatSync, statfsSync, open as openWithCallback, promises as pooledFs, write as writeWithCallback, type BigIntStats, type Stats } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  fstatSync,
+  statfsSync,
+  open as openWithCallback,
+  promises as pooledFs,
+  write as writeWithCallback,
+  type BigIntStats,
+  type Stats,
+} from 'node:fs';
 import { promisify } from 'node:util';
 import { chmod, lstat, mkdir, open, readlink, rename, rmdir, symlink, unlink } from '../fs/fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { fsError } from '../fs/io-error.js';
 import { hashBlob } from '../objects/hash.js';
-import {
-  MODE_EXECUTABLE,
-  MODE_GITLINK,
-  MODE_SYMLINK,
-  isRacilyClean,
-  statDataOf,
-  type IndexEntry,
-  type Timestamp,
-} from '../index/entry.js';
+import { MODE_EXECUTABLE, MODE_GITLINK, MODE_SYMLINK, isRacilyClean, statDataOf, type IndexEntry, type Timestamp } from '../index/entry.js';
 
 export type WorktreePathState =
   /** the content is not read here (most callers need only the stat): see readWorktreeFile */
@@ -213,7 +216,11 @@ export interface WriteFileOptions {
 /** What replacing a file needs, synchronously (fsx) or through the thread pool (fs/promises). */
 interface ReplaceIo {
   unlink(file: string): Promise<void>;
-  open(file: string, flags: string, mode: number): Promise<{
+  open(
+    file: string,
+    flags: string,
+    mode: number,
+  ): Promise<{
     writeFile(data: Uint8Array): Promise<void>;
     stat(opts: { bigint: true }): Promise<BigIntStats>;
     close(): Promise<void>;
@@ -237,7 +244,7 @@ const pooledIo: ReplaceIo = {
     const fd = await openOnPool(file, flags, mode);
     return {
       async writeFile(data: Uint8Array) {
-        for (let done = 0; done < data.byteLength; ) done += (await writeOnPool(fd, data, done, data.byteLength - done, null)).bytesWritten;
+        for (let done = 0; done < data.byteLength;) done += (await writeOnPool(fd, data, done, data.byteLength - done, null)).bytesWritten;
       },
       stat: async (opts: { bigint: true }) => fstatSync(fd, opts),
       close: async () => closeSync(fd),
@@ -277,8 +284,20 @@ async function renameIntoPlace(temp: string, file: string): Promise<BigIntStats>
  * Not atomic for a concurrent reader, as in git; a transaction interrupted here is finished by
  * recovery, which writes the file again (what is left here is the old file, nothing, or the
  * start of the new content: see changedSinceRun in src/tx/recover.ts). */
-export async function writeWorktreeFile(workdir: string, repoPath: string, data: Uint8Array, executable: boolean, options?: Omit<WriteFileOptions, 'unchanged'>): Promise<BigIntStats>;
-export async function writeWorktreeFile(workdir: string, repoPath: string, data: Uint8Array, executable: boolean, options: WriteFileOptions): Promise<BigIntStats | null>;
+export async function writeWorktreeFile(
+  workdir: string,
+  repoPath: string,
+  data: Uint8Array,
+  executable: boolean,
+  options?: Omit<WriteFileOptions, 'unchanged'>,
+): Promise<BigIntStats>;
+export async function writeWorktreeFile(
+  workdir: string,
+  repoPath: string,
+  data: Uint8Array,
+  executable: boolean,
+  options: WriteFileOptions,
+): Promise<BigIntStats | null>;
 export async function writeWorktreeFile(
   workdir: string,
   repoPath: string,
@@ -291,9 +310,10 @@ export async function writeWorktreeFile(
   const keepMode = options.trustExecutableBit === false && existing?.isFile() ? Number(existing.mode & 0o7777n) : null;
   const io = options.pooled ? pooledIo : syncIo;
   try {
-    if (existing) await io.unlink(file).catch((e: NodeJS.ErrnoException) => {
-      if (e.code !== 'ENOENT') throw e;
-    });
+    if (existing)
+      await io.unlink(file).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT') throw e;
+      });
     const handle = await io.open(file, 'wx', keepMode ?? (executable ? 0o777 : 0o666));
     let stat: BigIntStats;
     try {
@@ -313,8 +333,18 @@ export async function writeWorktreeFile(
 /** Creates or replaces a symbolic link (the link itself; its target is never touched). `unchanged`:
  * as for writeWorktreeFile. */
 export async function writeWorktreeSymlink(workdir: string, repoPath: string, target: string): Promise<BigIntStats>;
-export async function writeWorktreeSymlink(workdir: string, repoPath: string, target: string, unchanged: WriteFileOptions['unchanged']): Promise<BigIntStats | null>;
-export async function writeWorktreeSymlink(workdir: string, repoPath: string, target: string, unchanged?: WriteFileOptions['unchanged']): Promise<BigIntStats | null> {
+export async function writeWorktreeSymlink(
+  workdir: string,
+  repoPath: string,
+  target: string,
+  unchanged: WriteFileOptions['unchanged'],
+): Promise<BigIntStats | null>;
+export async function writeWorktreeSymlink(
+  workdir: string,
+  repoPath: string,
+  target: string,
+  unchanged?: WriteFileOptions['unchanged'],
+): Promise<BigIntStats | null> {
   const { file, existing } = await prepareTarget(workdir, repoPath);
   if (unchanged && !(await unchanged(existing))) return null;
   const temp = tempPathFor(file);

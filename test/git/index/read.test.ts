@@ -104,7 +104,12 @@ describe('readIndex', () => {
     expect(() => git(repo, 'merge', '-q', 'other')).toThrow();
     const index = (await readIndex(repoAt(repo)))!;
     expectSameAsGit(index, repo);
-    expect(index.find(['src/math.js']).get('src/math.js')!.map((e) => e.stage)).toEqual([1, 2, 3]);
+    expect(
+      index
+        .find(['src/math.js'])
+        .get('src/math.js')!
+        .map((e) => e.stage),
+    ).toEqual([1, 2, 3]);
   });
 
   it('reads paths of 0xfff bytes and longer', async () => {

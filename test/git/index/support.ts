@@ -113,7 +113,10 @@ export function parseCacheTree(data: Buffer): CacheTreeRecord[] {
     const nul = data.indexOf(0, pos);
     const name = data.toString('utf8', pos, nul);
     const nl = data.indexOf(0x0a, nul);
-    const [entries, subtrees] = data.toString('latin1', nul + 1, nl).split(' ').map(Number) as [number, number];
+    const [entries, subtrees] = data
+      .toString('latin1', nul + 1, nl)
+      .split(' ')
+      .map(Number) as [number, number];
     pos = nl + 1;
     let oid: string | null = null;
     if (entries >= 0) {

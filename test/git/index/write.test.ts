@@ -29,10 +29,7 @@ async function writeIndexUpdates(repo: string, updates: Map<string, IndexUpdate>
 }
 
 /** What patchtx does for one patch: write the files, move the branch, then sync the index. */
-async function applyLikePatchtx(
-  repo: string,
-  files: Array<[path: string, content: string | null, executable?: boolean]>,
-): Promise<Map<string, IndexUpdate>> {
+async function applyLikePatchtx(repo: string, files: Array<[path: string, content: string | null, executable?: boolean]>): Promise<Map<string, IndexUpdate>> {
   const updates = new Map<string, IndexUpdate>();
   const changes: TreeChange[] = [];
   for (const [p, content, executable = false] of files) {
@@ -264,14 +261,31 @@ describe('IndexLock.write', () => {
     expect(() => renderIndex(index, new Map([['README.md/x', { oid, mode: 0o100644, stat: null }]]))).toThrow(/README\.md/);
     expect(() => validateIndexUpdates(index, new Map([['src/util', { oid, mode: 0o100644, stat: null }]]))).toThrow(/src\/util\/name\.js/);
     expect(() => validateIndexUpdates(index, new Map([['src/x', { oid: 'nope', mode: 0o100644, stat: null }]]))).toThrow(/bad object id/);
-    validateIndexUpdates(index, new Map<string, IndexUpdate>([['src/util/name.js', null], ['src/util', { oid, mode: 0o100644, stat: null }]]));
+    validateIndexUpdates(
+      index,
+      new Map<string, IndexUpdate>([
+        ['src/util/name.js', null],
+        ['src/util', { oid, mode: 0o100644, stat: null }],
+      ]),
+    );
     // two new entries of one update that clash with each other, in either order, among others
     const entry = { oid, mode: 0o100644, stat: null };
-    for (const order of [['new/a', 'new', 'new/b/c'], ['new/b/c', 'other', 'new/b']]) {
+    for (const order of [
+      ['new/a', 'new', 'new/b/c'],
+      ['new/b/c', 'other', 'new/b'],
+    ]) {
       expect(() => validateIndexUpdates(index, new Map(order.map((p) => [p, entry])))).toThrow(/index update would hold both new/);
     }
     // a remaining file found below several new entries that share its directory
-    expect(() => validateIndexUpdates(index, new Map([['README.md/a', entry], ['README.md/b', entry]]))).toThrow(/README\.md/);
+    expect(() =>
+      validateIndexUpdates(
+        index,
+        new Map([
+          ['README.md/a', entry],
+          ['README.md/b', entry],
+        ]),
+      ),
+    ).toThrow(/README\.md/);
     // fine once the clashing entries go in the same update
     const merged = renderIndex(
       index,
@@ -288,7 +302,12 @@ describe('IndexLock.write', () => {
     const oid = writeBlob(repo, 'x\n');
     const entry = { oid, mode: 0o100644, stat: null };
     // checked without stat data, written with it, in another insertion order: as the transaction does
-    const checked = new Map<string, IndexUpdate>([['src/math.js', entry], ['README.md', null], ['new/z.txt', entry], ['a.txt', entry]]);
+    const checked = new Map<string, IndexUpdate>([
+      ['src/math.js', entry],
+      ['README.md', null],
+      ['new/z.txt', entry],
+      ['a.txt', entry],
+    ]);
     const stat = statSync(path.join(repo, 'src/math.js'), { bigint: true });
     const written = new Map<string, IndexUpdate>([...checked].reverse().map(([p, u]) => [p, u && { ...u, stat }]));
     const expected = renderIndex((await readIndex(repoAt(repo)))!, written);
@@ -309,8 +328,20 @@ describe('IndexLock.write', () => {
     // the same paths, but one removed where the check had it written: checked again too
     const third = await lockIndex(repoAt(repo));
     try {
-      third.check(new Map<string, IndexUpdate>([['src', null], ['src/math.js', entry]]));
-      await expect(third.write(new Map<string, IndexUpdate>([['src', entry], ['src/math.js', entry]]))).rejects.toThrow(/index update would hold both src\/math\.js and src/);
+      third.check(
+        new Map<string, IndexUpdate>([
+          ['src', null],
+          ['src/math.js', entry],
+        ]),
+      );
+      await expect(
+        third.write(
+          new Map<string, IndexUpdate>([
+            ['src', entry],
+            ['src/math.js', entry],
+          ]),
+        ),
+      ).rejects.toThrow(/index update would hold both src\/math\.js and src/);
     } finally {
       await third.release();
     }
@@ -319,7 +350,10 @@ describe('IndexLock.write', () => {
     // the write really takes the checked order rather than sorting again: handed a list in the
     // wrong order (which check() never makes), it writes the entries in that order
     const index = (await readIndex(repoAt(repo)))!;
-    const pair = new Map<string, IndexUpdate>([['a1.txt', entry], ['z1.txt', entry]]);
+    const pair = new Map<string, IndexUpdate>([
+      ['a1.txt', entry],
+      ['z1.txt', entry],
+    ]);
     const wrongOrder = ['z1.txt', 'a1.txt'].map((p) => ({ path: p, key: Buffer.from(p), update: entry }));
     const trusting = parseIndex(Buffer.concat(renderIndexPieces(index, pair, wrongOrder)));
     const paths = [...trusting.entries()].map((e) => e.path);

@@ -31,17 +31,15 @@ describe('tree model', () => {
     const bytes = serializeTree(entries);
     expect(hashObject('tree', bytes)).toBe(gitOid);
     // and reading git's tree back gives the same entries in git's order
-    const order = git(dir, '-c', 'core.quotePath=false', 'ls-tree', gitOid).trim().split('\n').map((l) => l.split('\t')[1]);
+    const order = git(dir, '-c', 'core.quotePath=false', 'ls-tree', gitOid)
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t')[1]);
     expect(parseTree(bytes).map((e) => e.name)).toEqual(order);
   });
 
   it('keeps non-UTF-8 names byte-exact and canonicalises modes as git does', () => {
-    const raw = Buffer.concat([
-      Buffer.from('100664 '),
-      Buffer.from([0x66, 0xff, 0x6f]),
-      Buffer.from([0]),
-      Buffer.alloc(20, 0xab),
-    ]);
+    const raw = Buffer.concat([Buffer.from('100664 '), Buffer.from([0x66, 0xff, 0x6f]), Buffer.from([0]), Buffer.alloc(20, 0xab)]);
     const [entry] = parseTree(raw);
     expect(entry!.mode).toBe('100644');
     expect(Buffer.from(entry!.rawName!)).toEqual(Buffer.from([0x66, 0xff, 0x6f]));
@@ -88,30 +86,38 @@ describe('tree model', () => {
     });
     const unique = (list: TreeEntry[]) => [...new Map(list.map((e) => [e.name, e])).values()];
     fc.assert(
-      fc.property(fc.array(entry, { maxLength: 12 }).map(unique), fc.array(entry, { maxLength: 6 }).map(unique), fc.array(name, { maxLength: 4 }), (base, put, drop) => {
-        const changes = new Map<string, TreeEntry | null>();
-        for (const n of drop) changes.set(n, null);
-        for (const e of put) changes.set(e.name, e);
-        const edited = new Map(base.map((e) => [e.name, e]));
-        for (const [n, e] of changes) {
-          if (e === null) edited.delete(n);
-          else edited.set(n, e);
-        }
-        const bytes = editTreeBytes(parseTreeObject(serializeTree(base)), changes);
-        expect(Buffer.from(bytes).equals(Buffer.from(serializeTree([...edited.values()])))).toBe(true);
-      }),
+      fc.property(
+        fc.array(entry, { maxLength: 12 }).map(unique),
+        fc.array(entry, { maxLength: 6 }).map(unique),
+        fc.array(name, { maxLength: 4 }),
+        (base, put, drop) => {
+          const changes = new Map<string, TreeEntry | null>();
+          for (const n of drop) changes.set(n, null);
+          for (const e of put) changes.set(e.name, e);
+          const edited = new Map(base.map((e) => [e.name, e]));
+          for (const [n, e] of changes) {
+            if (e === null) edited.delete(n);
+            else edited.set(n, e);
+          }
+          const bytes = editTreeBytes(parseTreeObject(serializeTree(base)), changes);
+          expect(Buffer.from(bytes).equals(Buffer.from(serializeTree([...edited.values()])))).toBe(true);
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it('an edited tree rewrites the entries around a change when a name or a mode is not as git writes it', () => {
     const oid = 'ab'.repeat(20);
-    const record = (mode: string, name: Buffer | string) => Buffer.concat([Buffer.from(`${mode} `), Buffer.from(name), Buffer.from([0]), Buffer.from(oid, 'hex')]);
+    const record = (mode: string, name: Buffer | string) =>
+      Buffer.concat([Buffer.from(`${mode} `), Buffer.from(name), Buffer.from([0]), Buffer.from(oid, 'hex')]);
     const change = new Map<string, TreeEntry | null>([['m.txt', { mode: '100644', name: 'm.txt', oid }]]);
     // 100664 and 040000 become 100644 and 40000, as git's index would write them
     const oddModes = parseTreeObject(Buffer.concat([record('100664', 'a.txt'), record('040000', 'z')]));
     expect(oddModes.copyable).toBe(false);
-    expect(Buffer.from(editTreeBytes(oddModes, change)).equals(Buffer.concat([record('100644', 'a.txt'), record('100644', 'm.txt'), record('40000', 'z')]))).toBe(true);
+    expect(
+      Buffer.from(editTreeBytes(oddModes, change)).equals(Buffer.concat([record('100644', 'a.txt'), record('100644', 'm.txt'), record('40000', 'z')])),
+    ).toBe(true);
     // a name that is not valid UTF-8 keeps its bytes and its place in byte order
     const odd = Buffer.from([0x6e, 0xff]);
     const oddName = parseTreeObject(Buffer.concat([record('100644', 'a.txt'), record('100644', odd)]));
@@ -217,7 +223,12 @@ describe('trailers', () => {
   it.each(messages)('appends where git interpret-trailers does: %j', (message) => {
     const dir = makeRepo('empty');
     const expected = gitInput(dir, message, 'interpret-trailers', '--trailer', 'Patchtx-Id: 123', '--trailer', 'Patch-Sha: abc');
-    expect(appendTrailers(message, [{ key: 'Patchtx-Id', value: '123' }, { key: 'Patch-Sha', value: 'abc' }])).toBe(expected);
+    expect(
+      appendTrailers(message, [
+        { key: 'Patchtx-Id', value: '123' },
+        { key: 'Patch-Sha', value: 'abc' },
+      ]),
+    ).toBe(expected);
   });
 
   it('reads the trailer block', () => {

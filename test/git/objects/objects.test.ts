@@ -129,7 +129,14 @@ describe('ObjectStore details', () => {
     }
     git(dir, 'repack', '-adq', '--window=50');
     git(dir, 'prune-packed');
-    const verify = git(dir, 'verify-pack', '-v', ...readdirSync(path.join(dir, '.git/objects/pack')).filter((n) => n.endsWith('.idx')).map((n) => `.git/objects/pack/${n}`));
+    const verify = git(
+      dir,
+      'verify-pack',
+      '-v',
+      ...readdirSync(path.join(dir, '.git/objects/pack'))
+        .filter((n) => n.endsWith('.idx'))
+        .map((n) => `.git/objects/pack/${n}`),
+    );
     expect(verify).toMatch(/chain length = [1-9]/);
     const store = new ObjectStore(await openRepository({ cwd: dir, env: {} }));
     for (const o of oids) expect(Buffer.from(await store.readBlob(o.oid)).toString()).toBe(o.body);
@@ -186,7 +193,14 @@ describe('ObjectStore details', () => {
       const b = await theirs.readRaw(oid);
       expect(Buffer.from(a.content).equals(Buffer.from(b.content))).toBe(true);
     }
-    const verify = git(dir, 'verify-pack', '-v', ...readdirSync(path.join(dir, '.git/objects/pack')).filter((n) => n.endsWith('.idx')).map((n) => `.git/objects/pack/${n}`));
+    const verify = git(
+      dir,
+      'verify-pack',
+      '-v',
+      ...readdirSync(path.join(dir, '.git/objects/pack'))
+        .filter((n) => n.endsWith('.idx'))
+        .map((n) => `.git/objects/pack/${n}`),
+    );
     expect(verify).toMatch(/chain length = [1-9]/);
   });
 

@@ -70,7 +70,7 @@ describe('ObjectStore batches', () => {
     store.close();
   });
 
-  it('fsyncs the pack and its index when loose objects would be or core.fsync asks, not by git\'s default', async () => {
+  it("fsyncs the pack and its index when loose objects would be or core.fsync asks, not by git's default", async () => {
     // the pack holds what a commit would write loose, which git's default does not fsync
     const { store } = await open('basic');
     const sync = vi.spyOn(FileHandle.prototype, 'sync');

@@ -43,7 +43,14 @@ const blobIn = (dir: string, text: string): string => gitInput(dir, text, 'hash-
 /** Files next to `src` (a directory) whose names sort around `src/` in git's order, plus `extra`. */
 function sortOrderEdits(dir: string, extra: [string, '100644' | '100755'][]): Map<string, TreeEdit> {
   const b = blobIn(dir, 'order\n');
-  const files: [string, '100644' | '100755'][] = [['src.js', '100644'], ['src-a/x', '100644'], ['src0', '100644'], ['src/util.js', '100644'], ['src/util-x', '100755'], ...extra];
+  const files: [string, '100644' | '100755'][] = [
+    ['src.js', '100644'],
+    ['src-a/x', '100644'],
+    ['src0', '100644'],
+    ['src/util.js', '100644'],
+    ['src/util-x', '100755'],
+    ...extra,
+  ];
   return new Map<string, TreeEdit>(files.map(([p, mode]) => [p, { oid: b, mode }]));
 }
 
@@ -151,13 +158,14 @@ describe.each(FIXTURE_KINDS)('tree editing on a $kind repository', ({ kind, pick
         ]);
       },
     ],
-    [
-      "names that test git's sort order, one beyond ASCII (every entry written anew)",
-      (dir) => sortOrderEdits(dir, [['ünïcode/名前.txt', '100644']]),
-    ],
+    ["names that test git's sort order, one beyond ASCII (every entry written anew)", (dir) => sortOrderEdits(dir, [['ünïcode/名前.txt', '100644']])],
     [
       "names that test git's sort order, all ASCII (the entries around them copied as stored)",
-      (dir) => sortOrderEdits(dir, [['0first', '100644'], ['~last', '100644']]).set('src/util/name.js', null),
+      (dir) =>
+        sortOrderEdits(dir, [
+          ['0first', '100644'],
+          ['~last', '100644'],
+        ]).set('src/util/name.js', null),
     ],
     ['delete a whole directory by its path', () => new Map([['src', null]])],
   ];
@@ -176,7 +184,16 @@ describe.each(FIXTURE_KINDS)('tree editing on a $kind repository', ({ kind, pick
   it('returns the same tree for edits that change nothing, and the empty tree when all is deleted', async () => {
     await setup();
     const same = git(fx.dir, 'rev-parse', 'main:README.md').trim();
-    expect(await editTree(fx.store, base, new Map<string, TreeEdit>([['README.md', { oid: same, mode: '100644' }], ['not/there', null]]))).toBe(base);
+    expect(
+      await editTree(
+        fx.store,
+        base,
+        new Map<string, TreeEdit>([
+          ['README.md', { oid: same, mode: '100644' }],
+          ['not/there', null],
+        ]),
+      ),
+    ).toBe(base);
     const everything = new Map<string, TreeEdit>(
       git(fx.dir, 'ls-tree', '--name-only', base)
         .trim()
@@ -264,7 +281,16 @@ describe('trees whose modes git would write differently', () => {
     const blob = blobIn(fx.dir, 'x\n');
     const raw = (mode: string, name: string) => Buffer.concat([Buffer.from(`${mode} ${name}\0`), Buffer.from(blob, 'hex')]);
     // git mktree would canonicalise the mode itself; an old tool's tree is written literally
-    const tree = gitInput(fx.dir, Buffer.concat([raw('100664', 'a.txt'), raw('100644', 'c.txt')]), 'hash-object', '-t', 'tree', '-w', '--literally', '--stdin').trim();
+    const tree = gitInput(
+      fx.dir,
+      Buffer.concat([raw('100664', 'a.txt'), raw('100644', 'c.txt')]),
+      'hash-object',
+      '-t',
+      'tree',
+      '-w',
+      '--literally',
+      '--stdin',
+    ).trim();
     const stored = (oid: string) => execFileSync('git', ['cat-file', 'tree', oid], { cwd: fx.dir, env: gitEnv }).toString('latin1');
     expect(stored(tree)).toContain('100664 a.txt');
     const edits = new Map<string, TreeEdit>([['b.txt', { oid: blob, mode: '100644' }]]);
@@ -280,7 +306,17 @@ describe('diffTrees and names that are not valid UTF-8', () => {
     const x = blobIn(fx.dir, 'x\n');
     const y = blobIn(fx.dir, 'y\n');
     const tree = (ff: string, fe: string) =>
-      gitInput(fx.dir, Buffer.concat([Buffer.from(`100644 blob ${ff}\ta`), Buffer.from([0xff]), Buffer.from(`\n100644 blob ${fe}\ta`), Buffer.from([0xfe]), Buffer.from('\n')]), 'mktree').trim();
+      gitInput(
+        fx.dir,
+        Buffer.concat([
+          Buffer.from(`100644 blob ${ff}\ta`),
+          Buffer.from([0xff]),
+          Buffer.from(`\n100644 blob ${fe}\ta`),
+          Buffer.from([0xfe]),
+          Buffer.from('\n'),
+        ]),
+        'mktree',
+      ).trim();
     const deltas = await diffTrees(fx.store, tree(x, x), tree(x, y));
     expect(deltas).toEqual([{ path: 'a\uFFFD', before: { oid: x, mode: '100644' }, after: { oid: y, mode: '100644' } }]);
     expect(await diffTrees(fx.store, tree(x, y), tree(x, y))).toEqual([]);

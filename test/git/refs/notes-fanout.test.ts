@@ -24,7 +24,9 @@ function blobs(dir: string, count: number): string[] {
     writeFileSync(f, `annotated object ${i}\n`);
     return f;
   });
-  return git(dir, 'hash-object', '-w', ...files).trim().split('\n');
+  return git(dir, 'hash-object', '-w', ...files)
+    .trim()
+    .split('\n');
 }
 
 const names = (dir: string, treeish: string): string[] => git(dir, 'ls-tree', '--name-only', treeish).trim().split('\n');
@@ -74,7 +76,13 @@ describe('notes fan-out', () => {
     const targets = blobs(fx.dir, 200);
     for (const [i, oid] of targets.entries()) git(fx.dir, 'notes', '--ref=patchtx', 'add', '-m', `note ${i}`, oid);
     const head = git(fx.dir, 'rev-parse', 'HEAD').trim();
-    await addNote(fx.store, fx.repo, { notesRef: NOTES, target: head, text: 'on head\n', identity, attach: { path: 'patchtx-saved/ab/cd', tree: git(fx.dir, 'rev-parse', 'HEAD^{tree}').trim() } });
+    await addNote(fx.store, fx.repo, {
+      notesRef: NOTES,
+      target: head,
+      text: 'on head\n',
+      identity,
+      attach: { path: 'patchtx-saved/ab/cd', tree: git(fx.dir, 'rev-parse', 'HEAD^{tree}').trim() },
+    });
     const ours = git(fx.dir, 'rev-parse', `${NOTES}^{tree}`).trim();
     expect(git(fx.dir, 'ls-tree', '-r', '--name-only', NOTES, head.slice(0, 2)).trim().split('\n')).toContain(`${head.slice(0, 2)}/${head.slice(2)}`);
     expect(git(fx.dir, 'notes', '--ref=patchtx', 'show', head)).toBe('on head\n');

@@ -57,7 +57,27 @@ const ONE_LEVEL = ['HEAD', 'ORIG_HEAD', 'FETCH_HEAD', 'MERGE_HEAD', 'CHERRY_PICK
 const OUTSIDE = ['heads/main', 'foo/bar', 'main', 'lower_head'];
 
 /** Branch names as a caller gives them. */
-const BRANCHES = ['main', 'feature/x', 'ünïcode', 'a@b', 'v1.0', 'x.lockx', 'HEAD', '-x', '.hidden', 'a..b', 'a.lock', 'a.', 'x/', 'a//b', 'a b', 'a~1', 'a:b', 'a@{1}', 'a\\b'];
+const BRANCHES = [
+  'main',
+  'feature/x',
+  'ünïcode',
+  'a@b',
+  'v1.0',
+  'x.lockx',
+  'HEAD',
+  '-x',
+  '.hidden',
+  'a..b',
+  'a.lock',
+  'a.',
+  'x/',
+  'a//b',
+  'a b',
+  'a~1',
+  'a:b',
+  'a@{1}',
+  'a\\b',
+];
 
 function gitAccepts(...args: string[]): boolean {
   const { status, stderr } = gitTry(cwd(), 'check-ref-format', ...args);

@@ -127,7 +127,9 @@ describe.each(FIXTURE_KINDS)('refs in a $kind repository', ({ kind, pick }) => {
     const packedBefore = existsSync(path.join(fx.repo.commonDir, 'packed-refs')) ? readFileSync(path.join(fx.repo.commonDir, 'packed-refs'), 'utf8') : '';
     // a value that is not the ref's: stale, nothing deleted
     const wrong = git(fx.dir, 'rev-parse', 'main~1').trim();
-    await expect(updateRef(fx.repo, { ref: 'refs/heads/feat/x', expectedOld: wrong, newOid: DELETED_REF, message: 'm', identity })).rejects.toMatchObject({ kind: 'stale' });
+    await expect(updateRef(fx.repo, { ref: 'refs/heads/feat/x', expectedOld: wrong, newOid: DELETED_REF, message: 'm', identity })).rejects.toMatchObject({
+      kind: 'stale',
+    });
     expect(git(fx.dir, 'rev-parse', 'feat/x').trim()).toBe(main);
     await updateRef(fx.repo, { ref: 'refs/heads/feat/x', expectedOld: main, newOid: DELETED_REF, message: 'undo', identity });
     expect(gitTry(fx.dir, 'rev-parse', '--verify', '-q', 'refs/heads/feat/x').status).not.toBe(0);
@@ -143,7 +145,9 @@ describe.each(FIXTURE_KINDS)('refs in a $kind repository', ({ kind, pick }) => {
       expect(packed).toMatch(/ refs\/tags\/v1\n\^[0-9a-f]{40}\n/);
     }
     // a branch that does not exist cannot be deleted: stale
-    await expect(updateRef(fx.repo, { ref: 'refs/heads/feat/x', expectedOld: main, newOid: DELETED_REF, message: 'm', identity })).rejects.toMatchObject({ kind: 'stale' });
+    await expect(updateRef(fx.repo, { ref: 'refs/heads/feat/x', expectedOld: main, newOid: DELETED_REF, message: 'm', identity })).rejects.toMatchObject({
+      kind: 'stale',
+    });
     expect(git(fx.dir, 'fsck', '--full', '--no-dangling')).toBe('');
   });
 
@@ -165,7 +169,7 @@ describe.each(FIXTURE_KINDS)('refs in a $kind repository', ({ kind, pick }) => {
     expect(existsSync(path.join(fx.repo.commonDir, `${ref}.lock`))).toBe(false);
   });
 
-  it("fails with stale while another process holds the lock, and leaves that lock alone", async () => {
+  it('fails with stale while another process holds the lock, and leaves that lock alone', async () => {
     const fx = await openFixture(kind, pick);
     const ref = 'refs/heads/main';
     const old = git(fx.dir, 'rev-parse', ref).trim();

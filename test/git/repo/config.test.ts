@@ -120,8 +120,7 @@ describe('loadConfig', () => {
     };
     const repo = await openRepository({ cwd: wt, env: {} });
     const config = await loadConfig(repo, env);
-    const gitGet = (key: string) =>
-      execFileSync('git', ['config', '--get', key], { cwd: wt, env: env as NodeJS.ProcessEnv, encoding: 'utf8' }).trim();
+    const gitGet = (key: string) => execFileSync('git', ['config', '--get', key], { cwd: wt, env: env as NodeJS.ProcessEnv, encoding: 'utf8' }).trim();
     for (const key of ['t.a', 't.b', 't.c', 't.d', 't.e', 't.f', 't.onlysystem']) expect(config.get(key), key).toBe(gitGet(key));
     expect(config.get('t.e')).toBe('worktree');
     expect(config.get('t.f')).toBe('env');
@@ -181,7 +180,9 @@ describe('resolveIdentity', () => {
     expect(resolveIdentity(config, 'author', env, undefined, now)).toMatchObject({ name: 'Env Author', email: 'env@example.com' });
     expect(resolveIdentity(config, 'committer', env, undefined, now)).toMatchObject({ name: 'Config Committer' });
     expect(resolveIdentity(config, 'author', env, 'Over Ride <over@example.com>', now)).toMatchObject({ name: 'Over Ride', email: 'over@example.com' });
-    expect(resolveIdentity(new GitConfig(), 'author', { GIT_AUTHOR_NAME: 'N', EMAIL: 'fallback@example.com' }, undefined, now).email).toBe('fallback@example.com');
+    expect(resolveIdentity(new GitConfig(), 'author', { GIT_AUTHOR_NAME: 'N', EMAIL: 'fallback@example.com' }, undefined, now).email).toBe(
+      'fallback@example.com',
+    );
   });
 
   it('cleans names as git does', () => {
@@ -261,7 +262,8 @@ describe('configuration from the command line (git -c)', () => {
     const parameters = parametersFromGit(dir, settings);
     const env = { HOME: scratch(), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_PARAMETERS: parameters };
     const config = await loadConfig(await openRepository({ cwd: dir, env: {} }), env);
-    const gitGet = (key: string) => execFileSync('git', ['config', '--get', key], { cwd: dir, env: { ...gitEnv, GIT_CONFIG_PARAMETERS: parameters }, encoding: 'utf8' }).replace(/\n$/, '');
+    const gitGet = (key: string) =>
+      execFileSync('git', ['config', '--get', key], { cwd: dir, env: { ...gitEnv, GIT_CONFIG_PARAMETERS: parameters }, encoding: 'utf8' }).replace(/\n$/, '');
     // git prints a bare boolean as an empty value
     for (const key of ['core.autocrlf', 'x.y', 'q.r', 'sec.Sub.key', 'flag.only', 'a.b', 'a.eq']) expect(config.getRaw(key) ?? '', key).toBe(gitGet(key));
     expect(config.get('core.autocrlf')).toBe('true'); // above the repository's own config
@@ -276,14 +278,21 @@ describe('configuration from the command line (git -c)', () => {
     const base = { HOME: scratch(), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 't.v', GIT_CONFIG_VALUE_0: 'count' };
     const old = "'t.v=params' 'core.autocrlf=input' 't.flag'";
     const config = await loadConfig(repo, { ...base, GIT_CONFIG_PARAMETERS: old });
-    const gitGet = (key: string) => execFileSync('git', ['config', '--get', key], { cwd: dir, env: { ...gitEnv, ...base, GIT_CONFIG_PARAMETERS: old }, encoding: 'utf8' }).trim();
+    const gitGet = (key: string) =>
+      execFileSync('git', ['config', '--get', key], { cwd: dir, env: { ...gitEnv, ...base, GIT_CONFIG_PARAMETERS: old }, encoding: 'utf8' }).trim();
     for (const key of ['t.v', 'core.autocrlf', 't.flag']) expect(config.getRaw(key) ?? '', key).toBe(gitGet(key));
     expect(config.get('t.v')).toBe('params');
     for (const bogus of ["'unterminated", "'a.b'x", 'a.b=c', "'a.b'='c'd"]) {
-      await expect(loadConfig(repo, { ...base, GIT_CONFIG_PARAMETERS: bogus })).rejects.toMatchObject({ kind: 'usage', message: expect.stringContaining('GIT_CONFIG_PARAMETERS') });
+      await expect(loadConfig(repo, { ...base, GIT_CONFIG_PARAMETERS: bogus })).rejects.toMatchObject({
+        kind: 'usage',
+        message: expect.stringContaining('GIT_CONFIG_PARAMETERS'),
+      });
       expect(gitConfigStatus(dir, bogus)).not.toBe(0);
     }
-    await expect(loadConfig(repo, { ...base, GIT_CONFIG_COUNT: '2' })).rejects.toMatchObject({ kind: 'usage', message: expect.stringContaining('GIT_CONFIG_KEY_1') });
+    await expect(loadConfig(repo, { ...base, GIT_CONFIG_COUNT: '2' })).rejects.toMatchObject({
+      kind: 'usage',
+      message: expect.stringContaining('GIT_CONFIG_KEY_1'),
+    });
   });
 });
 

@@ -9,9 +9,7 @@ afterAll(cleanupRepos);
 
 /** What git itself finds from `cwd`. */
 function gitView(cwd: string): { gitdir: string; commonDir: string; workdir: string | null } {
-  const [gitdir, commonDir, bare] = git(cwd, 'rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir', '--is-bare-repository')
-    .trim()
-    .split('\n');
+  const [gitdir, commonDir, bare] = git(cwd, 'rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir', '--is-bare-repository').trim().split('\n');
   const workdir = bare === 'true' ? null : git(cwd, 'rev-parse', '--show-toplevel').trim();
   return { gitdir: realpathSync(gitdir!), commonDir: realpathSync(commonDir!), workdir };
 }

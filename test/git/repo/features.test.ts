@@ -57,14 +57,22 @@ describe('checkRepositorySupported', () => {
     const dir = path.join(path.dirname(source), 'shared');
     execFileSync('git', ['clone', '-q', '--shared', source, dir], { env: gitEnv });
     expect(readFileSync(path.join(dir, '.git/objects/info/alternates'), 'utf8')).toContain(source);
-    await expect(check(dir)).rejects.toMatchObject({ kind: 'unsupported_repository', message: expect.stringContaining('alternate'), data: { feature: 'alternates' } });
+    await expect(check(dir)).rejects.toMatchObject({
+      kind: 'unsupported_repository',
+      message: expect.stringContaining('alternate'),
+      data: { feature: 'alternates' },
+    });
     await expect(check(source, { ...ENV, GIT_ALTERNATE_OBJECT_DIRECTORIES: '/x' })).rejects.toMatchObject({ data: { feature: 'alternates' } });
   });
 
   it('refuses index version 4', async () => {
     const dir = makeRepo('basic');
     git(dir, 'update-index', '--index-version', '4');
-    await expect(check(dir)).rejects.toMatchObject({ kind: 'unsupported_repository', message: expect.stringContaining('index version 4'), data: { feature: 'index-v4' } });
+    await expect(check(dir)).rejects.toMatchObject({
+      kind: 'unsupported_repository',
+      message: expect.stringContaining('index version 4'),
+      data: { feature: 'index-v4' },
+    });
     git(dir, 'update-index', '--index-version', '3');
     await expect(check(dir)).resolves.toBeUndefined();
   });
@@ -82,7 +90,11 @@ describe('checkRepositorySupported', () => {
   it('refuses sparse checkouts', async () => {
     const dir = makeRepo('basic');
     git(dir, 'sparse-checkout', 'init');
-    await expect(check(dir)).rejects.toMatchObject({ kind: 'unsupported_repository', message: expect.stringContaining('sparse'), data: { feature: 'sparse-checkout' } });
+    await expect(check(dir)).rejects.toMatchObject({
+      kind: 'unsupported_repository',
+      message: expect.stringContaining('sparse'),
+      data: { feature: 'sparse-checkout' },
+    });
   });
 });
 
@@ -242,7 +254,13 @@ describe('gitattributes filter detection', () => {
     await expect(conversionsForPaths(repo, ['art/x.psd'], none, { env: { HOME: home } })).rejects.toMatchObject({ data: { filter: 'lfs' } });
     const custom = path.join(home, 'custom-attributes');
     writeFileSync(custom, '*.psd -filter\n*.tga filter=custom\n');
-    const config = await loadConfig(repo, { HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.attributesFile', GIT_CONFIG_VALUE_0: custom });
+    const config = await loadConfig(repo, {
+      HOME: home,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'core.attributesFile',
+      GIT_CONFIG_VALUE_0: custom,
+    });
     await expect(conversionsForPaths(repo, ['art/x.psd'], none, { env: { HOME: home }, config })).resolves.toBeInstanceOf(Map);
     await expect(conversionsForPaths(repo, ['x.tga'], none, { env: { HOME: home }, config })).rejects.toMatchObject({ data: { filter: 'custom' } });
   });

@@ -102,7 +102,10 @@ describe('line-ending conversion in transactions, cross-checked with git', () =>
   for (const base of ['normalised', 'raw'] as const) {
     for (const attributes of base === 'raw' ? RAW_ATTRIBUTES : ATTRIBUTES) {
       for (const config of CONFIGS) {
-        const settings = Object.entries(config).map(([k, v]) => `${k}=${v}`).join(' ') || 'no settings';
+        const settings =
+          Object.entries(config)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(' ') || 'no settings';
         it(`${base} base, ${attributes || 'no attributes'}, ${settings}`, async () => {
           const dir = setup(attributes, config, base);
           if (git(dir, 'status', '--porcelain') !== '') {
@@ -123,7 +126,8 @@ describe('line-ending conversion in transactions, cross-checked with git', () =>
           const contents = result.contents!;
           // the patch applied to the files as the working tree holds them
           for (const c of contents) {
-            if (c.before !== null && c.from === undefined) expect(Buffer.from(c.before).toString('latin1'), c.path).toBe(readFileSync(path.join(twin, c.path), 'latin1'));
+            if (c.before !== null && c.from === undefined)
+              expect(Buffer.from(c.before).toString('latin1'), c.path).toBe(readFileSync(path.join(twin, c.path), 'latin1'));
           }
           expect(git(dir, 'status', '--porcelain')).toBe('');
           expect(git(dir, 'diff', 'HEAD')).toBe('');
@@ -132,14 +136,17 @@ describe('line-ending conversion in transactions, cross-checked with git', () =>
           applyWithGit(twin, contents);
           expect(git(dir, 'rev-parse', 'HEAD^{tree}')).toBe(git(twin, 'write-tree'));
           for (const c of contents) {
-            if (c.after !== null) expect(readFileSync(path.join(dir, c.path), 'latin1'), `${c.path} in the working tree`).toBe(readFileSync(path.join(twin, c.path), 'latin1'));
+            if (c.after !== null)
+              expect(readFileSync(path.join(dir, c.path), 'latin1'), `${c.path} in the working tree`).toBe(readFileSync(path.join(twin, c.path), 'latin1'));
           }
           expect(eolListing(dir)).toBe(eolListing(twin));
           if (base === 'normalised') {
             // no blob holds CRLF that git's text=auto rule keeps: git hash-object of each
             // working-tree file (converted by its path's attributes) gives the committed blob
             const written = contents.filter((c) => c.after !== null).map((c) => c.path);
-            const hashed = git(dir, 'hash-object', '--', ...written).trim().split('\n');
+            const hashed = git(dir, 'hash-object', '--', ...written)
+              .trim()
+              .split('\n');
             expect(hashed).toHaveLength(written.length);
             written.forEach((p, i) => expect(hashed[i], p).toBe(git(dir, 'rev-parse', `HEAD:${p}`).trim()));
           }
@@ -314,7 +321,9 @@ describe('settings and attributes around line endings', () => {
 
     const warned = setup('warn');
     const r = await applyTransaction({ repoDir: warned, env: gitEnv, patchText: patch });
-    expect(r.warnings).toContainEqual(expect.objectContaining({ kind: 'line_endings', path: 'w.txt', message: expect.stringContaining('LF line endings were replaced by CRLF') }));
+    expect(r.warnings).toContainEqual(
+      expect.objectContaining({ kind: 'line_endings', path: 'w.txt', message: expect.stringContaining('LF line endings were replaced by CRLF') }),
+    );
     expect(git(warned, 'show', 'HEAD:w.txt')).toBe('one\nTWO\n');
     expect(readFileSync(path.join(warned, 'w.txt'), 'latin1')).toBe('one\r\nTWO\r\n');
     expect(git(warned, 'status', '--porcelain')).toBe('');

@@ -11,7 +11,23 @@ import { GitConfig } from '../../../src/git/repo/config.js';
 import { conversionConfig, conversionFor, hasCrlfText, toGit, toWorktree, type Conversion } from '../../../src/git/worktree/convert.js';
 import { gitEnv } from '../../helpers/repos.js';
 
-const ATTRIBUTES = ['', 'text', '-text', 'text=auto', 'text eol=lf', 'text eol=crlf', 'text=auto eol=lf', 'text=auto eol=crlf', 'eol=crlf', 'eol=lf', '-text eol=crlf', 'crlf=input', 'ident', 'text ident eol=crlf', 'binary'];
+const ATTRIBUTES = [
+  '',
+  'text',
+  '-text',
+  'text=auto',
+  'text eol=lf',
+  'text eol=crlf',
+  'text=auto eol=lf',
+  'text=auto eol=crlf',
+  'eol=crlf',
+  'eol=lf',
+  '-text eol=crlf',
+  'crlf=input',
+  'ident',
+  'text ident eol=crlf',
+  'binary',
+];
 const CONTENTS: Record<string, string> = {
   lf: 'one\ntwo\nthree\n',
   crlf: 'one\r\ntwo\r\nthree\r\n',
@@ -59,11 +75,19 @@ describe('line-ending and ident conversion agree with git', () => {
       ATTRIBUTES.forEach((attr, a) => {
         for (const [label, content] of Object.entries(CONTENTS)) files.push({ name: `f${a}-${label}.txt`, attr, content });
       });
-      writeFileSync(path.join(dir, '.gitattributes'), files.filter((f) => f.attr !== '').map((f) => `${f.name} ${f.attr}\n`).join(''));
+      writeFileSync(
+        path.join(dir, '.gitattributes'),
+        files
+          .filter((f) => f.attr !== '')
+          .map((f) => `${f.name} ${f.attr}\n`)
+          .join(''),
+      );
 
       // add: git hash-object --path applies the conversions of the path to the given file
       for (const f of files) writeFileSync(path.join(dir, f.name), f.content, 'latin1');
-      const stored = gitAt(dir, ['hash-object', '-w', '--stdin-paths'], files.map((f) => f.name).join('\n') + '\n').trim().split('\n');
+      const stored = gitAt(dir, ['hash-object', '-w', '--stdin-paths'], files.map((f) => f.name).join('\n') + '\n')
+        .trim()
+        .split('\n');
       files.forEach((f, i) => {
         const c = conversionOf(f.name, f.attr, config);
         const ours = toGit(Buffer.from(f.content, 'latin1'), c);
@@ -76,7 +100,9 @@ describe('line-ending and ident conversion agree with git', () => {
       gitAt(dir, ['checkout-index', '-f', '-a']);
       for (const f of files) {
         const c = conversionOf(f.name, f.attr, config);
-        expect(latin1(toWorktree(Buffer.from(f.content, 'latin1'), c)), `${f.name} (${f.attr || 'no attributes'}) checked out`).toBe(readFileSync(path.join(dir, f.name), 'latin1'));
+        expect(latin1(toWorktree(Buffer.from(f.content, 'latin1'), c)), `${f.name} (${f.attr || 'no attributes'}) checked out`).toBe(
+          readFileSync(path.join(dir, f.name), 'latin1'),
+        );
       }
     });
   }

@@ -202,7 +202,10 @@ describe('removeWorktreeFile', () => {
 });
 
 describe('isWorktreeFileModified', () => {
-  async function entryOf(repo: string, p: string): Promise<{ entry: IndexEntry; options: { indexTimestamp: { seconds: number; nanoseconds: number } | null } }> {
+  async function entryOf(
+    repo: string,
+    p: string,
+  ): Promise<{ entry: IndexEntry; options: { indexTimestamp: { seconds: number; nanoseconds: number } | null } }> {
     const index = (await readIndex(repoAt(repo)))!;
     return { entry: index.find([p]).get(p)![0]!, options: { indexTimestamp: index.timestamp } };
   }
@@ -234,7 +237,11 @@ describe('isWorktreeFileModified', () => {
     expect(await check('docs/src-link')).toBe(true);
     expect(await check('src/math.js')).toBe(true);
     expect(await check('docs/crlf.txt')).toBe(false);
-    const changed = git(repo, 'status', '--porcelain').split('\n').filter(Boolean).map((l) => l.slice(3)).sort();
+    const changed = git(repo, 'status', '--porcelain')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.slice(3))
+      .sort();
     expect(changed).toEqual(['README.md', 'bin/run.sh', 'docs/notes.txt', 'docs/src-link', 'src/math.js']);
   });
 

@@ -95,9 +95,7 @@ interface SliceMethods {
   hexSlice(start: number, end: number): string;
 }
 
-const GIT_MODES: ReadonlyMap<string, TreeMode> = new Map(
-  (['100644', '100755', '120000', '40000', '160000'] as const).map((m) => [m, m]),
-);
+const GIT_MODES: ReadonlyMap<string, TreeMode> = new Map((['100644', '100755', '120000', '40000', '160000'] as const).map((m) => [m, m]));
 const BEYOND_ASCII = /[\x80-\xff]/;
 
 export function parseTreeObject(data: Uint8Array, oid = '(tree)'): ParsedTree {
