@@ -1,0 +1,177 @@
+// A library transaction of several steps (repo.begin()): each step sees the steps before it, a
+// failing step is dropped and leaves the transaction as it was, commit() lands every step as one
+// commit with the guarantees of a single apply (stale, dirty, undo, a note that re-applies), and
+// abort() writes nothing. Checked on real repositories with git.
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRepository, PatchtxError } from '../../src/index.js';
+import { cleanupRepos, commitCount, git, makeRepo, rev } from '../helpers/repos.js';
+import { cleanupScratch, isolateGitEnv, v4a } from '../helpers/scratch.js';
+import { expectFsckClean, expectNoLeftovers, expectUntouched, snapshot } from '../helpers/snapshot.js';
+
+beforeAll(() => isolateGitEnv());
+afterAll(() => {
+  cleanupRepos();
+  cleanupScratch();
+});
+
+async function rejection(p: Promise<unknown>): Promise<PatchtxError> {
+  const outcome = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(outcome).toBeInstanceOf(PatchtxError);
+  return outcome as PatchtxError;
+}
+
+const ADD_TODO = v4a('*** Add File: docs/todo.txt', '+first', '+second');
+const EDIT_TODO = v4a('*** Update File: docs/todo.txt', '@@', ' first', '-second', '+second, edited', '+third');
+const EDIT_README = v4a('*** Update File: README.md', '@@', '-# Sample', '+# Sample, edited');
+const NO_SUCH_CONTEXT = v4a('*** Update File: src/math.js', '@@', '-this line is not there', '+nor this one');
+
+describe('repo.begin(): several steps, one commit', () => {
+  it('two steps where the second updates the file the first added land as one commit, as preview() showed', async () => {
+    const dir = makeRepo('basic');
+    const before = rev(dir);
+    const count = commitCount(dir);
+    const repo = await openRepository({ dir });
+    const tx = await repo.begin();
+    expect(tx.head).toBe(before);
+    const first = await tx.apply(ADD_TODO);
+    expect(first.files).toEqual([{ path: 'docs/todo.txt', op: 'A', from: null }]);
+    const second = await tx.apply(EDIT_TODO);
+    expect(second.files).toEqual([{ path: 'docs/todo.txt', op: 'A', from: null }]);
+    await tx.apply(EDIT_README);
+    expect(tx.steps).toBe(3);
+    const preview = await tx.preview();
+    // nothing written by the steps or the preview
+    expect(rev(dir)).toBe(before);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+
+    const done = await tx.commit({ message: 'Three steps', trailers: ['Step-Count=3'] });
+    expect(done.commit).toBe(rev(dir));
+    expect(commitCount(dir)).toBe(count + 1);
+    expect(rev(dir, 'HEAD~1')).toBe(before);
+    expect(git(dir, 'log', '-1', '--format=%s%n%(trailers:key=Step-Count,valueonly)').trim()).toBe('Three steps\n3');
+    expect(git(dir, 'show', 'HEAD:docs/todo.txt')).toBe('first\nsecond, edited\nthird\n');
+    expect(readFileSync(path.join(dir, 'docs/todo.txt'), 'utf8')).toBe('first\nsecond, edited\nthird\n');
+    expect(git(dir, 'show', 'HEAD:README.md')).toContain('# Sample, edited\n');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'diff', '--name-status', 'HEAD~1', 'HEAD')).toBe('M\tREADME.md\nA\tdocs/todo.txt\n');
+    // the preview's changes and diff are the commit's
+    expect(preview.files).toEqual(done.files);
+    expect(preview.tree).toBe(done.tree);
+    expect(preview.diff).toBe(
+      gitDiff(
+        dir,
+        preview.files.map((f) => f.path),
+      ),
+    );
+    expectFsckClean(dir);
+    expectNoLeftovers(dir);
+
+    // the stored patch is one patch that re-applies to the same tree on the parent
+    const stored = await repo.show('HEAD');
+    const replay = path.join(path.dirname(dir), 'replay');
+    cpSync(dir, replay, { recursive: true, verbatimSymlinks: true });
+    git(replay, 'reset', '-q', '--hard', 'HEAD~1');
+    const again = await (await openRepository({ dir: replay })).apply(stored, { message: 'Three steps', trailers: ['Step-Count=3'] });
+    expect(again.tree).toBe(rev(dir, 'HEAD^{tree}'));
+  });
+
+  it('a failing step throws and is dropped: the commit holds the steps before and after it', async () => {
+    const dir = makeRepo('basic');
+    const repo = await openRepository({ dir });
+    const tx = await repo.begin();
+    await tx.apply(ADD_TODO);
+    const e = await rejection(tx.apply(NO_SUCH_CONTEXT));
+    expect(e.kind).toBe('context_not_found');
+    expect(tx.steps).toBe(1);
+    await tx.apply(EDIT_README);
+    await tx.commit();
+    expect(git(dir, 'diff', '--name-status', 'HEAD~1', 'HEAD')).toBe('M\tREADME.md\nA\tdocs/todo.txt\n');
+    expect(git(dir, 'show', 'HEAD:src/math.js')).toBe(readFileSync(path.join(dir, 'src/math.js'), 'utf8'));
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expectFsckClean(dir);
+  });
+
+  it('abort() writes nothing, and the ended transaction takes no further call', async () => {
+    const dir = makeRepo('basic');
+    const repo = await openRepository({ dir });
+    const before = snapshot(dir);
+    const tx = await repo.begin();
+    await tx.apply(ADD_TODO);
+    await tx.apply(EDIT_README);
+    await tx.preview();
+    tx.abort();
+    expectUntouched(dir, before);
+    for (const call of [() => tx.apply(EDIT_TODO), () => tx.preview(), () => tx.commit()]) {
+      const e = await rejection(call());
+      expect(e.kind).toBe('usage');
+      expect(e.message).toContain('aborted');
+    }
+    expectUntouched(dir, before);
+  });
+
+  it('after commit(), further steps are a usage error', async () => {
+    const dir = makeRepo('basic');
+    const tx = await (await openRepository({ dir })).begin();
+    await tx.apply(EDIT_README);
+    await tx.commit();
+    const tip = rev(dir);
+    const e = await rejection(tx.apply(ADD_TODO));
+    expect(e.kind).toBe('usage');
+    expect(e.message).toContain('committed');
+    expect(rev(dir)).toBe(tip);
+  });
+
+  it('a ref that moved between begin() and commit() is stale, and nothing is written', async () => {
+    const dir = makeRepo('basic');
+    const tx = await (await openRepository({ dir })).begin();
+    await tx.apply(ADD_TODO);
+    writeFileSync(path.join(dir, 'other.txt'), 'other\n');
+    git(dir, 'add', 'other.txt');
+    git(dir, 'commit', '-q', '-m', 'meanwhile');
+    const before = snapshot(dir);
+    const e = await rejection(tx.commit());
+    expect(e.kind).toBe('stale');
+    expectUntouched(dir, before);
+  });
+
+  it('a touched file edited in the working tree meanwhile is refused as dirty, and kept', async () => {
+    const dir = makeRepo('basic');
+    const tx = await (await openRepository({ dir })).begin();
+    await tx.apply(EDIT_README);
+    writeFileSync(path.join(dir, 'README.md'), '# Sample\n\nedited by hand\n');
+    const before = snapshot(dir);
+    const e = await rejection(tx.commit());
+    expect(e.kind).toBe('dirty');
+    expectUntouched(dir, before);
+    expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toBe('# Sample\n\nedited by hand\n');
+  });
+
+  it('undo() undoes the whole commit of the steps', async () => {
+    const dir = makeRepo('basic');
+    const before = rev(dir);
+    const repo = await openRepository({ dir });
+    const tx = await repo.begin();
+    await tx.apply(ADD_TODO);
+    await tx.apply(EDIT_TODO);
+    await tx.apply(EDIT_README);
+    await tx.commit();
+    await repo.undo();
+    expect(rev(dir)).toBe(before);
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+    expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toBe(git(dir, 'show', 'HEAD:README.md'));
+    expectFsckClean(dir);
+  });
+});
+
+/**
+ * The diff of the last commit as git prints it, path by path in `paths`' order, from each file's
+ * `---` line on (the library's diff has no `diff --git`, mode or index lines).
+ */
+function gitDiff(dir: string, paths: string[]): string {
+  return paths.map((p) => git(dir, 'diff', '--no-color', 'HEAD~1', 'HEAD', '--', p).replace(/^[\s\S]*?(?=^--- )/m, '')).join('');
+}
