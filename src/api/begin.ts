@@ -53,7 +53,13 @@ export interface Transaction {
   abort(): void;
 }
 
-type State = 'open' | 'committed' | 'aborted';
+type State = 'open' | 'committing' | 'committed' | 'aborted';
+
+const ENDED: Record<Exclude<State, 'open'>, string> = {
+  committing: 'is being committed',
+  committed: 'is committed',
+  aborted: 'was aborted',
+};
 
 function readBeginOptions(options: unknown): Omit<CommandApplyOptions, 'patchText'> {
   const fn = 'begin';
@@ -95,7 +101,7 @@ export async function begin(place: Place, options: BeginOptions = {}): Promise<T
     return run;
   };
   const requireOpen = (call: string): void => {
-    if (state !== 'open') throw usageError(`${call}: the transaction is already ${state}; begin a new one`, { reason: state });
+    if (state !== 'open') throw usageError(`${call}: the transaction ${ENDED[state]}; begin a new one`, { reason: state });
   };
   /** the steps as one check: the result a commit would have, computed without writing */
   const check = (all: string[], withContents: boolean): Promise<ApplyJson> =>
@@ -128,6 +134,8 @@ export async function begin(place: Place, options: BeginOptions = {}): Promise<T
         requireOpen('commit');
         const extra = readCommitOptions(commitOptions);
         if (steps.length === 0) throw usageError('commit: the transaction has no steps: there is nothing to commit');
+        // abort() now would come too late to keep the commit from landing
+        state = 'committing';
         const result = await settled(() =>
           applyTransaction({
             ...sessionAt(place),
@@ -137,7 +145,10 @@ export async function begin(place: Place, options: BeginOptions = {}): Promise<T
             patchText: steps[0]!,
             laterPatches: steps.slice(1),
           }),
-        );
+        ).catch((e: unknown) => {
+          state = 'open';
+          throw e;
+        });
         state = 'committed';
         return applyJson(result);
       }),

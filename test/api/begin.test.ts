@@ -168,6 +168,111 @@ describe('repo.begin(): several steps, one commit', () => {
   });
 });
 
+describe('repo.begin(): refusals and other refs', () => {
+  it('wrong options and arguments are usage errors naming them, and write nothing', async () => {
+    const dir = makeRepo('basic');
+    const before = snapshot(dir);
+    const repo = await openRepository({ dir });
+    expect((await rejection(repo.begin({ dirty: 'keep' as 'refuse' }))).message).toContain('options.dirty');
+    expect((await rejection(repo.begin({ wait: 1 } as object))).message).toContain('options.wait is not an option');
+    const tx = await repo.begin();
+    expect((await rejection(tx.preview())).message).toContain('no steps');
+    expect((await rejection(tx.commit())).message).toContain('no steps');
+    expect((await rejection(tx.apply(5 as unknown as string))).kind).toBe('usage');
+    await tx.apply(EDIT_README);
+    expect((await rejection(tx.commit({ message: 7 as unknown as string }))).message).toContain('options.message');
+    expect((await rejection(tx.commit({ diff: true } as object))).kind).toBe('usage');
+    expect(tx.steps).toBe(1);
+    expectUntouched(dir, before);
+    // the transaction is still open after its refused calls
+    await tx.commit();
+    expect(git(dir, 'show', 'HEAD:README.md')).toContain('# Sample, edited\n');
+  });
+
+  it('a commit() that fails leaves the transaction open: it commits once the cause is gone', async () => {
+    const dir = makeRepo('basic');
+    const tx = await (await openRepository({ dir })).begin();
+    await tx.apply(EDIT_README);
+    const committed = git(dir, 'show', 'HEAD:README.md');
+    writeFileSync(path.join(dir, 'README.md'), '# Sample\n\nedited by hand\n');
+    expect((await rejection(tx.commit())).kind).toBe('dirty');
+    writeFileSync(path.join(dir, 'README.md'), committed);
+    await tx.commit();
+    expect(git(dir, 'show', 'HEAD:README.md')).toContain('# Sample, edited\n');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+  });
+
+  it('abort() while commit() runs is refused: the commit lands', async () => {
+    const dir = makeRepo('basic');
+    const before = rev(dir);
+    const tx = await (await openRepository({ dir })).begin();
+    await tx.apply(EDIT_README);
+    const landing = tx.commit();
+    // the commit has started once the calls queued before this turn of the event loop have run
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(() => tx.abort()).toThrow(PatchtxError);
+    expect(() => tx.abort()).toThrow(/committed/);
+    const done = await landing;
+    expect(rev(dir)).toBe(done.commit);
+    expect(rev(dir, 'HEAD~1')).toBe(before);
+  });
+
+  it('abort() right after a commit() call that has not started yet refuses that commit: nothing is written', async () => {
+    const dir = makeRepo('basic');
+    const tx = await (await openRepository({ dir })).begin();
+    await tx.apply(EDIT_README);
+    const before = snapshot(dir);
+    const landing = tx.commit();
+    tx.abort();
+    const e = await rejection(landing);
+    expect(e.kind).toBe('usage');
+    expect(e.message).toContain('aborted');
+    expectUntouched(dir, before);
+  });
+
+  it('a new branch from a base: the steps land on it, the checkout is left alone', async () => {
+    const dir = makeRepo('basic');
+    const before = snapshot(dir);
+    const tx = await (await openRepository({ dir })).begin({ ref: 'side', base: 'HEAD' });
+    expect(tx.head).toBeNull();
+    await tx.apply(ADD_TODO);
+    await tx.apply(EDIT_TODO);
+    const done = await tx.commit();
+    expect(done.ref).toBe('refs/heads/side');
+    expect(rev(dir, 'side')).toBe(done.commit);
+    expect(rev(dir, 'side~1')).toBe(before.head);
+    expect(git(dir, 'show', 'side:docs/todo.txt')).toBe('first\nsecond, edited\nthird\n');
+    expect(snapshot(dir).status).toBe(before.status);
+    expect(snapshot(dir).files).toEqual(before.files);
+    expectFsckClean(dir);
+  });
+
+  it('a branch created meanwhile at another commit is stale', async () => {
+    const dir = makeRepo('basic');
+    const tx = await (await openRepository({ dir })).begin({ ref: 'side', base: 'HEAD' });
+    await tx.apply(ADD_TODO);
+    git(dir, 'branch', 'side', 'HEAD~1');
+    const before = snapshot(dir);
+    expect((await rejection(tx.commit())).kind).toBe('stale');
+    expectUntouched(dir, before);
+  });
+
+  it('with dirty: include, the uncommitted work of a touched file goes into the commit and is saved', async () => {
+    const dir = makeRepo('basic');
+    writeFileSync(path.join(dir, 'README.md'), '# Sample\n\nedited by hand\n');
+    const repo = await openRepository({ dir });
+    const refused = await repo.begin();
+    expect((await rejection(refused.apply(EDIT_README))).kind).toBe('dirty');
+    const tx = await repo.begin({ dirty: 'include' });
+    await tx.apply(EDIT_README);
+    const done = await tx.commit();
+    expect(git(dir, 'show', 'HEAD:README.md')).toBe('# Sample, edited\n\nedited by hand\n');
+    expect(done.warnings.map((w) => w.kind)).toContain('dirty_included');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expectFsckClean(dir);
+  });
+});
+
 /**
  * The diff of the last commit as git prints it, path by path in `paths`' order, from each file's
  * `---` line on (the library's diff has no `diff --git`, mode or index lines).
