@@ -2,11 +2,12 @@
 // failing step is dropped and leaves the transaction as it was, commit() lands every step as one
 // commit with the guarantees of a single apply (stale, dirty, undo, a note that re-applies), and
 // abort() writes nothing. Checked on real repositories with git.
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepository, PatchtxError } from '../../src/index.js';
-import { cleanupRepos, commitCount, git, makeRepo, rev } from '../helpers/repos.js';
+import { cleanupRepos, commitCount, git, makeRepo, repoRoot, rev } from '../helpers/repos.js';
 import { cleanupScratch, isolateGitEnv, v4a } from '../helpers/scratch.js';
 import { expectFsckClean, expectNoLeftovers, expectUntouched, snapshot } from '../helpers/snapshot.js';
 
@@ -269,6 +270,50 @@ describe('repo.begin(): refusals and other refs', () => {
     expect(git(dir, 'show', 'HEAD:README.md')).toBe('# Sample, edited\n\nedited by hand\n');
     expect(done.warnings.map((w) => w.kind)).toContain('dirty_included');
     expect(git(dir, 'status', '--porcelain')).toBe('');
+    expectFsckClean(dir);
+  });
+});
+
+describe('repo.begin(): a commit() killed mid-run is recovered as a single apply is', () => {
+  /** A process running begin, three steps and commit() at `dir`, killed at `point`. */
+  function killedAt(dir: string, point: string): void {
+    const lib = path.join(repoRoot, 'dist/index.js');
+    if (!existsSync(lib)) throw new Error("dist/index.js is missing: run 'node scripts/build.mjs' first");
+    const program = [
+      `import { openRepository } from ${JSON.stringify(lib)};`,
+      `const tx = await (await openRepository({ dir: ${JSON.stringify(dir)} })).begin();`,
+      ...[ADD_TODO, EDIT_TODO, EDIT_README].map((p) => `await tx.apply(${JSON.stringify(p)});`),
+      `await tx.commit({ message: 'Three steps' });`,
+    ].join('\n');
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', program], { env: { ...process.env, PATCHTX_TEST_CRASH_AT: point }, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.signal).toBe('SIGKILL');
+  }
+
+  it('killed past its commit point: recovery finishes the run, one commit of every step', async () => {
+    const dir = makeRepo('basic');
+    const before = rev(dir);
+    killedAt(dir, 'after-ref');
+    const repo = await openRepository({ dir });
+    const report = await repo.recover();
+    expect(report.recovered).toMatchObject({ outcome: 'finished', op: 'apply', commit: rev(dir) });
+    expect(rev(dir, 'HEAD~1')).toBe(before);
+    expect(git(dir, 'diff', '--name-status', 'HEAD~1', 'HEAD')).toBe('M\tREADME.md\nA\tdocs/todo.txt\n');
+    expect(readFileSync(path.join(dir, 'docs/todo.txt'), 'utf8')).toBe('first\nsecond, edited\nthird\n');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expectNoLeftovers(dir);
+    expectFsckClean(dir);
+  });
+
+  it('killed before its commit point: recovery drops the run, nothing changed', async () => {
+    const dir = makeRepo('basic');
+    const before = snapshot(dir);
+    killedAt(dir, 'after-journal');
+    const report = await (await openRepository({ dir })).recover();
+    expect(report.recovered).toMatchObject({ outcome: 'dropped' });
+    const after = snapshot(dir);
+    expect({ ...after, objects: '' }).toEqual({ ...before, objects: '' });
+    expectNoLeftovers(dir);
     expectFsckClean(dir);
   });
 });
