@@ -16,6 +16,7 @@ export type { FileTexts } from './patch/create.js';
 export { openRepository } from './api/openRepository.js';
 export type { OpenRepositoryOptions, Repository } from './api/openRepository.js';
 export type { ApplyOptions } from './api/apply.js';
+export type { BeginOptions, CommitOptions, Transaction } from './api/begin.js';
 export type { UndoOptions } from './api/undo.js';
 export type { RedoOptions } from './api/redo.js';
 export type { LogOptions } from './api/log.js';

@@ -1,6 +1,7 @@
 // The library's way into the transaction: `await openRepository({ dir })` finds the repository the
 // way the CLI does (a checkout or any directory in it, a bare repository, a linked worktree) and
-// returns an object whose methods are the commands: apply, check, undo, redo, log, show, recover.
+// returns an object whose methods are the commands: apply, check, undo, redo, log, show, recover,
+// and begin (a transaction of several steps landed as one commit).
 // Each call opens the repository afresh, exactly as one run of the CLI does, so nothing read
 // before can be stale; each returns the object the CLI prints with --json, or throws a
 // PatchtxError of the kind the CLI maps to its exit code.
@@ -8,6 +9,7 @@ import path from 'node:path';
 import type { ApplyJson, LogEntryJson, RecoverJson, UndoJson } from '../commands/results.js';
 import { openRepository as discover } from '../git/repo/discover.js';
 import { apply, type ApplyOptions } from './apply.js';
+import { begin, type BeginOptions, type Transaction } from './begin.js';
 import { describeValue, readOptionsObject, usageError } from './args.js';
 import { check } from './check.js';
 import { log, type LogOptions } from './log.js';
@@ -36,6 +38,8 @@ export interface Repository {
   log(options?: LogOptions): Promise<LogEntryJson[]>;
   show(commit: string): Promise<string>;
   recover(): Promise<RecoverJson>;
+  /** a transaction of several steps, each seeing the ones before, landed by commit() as one commit */
+  begin(options?: BeginOptions): Promise<Transaction>;
 }
 
 export async function openRepository(options: OpenRepositoryOptions): Promise<Repository> {
@@ -58,5 +62,6 @@ export async function openRepository(options: OpenRepositoryOptions): Promise<Re
     log: (opts?: LogOptions) => log(place, opts),
     show: (commit: string) => show(place, commit),
     recover: () => recover(place),
+    begin: (opts?: BeginOptions) => begin(place, opts),
   });
 }

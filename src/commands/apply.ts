@@ -62,6 +62,12 @@ export interface ApplyOptions extends SessionOptions, TargetOptions {
    * `patchtx show | patchtx apply` replays it from anywhere.
    */
   pathPrefix?: string;
+  /**
+   * Patches applied after patchText in the same transaction, each seeing the results of the ones
+   * before (the steps of a library transaction). The note then holds their hunks in order in one
+   * patch, which re-applies to the same result.
+   */
+  laterPatches?: readonly string[];
 }
 
 /** Before and after bytes of a changed path; shared with the transaction (a pure rename's two
@@ -438,21 +444,33 @@ function alreadyApplied(
   return result;
 }
 
+/**
+ * Several patches as one: their hunks in order. Hunks run in order over one overlay, so each
+ * step's hunks see what the steps before did, as they did when the steps were applied.
+ */
+function joinSteps(patches: Patch[]): Patch {
+  return { hunks: patches.flatMap((p) => p.hunks), text: patches.map((p) => p.text).join('\n') };
+}
+
 export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
   // apply_patch's paths are relative to its current directory, as in Codex: `..` and absolute
   // paths are resolved against it below, and refused only when they leave the repository
-  const invocation = parsePatchInvocation(opts.patchText, { limits: opts.limits, pathsFromCwd: opts.pathPrefix !== undefined });
+  const invocations = [opts.patchText, ...(opts.laterPatches ?? [])].map((text) =>
+    parsePatchInvocation(text, { limits: opts.limits, pathsFromCwd: opts.pathPrefix !== undefined }),
+  );
   // every usage problem is found before anything is read or written
   const trailers = (opts.trailers ?? []).map(parseTrailerOption);
   checkMessageOption(opts.message);
   return withSession(opts, async (session) => {
     // `cd DIR && apply_patch <<'EOF'` means the paths are relative to DIR
-    const dir = patchDirectory(session.repo.workdir, opts.pathPrefix ?? '', invocation.cwd);
-    const patch = rerootPatch(invocation.patch, dir, session.repo.workdir);
+    const patches = invocations.map((invocation) =>
+      rerootPatch(invocation.patch, patchDirectory(session.repo.workdir, opts.pathPrefix ?? '', invocation.cwd), session.repo.workdir),
+    );
+    const patch = patches.length === 1 ? patches[0]! : joinSteps(patches);
     const pid = patchId(patch);
     // a patch that names a directory (`cd DIR && apply_patch`) or was given relative to a
     // subdirectory is stored re-rooted at the repository, so `patchtx show X | patchtx apply` replays it
-    const noteText = patch !== invocation.patch ? normalisePatch(patch) : opts.patchText;
+    const noteText = patch !== invocations[0]!.patch ? normalisePatch(patch) : opts.patchText;
     const target = await resolveTarget(session, { ...opts, commits: true, ...(opts.allowReapply ? {} : { patchId: pid }) });
     const author = resolveIdentity(session.config, 'author', session.env, opts.author);
     const committer = resolveCommitter(session, opts);

@@ -40,7 +40,20 @@ describe("the README's library examples", () => {
 
   it('are there, one for each command of the opened repository', () => {
     const all = examples.join('\n');
-    for (const call of ['openRepository(', '.apply(', '.check(', '.undo(', '.redo(', '.log(', '.show(', '.recover(', 'PatchtxError'])
+    for (const call of [
+      'openRepository(',
+      '.apply(',
+      '.check(',
+      '.undo(',
+      '.redo(',
+      '.log(',
+      '.show(',
+      '.recover(',
+      '.begin(',
+      '.preview(',
+      '.commit(',
+      'PatchtxError',
+    ])
       expect(all).toContain(call);
   });
 
@@ -61,6 +74,15 @@ describe("the README's library examples", () => {
     expect(git(dir, 'show', '-s', '--format=%s|%(trailers:key=Agent-Run,valueonly)', hello).trim()).toBe('Add hello.txt|42');
     // the check wrote nothing: hello.txt is still as the first example made it
     expect(git(dir, 'show', 'HEAD:hello.txt')).toBe('hello\n');
+    // the transaction: one commit of its two good steps, made before the last example's two
+    const plan = git(dir, 'log', '--format=%H', '-1', '--', 'plan.txt').trim();
+    expect(outputs.at(-2)).toMatch(/^context_not_found\n/);
+    expect(outputs.at(-2)).toContain('+step one\n+step two\n');
+    expect(outputs.at(-2)).toContain(plan);
+    expect(git(dir, 'show', '-s', '--format=%s', plan)).toBe('Write the plan\n');
+    expect(git(dir, 'show', `${plan}:plan.txt`)).toBe('step one\nstep two\n');
+    expect(git(dir, 'rev-list', '--count', `${plan}..HEAD`).trim()).toBe('2');
+    expect(git(dir, 'status', '--porcelain', '--', 'plan.txt')).toBe('');
     // the last one: the delete was refused as stale, after its two commits
     expect(outputs.at(-1)).toMatch(new RegExp(`^stale ${git(dir, 'rev-parse', 'HEAD').trim()}\\n$`));
     expect(git(dir, 'show', 'HEAD:todo.txt')).toBe('one\ntwo\n');
