@@ -302,7 +302,7 @@ export function removeFinishedClaims(dir: string, current: readonly Journal[]): 
   }
 }
 
-export type JournalRead = { kind: 'none' } | { kind: 'journal'; journal: Journal } | { kind: 'unreadable'; ageMs: number };
+export type JournalRead = { kind: 'none' } | { kind: 'journal'; journal: Journal } | { kind: 'unreadable'; ageMs: number; why: string };
 
 /** The journal in `file` (one of the places in journal-place.ts). */
 export function readJournal(file: string): JournalRead {
@@ -313,20 +313,54 @@ export function readJournal(file: string): JournalRead {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'none' };
     throw e;
   }
+  let parsed: unknown;
   try {
-    const journal = JSON.parse(text) as Journal;
-    if (journal.version !== 1) throw new Error('version');
-    return { kind: 'journal', journal };
+    parsed = JSON.parse(text);
   } catch {
-    // Created but not yet written (a run is starting now), or cut short by a crash right there.
-    let ageMs = Infinity;
-    try {
-      ageMs = Date.now() - statSync(file).mtimeMs;
-    } catch {
-      /* gone meanwhile */
-    }
-    return { kind: 'unreadable', ageMs };
+    // created but not yet written (a run is starting now), or cut short by a crash right there
+    return { kind: 'unreadable', ageMs: ageOf(file), why: text === '' ? 'empty' : 'not JSON' };
   }
+  const version = (parsed as { version?: unknown } | null)?.version;
+  if (typeof version === 'number' && version !== 1) {
+    // another version's transaction, perhaps running: not ours to finish or to drop
+    throw new PatchtxError(
+      'unsupported_repository',
+      `${file} is the journal of a transaction written by another version of patchtx (journal version ${version}): finish it with that version, or remove the file if no patchtx is running`,
+      { path: file, feature: 'journal version' },
+    );
+  }
+  const why = journalShapeProblem(parsed);
+  if (why !== null) return { kind: 'unreadable', ageMs: ageOf(file), why };
+  const journal = parsed as Journal;
+  journal.paths ??= [];
+  journal.locks ??= [];
+  return { kind: 'journal', journal };
+}
+
+function ageOf(file: string): number {
+  try {
+    return Date.now() - statSync(file).mtimeMs;
+  } catch {
+    return Infinity; // gone meanwhile
+  }
+}
+
+const isOid = (v: unknown): boolean => v === null || (typeof v === 'string' && /^[0-9a-f]{40}$/.test(v));
+const isStrings = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** What makes `value` no journal recovery can act on (null: it is one). */
+function journalShapeProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not an object';
+  const j = value as Record<string, unknown>;
+  if (j.version !== 1) return 'no version';
+  if (!Number.isInteger(j.pid) || (j.pid as number) <= 0) return 'no process id';
+  if (j.op !== 'apply' && j.op !== 'undo' && j.op !== 'redo') return 'no operation';
+  if (j.state !== 'prepared' && j.state !== 'published') return 'no state';
+  if (typeof j.ref !== 'string' || j.ref === '') return 'no ref';
+  if (!isOid(j.oldOid) || !isOid(j.newOid)) return 'commit ids that are not commit ids';
+  // journals of older versions may lack these: they are then empty
+  if ((j.paths !== undefined && !isStrings(j.paths)) || (j.locks !== undefined && !isStrings(j.locks))) return 'lists of paths or locks that are not lists';
+  return null;
 }
 
 export function removeJournal(repo: Repository, journal: Journal): void {

@@ -180,7 +180,8 @@ async function recoverJournal(session: Session, file: string, strict: boolean): 
       throw new PatchtxError('stale', 'another patchtx transaction is starting in this checkout; retry in a moment');
     }
     removeJournalFile(file);
-    return { outcome: 'dropped', warnings: ['removed an empty journal left by a run that died while starting'] };
+    const what = read.why === 'empty' ? 'an empty journal left by a run that died while starting' : `a journal that could not be used (${read.why}): ${file}`;
+    return { outcome: 'dropped', warnings: [`removed ${what}`] };
   }
   const journal = read.journal;
   if (journal.pid !== process.pid && processAlive(journal.pid, parseMark(journal.mark))) {
