@@ -108,6 +108,12 @@ function withIdentityOption(e: unknown): unknown {
   return new PatchtxError('missing_identity', `${e.message}; or pass ${option} "Name <email>"`, e.data as ErrorDataOf<'missing_identity'>);
 }
 
+/** A signal that arrived during a tool call ends the server once the call has finished (or rolled back). */
+async function exitOnSignal(): Promise<void> {
+  const signal = await receivedSignal();
+  if (signal !== null) process.exit(exitStatusFor(signal));
+}
+
 /** `parserQuiet`: commander's own messages are not printed (with --json, the result object says it). */
 export function buildProgram(streams: Streams, setExit: (code: number) => void, parserQuiet = false): Command {
   const program = new Command('patchtx')
@@ -163,6 +169,16 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
         const patchText = await readPatchSource(source, limits);
         const result = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () => applyTransaction(applyOptions(flags, patchText, true, limits)));
         await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
+      }),
+    );
+
+  program
+    .command('mcp')
+    .description('serve apply_patch, check, undo, redo, log and show as MCP tools on standard input and output')
+    .action(() =>
+      run(false, async () => {
+        const { serveMcp } = await import('../mcp/server.js');
+        await serveMcp({ cwd: process.cwd(), version: program.version() ?? '', limits: limitsFrom(undefined), afterCall: exitOnSignal });
       }),
     );
 
