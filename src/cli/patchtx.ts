@@ -1,5 +1,6 @@
 // The patchtx command line. Each command parses its options, calls one transaction function and
 // prints the result; nothing here touches the repository itself.
+import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { PatchtxError, type ErrorDataOf } from '../errors.js';
 import type { Limits } from '../patch/limits.js';
@@ -175,10 +176,12 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
   program
     .command('mcp')
     .description('serve apply_patch, check, undo, redo, log and show as MCP tools on standard input and output')
-    .action(() =>
+    .option('--repo <dir>', 'repository of the calls that name none (default: the one containing the current directory)')
+    .action((flags: { repo?: string }) =>
       run(false, async () => {
         const { serveMcp } = await import('../mcp/server.js');
-        await serveMcp({ cwd: process.cwd(), version: program.version() ?? '', limits: limitsFrom(undefined), afterCall: exitOnSignal });
+        const cwd = path.resolve(flags.repo ?? '.');
+        await serveMcp({ cwd, version: program.version() ?? '', limits: limitsFrom(undefined), afterCall: exitOnSignal });
       }),
     );
 

@@ -14,10 +14,10 @@ import { v4a } from '../helpers/scratch.js';
 const clients: Client[] = [];
 
 /** A client connected to `patchtx mcp` started in `cwd`, with `env` over git's test environment. */
-async function connect(cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Client> {
+async function connect(cwd: string, env: NodeJS.ProcessEnv = {}, options: string[] = []): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [binPath(), 'mcp'],
+    args: [binPath(), 'mcp', ...options],
     cwd,
     env: { ...(gitEnv as Record<string, string>), ...(env as Record<string, string>) },
     stderr: 'pipe',
@@ -190,5 +190,19 @@ describe('patchtx mcp', () => {
     const taken = await call(client, 'apply_patch', { patch, dirty: 'include' });
     expect(taken.isError).toBeFalsy();
     expect(git(dir, 'show', 'HEAD:notes.txt')).toBe('ONE\ntwo\nthree\nedited\n');
+  });
+
+  it('works in the repository of --repo, or of the call', async () => {
+    const first = repoWithNotes();
+    const second = repoWithNotes();
+    const [firstStart, secondStart] = [rev(first), rev(second)];
+    const client = await connect(path.dirname(first), {}, ['--repo', first]);
+    const r1 = await call(client, 'apply_patch', { patch: v4a('*** Add File: one.txt', '+1') });
+    const r2 = await call(client, 'apply_patch', { patch: v4a('*** Add File: two.txt', '+2'), repository: second });
+    expect(rev(first)).toBe(r1.structuredContent.commit);
+    expect(rev(second)).toBe(r2.structuredContent.commit);
+    expect([rev(first, 'HEAD~1'), rev(second, 'HEAD~1')]).toEqual([firstStart, secondStart]);
+    expect(git(first, 'ls-files', 'one.txt', 'two.txt')).toBe('one.txt\n');
+    expect(git(second, 'ls-files', 'one.txt', 'two.txt')).toBe('two.txt\n');
   });
 });
