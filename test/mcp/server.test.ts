@@ -205,4 +205,18 @@ describe('patchtx mcp', () => {
     expect(git(first, 'ls-files', 'one.txt', 'two.txt')).toBe('one.txt\n');
     expect(git(second, 'ls-files', 'one.txt', 'two.txt')).toBe('two.txt\n');
   });
+
+  it('a call with wrong arguments or outside a repository is an error result, and the server goes on', async () => {
+    const dir = repoWithNotes();
+    const client = await connect(dir);
+    const noPatch = await call(client, 'apply_patch', {});
+    expect(noPatch.isError).toBe(true);
+    expect(textOf(noPatch)).toMatch(/patch/);
+    const elsewhere = await call(client, 'log', { repository: path.dirname(dir) });
+    expect(elsewhere.isError).toBe(true);
+    expect(elsewhere.structuredContent.error.kind).toBe('not_a_repository');
+    const log = await call(client, 'log');
+    expect(log.isError).toBeFalsy();
+    expect(log.structuredContent.entries).toEqual([]);
+  });
 });
