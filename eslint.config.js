@@ -15,23 +15,34 @@ const dirs = (...names) => names.map((n) => `./src/${n}`);
 const LAYERS = [
   {
     target: './src/git',
-    from: dirs('tx', 'commands', 'engine', 'patch', 'match', 'apply', 'cli', 'api'),
+    from: dirs('tx', 'commands', 'engine', 'patch', 'match', 'apply', 'cli', 'api', 'mcp'),
     message: 'the git layer stands alone: it knows objects, refs and the index, not patches or transactions.',
   },
   {
     target: CORE.map((d) => `./${d}`),
-    from: dirs('tx', 'git', 'cli', 'commands'),
+    from: dirs('tx', 'git', 'cli', 'commands', 'mcp'),
     message: 'the pure core computes on values; the transaction and the git layer call it, not the other way round.',
   },
   {
     target: './src/tx',
-    from: dirs('commands', 'cli', 'api'),
+    from: dirs('commands', 'cli', 'api', 'mcp'),
     message: 'the transaction layer is called by the commands and the CLI; it does not reach back up.',
   },
   {
     target: './src/commands',
-    from: dirs('cli'),
-    message: 'commands are called by the CLI; they do not reach back up into it.',
+    from: dirs('cli', 'mcp'),
+    message: 'commands are called by the CLI, the library and the MCP server; they do not reach back up into them.',
+  },
+  {
+    target: './src/api',
+    from: dirs('cli', 'mcp'),
+    message: 'the library is called by the CLI and the MCP server; it does not reach back up into them.',
+  },
+  {
+    // the server is a client of the library, as any program using it would be
+    target: './src/mcp',
+    from: dirs('cli', 'tx', 'git', 'engine', 'match', 'apply'),
+    message: 'the MCP server calls the library (src/api) and the commands; the CLI starts it, not the other way round.',
   },
 ];
 

@@ -9,6 +9,7 @@
 // - dist/cli.cjs.cache: that code cache, produced by running the programs on a scratch repository
 //   (below), so that it holds the code of a real transaction, not just of start-up.
 // - dist/isomorphic-git.cjs: isomorphic-git, loaded only when its object reader is selected.
+// - dist/mcp-sdk.cjs: the MCP SDK and zod, loaded only by `patchtx mcp`.
 // - dist/patchtx.cjs, dist/apply_patch.cjs: the entry points (bin), a few lines each; CommonJS,
 //   which Node starts a few milliseconds sooner than an ES module.
 // - dist/types/: the library's type declarations (package.json "exports" -> "types"), by tsc.
@@ -57,6 +58,20 @@ const isomorphicGitApart = {
   name: 'isomorphic-git-apart',
   setup(b) {
     b.onResolve({ filter: /^isomorphic-git$/ }, () => ({ path: './isomorphic-git.cjs', external: true }));
+  },
+};
+
+// The MCP SDK (with zod) is loaded from its own file, only when `patchtx mcp` starts. The import of
+// src/mcp/sdk.ts becomes a require() of that file: the programs run through node:vm, where a
+// dynamic import() of a file is not available.
+const mcpSdkApart = {
+  name: 'mcp-sdk-apart',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/sdk\.js$/ }, (args) =>
+      /[\\/]src[\\/]mcp[\\/]/.test(args.importer) ? { path: 'mcp-sdk', namespace: 'mcp-sdk-apart' } : undefined,
+    );
+    b.onResolve({ filter: /^\.\/mcp-sdk\.cjs$/ }, () => ({ path: './mcp-sdk.cjs', external: true }));
+    b.onLoad({ filter: /.*/, namespace: 'mcp-sdk-apart' }, () => ({ contents: "module.exports = require('./mcp-sdk.cjs');", loader: 'js' }));
   },
 };
 
@@ -124,8 +139,9 @@ await bundle({
   outdir: 'dist',
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
-  plugins: [isomorphicGitApart, standIns],
+  plugins: [isomorphicGitApart, mcpSdkApart, standIns],
 });
+await bundle({ entryPoints: { 'mcp-sdk': 'src/mcp/sdk.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' }, format: 'cjs' });
 await bundle({
   stdin: { contents: "module.exports = require('isomorphic-git');", resolveDir: process.cwd(), loader: 'js' },
   outfile: 'dist/isomorphic-git.cjs',

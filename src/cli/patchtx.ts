@@ -1,5 +1,6 @@
 // The patchtx command line. Each command parses its options, calls one transaction function and
 // prints the result; nothing here touches the repository itself.
+import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { PatchtxError, type ErrorDataOf } from '../errors.js';
 import type { Limits } from '../patch/limits.js';
@@ -108,6 +109,12 @@ function withIdentityOption(e: unknown): unknown {
   return new PatchtxError('missing_identity', `${e.message}; or pass ${option} "Name <email>"`, e.data as ErrorDataOf<'missing_identity'>);
 }
 
+/** A signal that arrived during a tool call ends the server once the call has finished (or rolled back). */
+async function exitOnSignal(): Promise<void> {
+  const signal = await receivedSignal();
+  if (signal !== null) process.exit(exitStatusFor(signal));
+}
+
 /** `parserQuiet`: commander's own messages are not printed (with --json, the result object says it). */
 export function buildProgram(streams: Streams, setExit: (code: number) => void, parserQuiet = false): Command {
   const program = new Command('patchtx')
@@ -163,6 +170,18 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
         const patchText = await readPatchSource(source, limits);
         const result = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () => applyTransaction(applyOptions(flags, patchText, true, limits)));
         await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
+      }),
+    );
+
+  program
+    .command('mcp')
+    .description('serve apply_patch, check, undo, redo, log and show as MCP tools on standard input and output')
+    .option('--repo <dir>', 'repository of the calls that name none (default: the one containing the current directory)')
+    .action((flags: { repo?: string }) =>
+      run(false, async () => {
+        const { serveMcp } = await import('../mcp/server.js');
+        const cwd = path.resolve(flags.repo ?? '.');
+        await serveMcp({ cwd, version: program.version() ?? '', limits: limitsFrom(undefined), afterCall: exitOnSignal });
       }),
     );
 

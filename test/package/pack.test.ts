@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupRepos, git, makeRepo, repoRoot } from '../helpers/repos.js';
+import { cleanupRepos, git, gitEnv, makeRepo, repoRoot } from '../helpers/repos.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'patchtx-pack-'));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -39,7 +39,16 @@ afterAll(() => {
 
 describe('the published package', () => {
   it('holds the programs, the library and its declarations, and no sources or tests', () => {
-    for (const f of ['package.json', 'README.md', 'dist/patchtx.cjs', 'dist/apply_patch.cjs', 'dist/cli.cjs', 'dist/index.js', 'dist/types/index.d.ts']) {
+    for (const f of [
+      'package.json',
+      'README.md',
+      'dist/patchtx.cjs',
+      'dist/apply_patch.cjs',
+      'dist/cli.cjs',
+      'dist/mcp-sdk.cjs',
+      'dist/index.js',
+      'dist/types/index.d.ts',
+    ]) {
       expect(files).toContain(f);
     }
     expect(files.filter((f) => !(f.startsWith('dist/') || f === 'package.json' || f === 'README.md'))).toEqual([]);
@@ -99,6 +108,25 @@ describe('the published package', () => {
     expect(result.files).toEqual([{ path: 'README.md', op: 'M', from: null }]);
     expect(git(dir, 'log', '-1', '--format=%s')).toBe('Edit from the package\n');
     expect(git(dir, 'status', '--porcelain', '--', 'README.md')).toBe('');
+    git(dir, 'fsck', '--strict');
+  });
+
+  it('serves MCP from the installed package: patchtx mcp answers and applies with nothing else installed', () => {
+    const dir = makeRepo('basic');
+    const message = (id: number, method: string, params: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n';
+    const input =
+      message(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pack-test', version: '1' } }) +
+      message(2, 'tools/call', { name: 'apply_patch', arguments: { patch: '*** Update File: README.md\n@@\n-# Sample\n+# Sample, over MCP\n' } });
+    const r = spawnSync(path.join(consumer, 'node_modules', '.bin', 'patchtx'), ['mcp'], { cwd: dir, input, encoding: 'utf8', env: gitEnv });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const [init, applied] = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: number; result: any });
+    expect(init.result.serverInfo.name).toBe('patchtx');
+    expect(applied.id).toBe(2);
+    expect(applied.result.structuredContent.commit).toBe(git(dir, 'rev-parse', 'HEAD').trim());
     git(dir, 'fsck', '--strict');
   });
 
