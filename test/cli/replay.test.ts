@@ -1,17 +1,23 @@
 // `patchtx replay`: the fixtures in test/logs/fixtures (replay-*) are small logs written from the
 // formats' descriptions; the repositories are made with git, and every result is read back with
 // git (log, trailers, ls-tree, fsck).
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { patchtx, patchtxJson } from '../helpers/cli.js';
-import { commitCount, git, rev } from '../helpers/repos.js';
+import { cleanupBuiltCli, patchtx, patchtxJson, requireBuiltCli, runBin } from '../helpers/cli.js';
+import { commitCount, git, gitEnv, rev } from '../helpers/repos.js';
 import { cleanupScratch, isolateGitEnv, tempDir } from '../helpers/scratch.js';
 import { expectFsckClean, snapshot, expectUntouched } from '../helpers/snapshot.js';
 
-beforeAll(() => isolateGitEnv());
-afterAll(() => cleanupScratch());
+beforeAll(() => {
+  isolateGitEnv();
+  requireBuiltCli();
+});
+afterAll(() => {
+  cleanupScratch();
+  cleanupBuiltCli();
+});
 
 const fixture = (name: string): string => path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'logs', 'fixtures', name);
 
@@ -198,5 +204,41 @@ describe('patchtx replay --dry-run and --progress=jsonl', () => {
     expect(events[0].commit).toBe(rev(dir, 'HEAD~1'));
     expect(events[2].commit).toBe(rev(dir));
     expect(events[3]).toMatchObject({ ok: true, applied: 2, skipped: 1 });
+  });
+});
+
+describe('patchtx replay: input', () => {
+  it('reads a log on standard input (-), naming it stdin where the log has no session id', () => {
+    const dir = repoWith({ 'readme.txt': 'hi\n' });
+    const r = runBin('patchtx', ['replay', '-'], {
+      cwd: dir,
+      input: readFileSync(fixture('replay-responses.json'), 'utf8'),
+      env: { ...gitEnv, NO_COLOR: '1' },
+    });
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^Replayed 3 entries: 2 applied, 1 skipped\./m);
+    expect(trailersOf(dir, 'HEAD')).toBe('Replayed-From: stdin\nCall-Id: r-move');
+  });
+
+  it('--format forces the reader: a session file read as Responses items holds no patch', async () => {
+    const dir = repoWith({ 'src/app.txt': 'version 1\n' });
+    const head = rev(dir);
+    const r = await patchtxJson('replay', '--repo', dir, '--format', 'responses-items', fixture('replay-rollout.jsonl'));
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({ total: 0, applied: 0 });
+    expect(rev(dir)).toBe(head);
+    const bad = await patchtx('replay', '--repo', dir, '--format', 'patches', fixture('replay-rollout.jsonl'));
+    expect(bad.code).toBe(2);
+  });
+
+  it('a file that is no patch log is a parse_error naming the file, and nothing is written', async () => {
+    const dir = repoWith({ 'readme.txt': 'hi\n' });
+    const before = snapshot(dir);
+    const r = await patchtxJson('replay', '--repo', dir, path.join(dir, 'readme.txt'));
+    expect(r.code).toBe(3);
+    expect(r.json.error.kind).toBe('parse_error');
+    expect(r.json.error.message).toContain('readme.txt');
+    expectUntouched(dir, before);
   });
 });
