@@ -55,7 +55,7 @@ export interface ReplayEntryResult {
   /** 1-based, among the entries of its log */
   entry: number;
   callId: string | null;
-  /** the Call-Id trailer of its commit: the call id, or `SOURCE#N` for a call without one */
+  /** the Call-Id trailer of its commit: the call id (`ID#K` for the K-th patch of one call), or `SOURCE#N` for a call without one */
   key: string;
   status: ReplayStatus;
   /** why a skipped entry was not applied */
@@ -96,9 +96,15 @@ function planEntries(opts: ReplayOptions): Planned[] {
     } catch (e) {
       throw e instanceof PatchtxError ? new PatchtxError(e.kind, `${log.name}: ${e.message}`, { ...e.data, log: log.name }) : e;
     }
+    // a code-mode call can make several apply_patch calls under one call id: the second and later
+    // are told apart by their number among that id's patches
+    const seen = new Map<string, number>();
     for (const entry of entries) {
       const source = sourceOf(log, entry);
-      out.push({ log, entry, source, key: entry.callId ?? `${source}#${entry.index + 1}` });
+      const n = entry.callId === null ? 0 : (seen.get(entry.callId) ?? 0) + 1;
+      if (entry.callId !== null) seen.set(entry.callId, n);
+      const key = entry.callId === null ? `${source}#${entry.index + 1}` : n === 1 ? entry.callId : `${entry.callId}#${n}`;
+      out.push({ log, entry, source, key });
     }
   }
   return out;

@@ -242,3 +242,25 @@ describe('patchtx replay: input', () => {
     expectUntouched(dir, before);
   });
 });
+
+describe('patchtx replay of a code-mode call with two patches', () => {
+  it('gives the second patch of one call its own Call-Id, so --continue after a stop between them applies it', async () => {
+    const dir = repoWith({ 'readme.txt': 'hi\n' });
+    const log = fixture('replay-code-mode.jsonl');
+    const stopped = await patchtxJson('replay', '--repo', dir, log);
+    expect(stopped.code).toBe(1);
+    expect(stopped.json.error).toMatchObject({ kind: 'file_not_found', entry: 2, callId: 'call-multi' });
+    writeFileSync(path.join(dir, 'needs.txt'), 'before\n');
+    git(dir, 'add', 'needs.txt');
+    git(dir, 'commit', '-q', '-m', 'add needs.txt');
+    const resumed = await patchtxJson('replay', '--repo', dir, '--continue', log);
+    expect(resumed.code).toBe(0);
+    expect(resumed.lines.slice(0, -1).map((l) => [l.key, l.status])).toEqual([
+      ['call-multi', 'skipped'],
+      ['call-multi#2', 'applied'],
+    ]);
+    expect(trailersOf(dir, 'HEAD')).toBe('Replayed-From: sess-code\nCall-Id: call-multi#2');
+    expect(treeOf(dir)).toEqual({ 'readme.txt': 'hi\n', 'one.txt': 'one\n', 'needs.txt': 'after\n' });
+    expectFsckClean(dir);
+  });
+});
