@@ -1,12 +1,14 @@
 // `patchtx replay`: the fixtures in test/logs/fixtures (replay-*) are small logs written from the
 // formats' descriptions; the repositories are made with git, and every result is read back with
 // git (log, trailers, ls-tree, fsck).
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, patchtx, patchtxJson, requireBuiltCli, runBin } from '../helpers/cli.js';
+import { binPath, cleanupBuiltCli, patchtx, patchtxJson, requireBuiltCli, runBin } from '../helpers/cli.js';
 import { commitCount, git, gitEnv, rev } from '../helpers/repos.js';
+import { waitFor } from '../helpers/schedule.js';
 import { cleanupScratch, isolateGitEnv, tempDir } from '../helpers/scratch.js';
 import { expectFsckClean, snapshot, expectUntouched } from '../helpers/snapshot.js';
 
@@ -261,6 +263,34 @@ describe('patchtx replay of a code-mode call with two patches', () => {
     ]);
     expect(trailersOf(dir, 'HEAD')).toBe('Replayed-From: sess-code\nCall-Id: call-multi#2');
     expect(treeOf(dir)).toEqual({ 'readme.txt': 'hi\n', 'one.txt': 'one\n', 'needs.txt': 'after\n' });
+    expectFsckClean(dir);
+  });
+});
+
+describe('patchtx replay and a signal', () => {
+  it('SIGINT during an entry: that entry finishes, no further one is started, exit 130, and --continue goes on', async () => {
+    const dir = repoWith({ 'readme.txt': 'hi\n' });
+    const base = rev(dir);
+    const release = path.join(tempDir(), 'go');
+    const child = spawn(process.execPath, [binPath(), 'replay', '--repo', dir, fixture('replay-responses.json')], {
+      env: { ...gitEnv, PATCHTX_TEST_PAUSE_AT: 'after-ref', PATCHTX_TEST_PAUSE_UNTIL: release },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const ended = new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
+    await waitFor(() => existsSync(`${release}.held`), 'the first entry reached its commit point');
+    child.kill('SIGINT');
+    // the signal is pending while the run is held; then the run goes on
+    await new Promise((r) => setTimeout(r, 100));
+    writeFileSync(release, '');
+    expect(await ended, stderr).toBe(130);
+    expect(stderr).toMatch(/interrupted by SIGINT/);
+    expect(git(dir, 'rev-list', '--count', `${base}..HEAD`).trim()).toBe('1');
+    expect(trailersOf(dir, 'HEAD')).toBe('Replayed-From: replay-responses.json\nCall-Id: r-create');
+    const resumed = await patchtxJson('replay', '--repo', dir, '--continue', fixture('replay-responses.json'));
+    expect(resumed.code).toBe(0);
+    expect(trailersOf(dir, 'HEAD')).toBe('Replayed-From: replay-responses.json\nCall-Id: r-move');
     expectFsckClean(dir);
   });
 });
