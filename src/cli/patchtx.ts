@@ -17,6 +17,7 @@ import { withFlagHints } from './flag-hints.js';
 import { limitsFrom, withLimitRemedy } from './limits.js';
 import { readPatchSource } from './read-patch.js';
 import { printLog, printUndo } from './print.js';
+import { addReplayCommand } from './replay.js';
 
 interface CommonFlags {
   repo?: string;
@@ -172,6 +173,8 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
         await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
       }),
     );
+
+  addReplayCommand(program, streams, runWithIdentityOptions);
 
   program
     .command('mcp')

@@ -72,6 +72,7 @@ export function readCodexRollout(text: string): LogEntry[] {
           via: c.via,
           patch: c.patch,
           cwd: resolveDir(c.workdir, ctx.turnCwd ?? ctx.sessionCwd),
+          sessionCwd: ctx.sessionCwd,
           outcome: 'unknown',
         };
         entries.push(entry);

@@ -26,6 +26,8 @@ export interface LogEntry {
   patch: string;
   /** the directory relative paths are resolved against: the call's own, else the turn's or session's */
   cwd: string | null;
+  /** the session's own directory (Codex: session_meta.cwd), which a replay maps onto the repository */
+  sessionCwd?: string | null;
   /** what the log says the call did: applied, failed, or not recorded */
   outcome: 'success' | 'failed' | 'unknown';
   /** the tool's output or error text, when recorded */

@@ -1,0 +1,212 @@
+// `patchtx replay`: the patches of agent logs (Codex session files, Responses API item lists)
+// applied to the repository in order, one commit per call. Each commit names its source in
+// trailers (Replayed-From, Call-Id); an entry whose Call-Id is already on the branch's
+// first-parent history is passed over, so a second run of the same replay writes nothing and a
+// run after a failure goes on where the last one stopped. Calls the log records as failed (or
+// with no outcome) are left out unless asked for. The replay stops at the first entry that
+// fails, with that entry's error, named by its number and call id.
+import path from 'node:path';
+import { PatchtxError, type ErrorKind } from '../errors.js';
+import { readTrailers } from '../git/objects/model/trailers.js';
+import { readLog } from '../logs/read-log.js';
+import type { LogEntry, LogFormat } from '../logs/types.js';
+import type { Limits } from '../patch/limits.js';
+import { firstParents } from '../tx/history.js';
+import { openSession, withSession, type SessionOptions } from '../tx/session.js';
+import { resolveTarget } from '../tx/target.js';
+import { applyTransaction } from './apply.js';
+import { DryReplay } from './replay-dry.js';
+import { entryName, parseMaps, repositoryPatch, type DirectoryMap } from './replay-paths.js';
+import { readReplayState, writeReplayState, type ReplayState } from './replay-state.js';
+
+export const REPLAYED_FROM_TRAILER = 'Replayed-From';
+export const CALL_ID_TRAILER = 'Call-Id';
+
+export interface ReplayLog {
+  /** the file name as given ('-': standard input) */
+  name: string;
+  text: string;
+}
+
+export interface ReplayOptions extends SessionOptions {
+  logs: ReplayLog[];
+  format?: LogFormat;
+  /** replay calls the log records as failed or without an outcome too */
+  includeFailed?: boolean;
+  /** `OLD=NEW`: the session's directory OLD is the repository's directory NEW */
+  maps?: string[];
+  /** check every entry, write nothing */
+  dryRun?: boolean;
+  /** after a stop: `continue` retries the entry it stopped at, `skip` drops it for good */
+  resume?: 'continue' | 'skip';
+  author?: string;
+  committer?: string;
+  dirty?: 'refuse' | 'include';
+  strict?: boolean;
+  limits?: Partial<Limits>;
+  /** told of every entry as it is done (the failed one before the replay throws) */
+  onEntry?: (result: ReplayEntryResult, progress: { done: number; total: number }) => void;
+}
+
+export type ReplayStatus = 'applied' | 'checked' | 'skipped' | 'failed';
+
+export interface ReplayEntryResult {
+  log: string;
+  /** 1-based, among the entries of its log */
+  entry: number;
+  callId: string | null;
+  /** the Call-Id trailer of its commit: the call id (`ID#K` for the K-th patch of one call), or `SOURCE#N` for a call without one */
+  key: string;
+  status: ReplayStatus;
+  /** why a skipped entry was not applied */
+  reason?: 'already_replayed' | 'not_successful' | 'skipped_after_failure' | 'no_changes';
+  /** the new commit (applied), or null */
+  commit: string | null;
+  error?: { kind: ErrorKind; message: string };
+}
+
+export interface ReplaySummary {
+  ok: true;
+  dryRun: boolean;
+  total: number;
+  applied: number;
+  checked: number;
+  skipped: number;
+  /** the branch's commit after the replay */
+  head: string | null;
+  entries: ReplayEntryResult[];
+}
+
+interface Planned {
+  log: ReplayLog;
+  entry: LogEntry;
+  source: string;
+  key: string;
+}
+
+/** The name a log's commits carry: its session id, else the file's name. */
+const sourceOf = (log: ReplayLog, entry: LogEntry): string => entry.session ?? (log.name === '-' ? 'stdin' : path.basename(log.name));
+
+function planEntries(opts: ReplayOptions): Planned[] {
+  const out: Planned[] = [];
+  for (const log of opts.logs) {
+    let entries: LogEntry[];
+    try {
+      entries = readLog(log.text, opts.format);
+    } catch (e) {
+      throw e instanceof PatchtxError ? new PatchtxError(e.kind, `${log.name}: ${e.message}`, { ...e.data, log: log.name }) : e;
+    }
+    // a code-mode call can make several apply_patch calls under one call id: the second and later
+    // are told apart by their number among that id's patches
+    const seen = new Map<string, number>();
+    for (const entry of entries) {
+      const source = sourceOf(log, entry);
+      const n = entry.callId === null ? 0 : (seen.get(entry.callId) ?? 0) + 1;
+      if (entry.callId !== null) seen.set(entry.callId, n);
+      const key = entry.callId === null ? `${source}#${entry.index + 1}` : n === 1 ? entry.callId : `${entry.callId}#${n}`;
+      out.push({ log, entry, source, key });
+    }
+  }
+  return out;
+}
+
+/** Call-Id trailers on the branch's first-parent history (bounded as log and undo are). */
+async function replayedKeys(opts: ReplayOptions): Promise<{ keys: Set<string>; tip: string | null; tipTree: string | null }> {
+  return withSession({ ...opts, noRecover: true }, async (session) => {
+    const target = await resolveTarget(session, { readOnly: true });
+    const keys = new Set<string>();
+    let tipTree: string | null = null;
+    for await (const { oid, commit } of firstParents(session.store, target.oldOid)) {
+      if (oid === target.oldOid) tipTree = commit.tree;
+      for (const t of readTrailers(commit.message)) if (t.key === CALL_ID_TRAILER) keys.add(t.value);
+    }
+    return { keys, tip: target.oldOid, tipTree };
+  });
+}
+
+/** The entry's error, saying which entry of which log it was. */
+function entryError(e: unknown, p: Planned): unknown {
+  if (!(e instanceof PatchtxError)) return e;
+  const message = e.message.startsWith(`${entryName(p.entry)}:`) ? e.message : `${entryName(p.entry)}: ${e.message}`;
+  return new PatchtxError(e.kind, `${p.log.name}, ${message}`, { ...e.data, log: p.log.name, entry: p.entry.index + 1, callId: p.entry.callId });
+}
+
+/** What the state says about a run that resumes (or a run that must not start over a stop). */
+function resumeState(opts: ReplayOptions, state: ReplayState): ReplayState {
+  if (opts.resume === undefined) return state;
+  if (state.stopped === null)
+    throw new PatchtxError('usage', 'no replay stopped in this repository: there is nothing to continue or skip', { option: opts.resume });
+  if (opts.resume === 'skip') return { stopped: null, skipped: [...state.skipped, state.stopped.key] };
+  return { ...state, stopped: null };
+}
+
+export async function replayLogs(opts: ReplayOptions): Promise<ReplaySummary> {
+  const maps: DirectoryMap[] = parseMaps(opts.maps ?? []);
+  const planned = planEntries(opts);
+  const { keys, tip, tipTree } = await replayedKeys(opts);
+  const state = await withSession({ ...opts, noRecover: true }, async (s) => {
+    const resumed = resumeState(opts, readReplayState(s.repo));
+    if (!opts.dryRun && opts.resume !== undefined) writeReplayState(s.repo, resumed);
+    return { value: resumed, save: (next: ReplayState) => writeReplayState(s.repo, next) };
+  });
+  const skipped = new Set(state.value.skipped);
+  const session = opts.dryRun ? await openSession({ ...opts, noRecover: true }) : null;
+  const dry = session ? new DryReplay(session, tipTree, opts) : null;
+  const results: ReplayEntryResult[] = [];
+  let head = tip;
+  const done = (r: ReplayEntryResult): void => {
+    results.push(r);
+    opts.onEntry?.(r, { done: results.length, total: planned.length });
+  };
+  try {
+    for (const p of planned) {
+      const base = { log: p.log.name, entry: p.entry.index + 1, callId: p.entry.callId, key: p.key, commit: null };
+      if (keys.has(p.key)) done({ ...base, status: 'skipped', reason: 'already_replayed' });
+      else if (skipped.has(p.key)) done({ ...base, status: 'skipped', reason: 'skipped_after_failure' });
+      else if (p.entry.outcome !== 'success' && !opts.includeFailed) done({ ...base, status: 'skipped', reason: 'not_successful' });
+      else {
+        try {
+          const patchText = repositoryPatch(p.entry, maps, opts.limits);
+          if (dry) {
+            await dry.check(patchText);
+            done({ ...base, status: 'checked' });
+            continue;
+          }
+          const { cwd, repoDir, env, author, committer, dirty, strict, limits } = opts;
+          const result = await applyTransaction({
+            ...{ cwd, repoDir, env, author, committer, dirty, strict, limits },
+            patchText,
+            check: false,
+            trailers: [`${REPLAYED_FROM_TRAILER}=${p.source}`, `${CALL_ID_TRAILER}=${p.key}`],
+          });
+          if (result.commit !== null) head = result.commit;
+          done({
+            ...base,
+            status: result.commit === null ? 'skipped' : 'applied',
+            commit: result.commit,
+            ...(result.commit === null ? { reason: 'no_changes' as const } : {}),
+          });
+        } catch (e) {
+          const err = entryError(e, p);
+          if (err instanceof PatchtxError) done({ ...base, status: 'failed', error: { kind: err.kind, message: err.message } });
+          if (!opts.dryRun) state.save({ stopped: { key: p.key, entry: p.entry.index + 1, log: p.log.name }, skipped: [...skipped] });
+          throw err;
+        }
+      }
+    }
+  } finally {
+    session?.store.close();
+  }
+  if (!opts.dryRun && state.value.stopped !== null) state.save({ stopped: null, skipped: [...skipped] });
+  const count = (s: ReplayStatus): number => results.filter((r) => r.status === s).length;
+  return {
+    ok: true,
+    dryRun: opts.dryRun === true,
+    total: planned.length,
+    applied: count('applied'),
+    checked: count('checked'),
+    skipped: count('skipped'),
+    head,
+    entries: results,
+  };
+}
