@@ -18,6 +18,7 @@
 //     lower now, by more than UPTIME_MARGIN_S, means the machine has restarted since. The margin
 //     covers uptimes read at different precisions (hundredths from /proc/uptime, whole seconds
 //     from the clock) and clocks that move (macOS derives uptime from the wall clock).
+// A pid whose process has ended but is not reaped yet (a zombie, /proc's state Z) is gone.
 // When nothing proves the writer gone, a live pid counts as the writer, as it always did. The
 // journal is a lock for one machine and one pid namespace: a pid names nothing elsewhere.
 import { readFileSync, readlinkSync } from 'node:fs';
@@ -61,6 +62,15 @@ function startTicksOf(pid: number): string | undefined {
   if (stat === undefined || close === -1) return undefined;
   const ticks = stat.slice(close + 2).split(' ')[19];
   return ticks !== undefined && /^\d+$/.test(ticks) ? ticks : undefined;
+}
+
+/** Whether /proc/<pid>/stat says the process has ended (Z: not reaped yet; X: being removed). */
+function isZombie(pid: number): boolean {
+  const stat = readOrUndefined(`/proc/${pid}/stat`);
+  const close = stat?.lastIndexOf(')') ?? -1;
+  if (stat === undefined || close === -1) return false;
+  const state = stat.slice(close + 2, close + 3);
+  return state === 'Z' || state === 'X';
 }
 
 interface LinuxView {
@@ -127,8 +137,10 @@ export function processAlive(pid: number, mark?: ProcessMark): boolean {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  if (mark === undefined) return true;
   const here = linuxViewHere();
+  // a zombie (killed, not yet reaped by its parent) still has its pid, and runs nothing
+  if (here !== undefined && isZombie(pid)) return false;
+  if (mark === undefined) return true;
   if (mark.boot !== undefined && here !== undefined) {
     if (mark.boot !== here.boot) return false;
     if (mark.ticks !== undefined && mark.ns === here.ns) {
