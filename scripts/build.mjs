@@ -53,11 +53,15 @@ async function bundle(options, { executable = false } = {}) {
   }
 }
 
-// the CommonJS programs load isomorphic-git from its own file, on first use
+// The CommonJS programs load isomorphic-git from its own file, on first use: its import() becomes
+// a require() of that file, since the programs run through node:vm, where a dynamic import() of a
+// file is not available.
 const isomorphicGitApart = {
   name: 'isomorphic-git-apart',
   setup(b) {
-    b.onResolve({ filter: /^isomorphic-git$/ }, () => ({ path: './isomorphic-git.cjs', external: true }));
+    b.onResolve({ filter: /^isomorphic-git$/ }, () => ({ path: 'isomorphic-git', namespace: 'isomorphic-git-apart' }));
+    b.onResolve({ filter: /^\.\/isomorphic-git\.cjs$/ }, () => ({ path: './isomorphic-git.cjs', external: true }));
+    b.onLoad({ filter: /.*/, namespace: 'isomorphic-git-apart' }, () => ({ contents: "module.exports = require('./isomorphic-git.cjs');", loader: 'js' }));
   },
 };
 
