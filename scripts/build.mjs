@@ -124,6 +124,9 @@ await bundle({
   outdir: 'dist',
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
+  // import() of a file beside the bundle becomes require(): the programs run the bundle through
+  // node:vm (src/bin/load-cli.ts), where a dynamic import has no loader to call
+  supported: { 'dynamic-import': false },
   plugins: [isomorphicGitApart, standIns],
 });
 await bundle({
