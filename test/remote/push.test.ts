@@ -2,12 +2,13 @@
 // lands when the server's branch is where the transaction was built, is refused as `stale` with
 // the server unchanged when another clone pushed meanwhile, carries refs/notes/patchtx along,
 // and overwrites only with --force.
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanupBuiltCli, patchtx, patchtxJson, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { git, gitOk, rev } from '../helpers/repos.js';
+import { waitFor } from '../helpers/schedule.js';
 import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
 
@@ -112,6 +113,25 @@ describe('apply --push', () => {
     expect(r.stdout).toMatch(/Pushed refs\/heads\/main \([0-9a-f]{12}\) to origin \(was [0-9a-f]{12}\)\./);
     expect(rev(setup.bare, 'main')).toBe(rev(setup.clone));
     expect(git(setup.bare, 'notes', '--ref', 'patchtx', 'show', 'main')).toContain('+built');
+  });
+
+  it('is refused by the server as stale when the branch moves after the advertisement', async () => {
+    const release = path.join(tempDir(), 'release');
+    const base = rev(setup.clone);
+    const run = runCli(['apply', '--repo', setup.clone, addLine('raced'), '--push', '--json'], {
+      env: { PATCHTX_TEST_PAUSE_AT: 'push-advertised', PATCHTX_TEST_PAUSE_UNTIL: release },
+    });
+    // the lease matched what the server advertised; now another bot moves the branch
+    await waitFor(() => existsSync(`${release}.held`), 'the push to reach the advertisement');
+    const theirs = await otherBotPushes();
+    writeFileSync(release, '');
+    const r = await run;
+    expect(r.status, r.stdout + r.stderr).toBe(5);
+    const error = JSON.parse(r.stdout.trim().split('\n').pop()!).error;
+    expect(error).toMatchObject({ kind: 'stale', ref: 'refs/heads/main', expected: base });
+    expect(error.message).toMatch(/the server refused/);
+    expect(rev(setup.bare, 'main')).toBe(theirs);
+    expectFsckClean(setup.bare);
   });
 
   it('--force overwrites the moved server branch', async () => {

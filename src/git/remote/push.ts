@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
+import { crashPoint } from '../../test-points.js';
 
 export const NULL_OID = '0'.repeat(40);
 
@@ -73,7 +74,10 @@ export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
       onPrePush: ({ remoteRef: theirs, localRef: ours }) => {
         advertised = theirs.oid === NULL_OID ? null : theirs.oid;
         sent = ours.oid;
-        return opts.force === true || opts.fastForwardOnly === true || advertised === opts.expected;
+        const go = opts.force === true || opts.fastForwardOnly === true || advertised === opts.expected;
+        // the tests move the remote branch here, between the advertisement and the update
+        if (go) crashPoint('push-advertised');
+        return go;
       },
     });
     if (!result.ok) throw refused(remoteRef, opts, advertised, result.error ?? 'the server did not accept the push');
@@ -88,8 +92,9 @@ export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
 function refused(ref: string, opts: PushRefOptions, advertised: string | null, why: string): PatchtxError {
   // the server compares the old value under its lock: a refusal after a matching advertisement
   // means the ref moved in between
-  if (opts.force !== true) return stale(ref, opts.fastForwardOnly ? advertised : opts.expected, undefined, `the server refused: ${why.trim()}`);
-  return new PatchtxError('stale', `the server refused the update of ${ref}: ${why.trim()}`, { ref });
+  if (opts.force !== true)
+    return stale(ref, opts.fastForwardOnly ? advertised : opts.expected, undefined, `the server refused: ${why.replace(/\s+/g, ' ').trim()}`);
+  return new PatchtxError('stale', `the server refused the update of ${ref}: ${why.replace(/\s+/g, ' ').trim()}`, { ref });
 }
 
 type IsoError = Error & { code?: string; data?: { reason?: string; result?: { errors?: string[] } } };
