@@ -174,6 +174,22 @@ describe('push', () => {
     expect(rev(setup.bare, 'refs/notes/patchtx')).toBe(serverNotes);
   });
 
+  it('--expect sets the lease: none for a branch the remote must not have yet, a commit id otherwise', async () => {
+    const a = await patchtxJson('apply', '--repo', setup.clone, addLine('expect'));
+    const server = rev(setup.bare, 'main');
+    const absent = await patchtxJson('push', '--repo', setup.clone, '--expect', 'none');
+    expect(absent.code).toBe(5);
+    expect(absent.json.error).toMatchObject({ kind: 'stale', expected: null, actual: server });
+    const right = await patchtxJson('push', '--repo', setup.clone, '--expect', server);
+    expect(right.code, right.out).toBe(0);
+    expect(rev(setup.bare, 'main')).toBe(a.json.commit);
+    const bad = await patchtxJson('push', '--repo', setup.clone, '--expect', 'HEAD');
+    expect(bad.code).toBe(2);
+    const forceAlone = await patchtxJson('apply', '--repo', setup.clone, '--force', addLine('x'));
+    expect(forceAlone.code).toBe(2);
+    expect(forceAlone.json.error.message).toContain('--push');
+  });
+
   it('names a remote that is not configured, and refuses file:// remotes, as usage errors', async () => {
     const r = await patchtxJson('push', 'nowhere', '--repo', setup.clone);
     expect(r.code).toBe(2);
