@@ -143,6 +143,8 @@ await bundle({
   outdir: 'dist',
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
+  // any other import() of a file beside the bundle becomes require() too (see isomorphicGitApart)
+  supported: { 'dynamic-import': false },
   plugins: [isomorphicGitApart, mcpSdkApart, standIns],
 });
 await bundle({ entryPoints: { 'mcp-sdk': 'src/mcp/sdk.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' }, format: 'cjs' });

@@ -10,6 +10,7 @@ import { exitStatusFor, receivedSignal, throwIfInterrupted } from '../tx/interru
 import { recoverCommand } from '../commands/recover.js';
 import { recoverJson } from '../commands/results.js';
 import { showPatch } from '../commands/show.js';
+import { pushAfterApply, pushBranch, type PushResult } from '../commands/push.js';
 import { redoTransaction, undoTransaction } from '../commands/undo.js';
 import { parseWaitSeconds, waitingForLocks } from '../tx/wait.js';
 import { jsonError, printApplied, printError, processStreams, recoveredRuns, recoveryText, toError, type Streams } from './output.js';
@@ -38,6 +39,18 @@ interface ApplyFlags extends CommonFlags {
   diff?: boolean;
   limits?: string;
   wait?: string;
+  push?: string | boolean;
+  force?: boolean;
+}
+
+/** The push's result: a JSON line, or a sentence and its warnings. */
+function printPushed(streams: Streams, r: PushResult, json: boolean): void {
+  if (json) streams.out(JSON.stringify(r) + '\n');
+  else {
+    const was = r.previous === null ? 'new branch' : `was ${r.previous.slice(0, 12)}`;
+    streams.out(`Pushed ${r.ref} (${r.commit.slice(0, 12)}) to ${r.remote} (${was}${r.forced ? ', forced' : ''}).\n`);
+  }
+  for (const w of r.warnings) streams.err(`warning: ${w}\n`);
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -136,8 +149,14 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
 
   addApplyOptions(program.command('apply').argument('[patch...]', 'patch files, applied in order, one commit each; - or nothing: standard input'))
     .description('apply patches, one commit each')
+    .option(
+      '--push [remote]',
+      'then push the branch and the patch texts to the remote (default: origin), if its branch is still where the first patch was applied',
+    )
+    .option('--force', 'with --push: overwrite the remote branch whatever it holds')
     .action((sources: string[], flags: ApplyFlags) =>
       runWithIdentityOptions(flags.json, async () => {
+        if (flags.force && flags.push === undefined) throw new PatchtxError('usage', '--force is about the push: give --push too');
         const list = sources.length === 0 ? [undefined] : sources;
         if (list.filter((s) => s === undefined || s === '-').length > 1) {
           throw new PatchtxError('usage', 'standard input (-) can be given only once');
@@ -148,6 +167,9 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
         for (const source of list) texts.push(await readPatchSource(source, limits));
         const wait = parseWaitSeconds(flags.wait, '--wait');
         let chained = flags;
+        const committed: string[] = [];
+        let builtOn: string | null | undefined;
+        let ref: string | undefined;
         for (const [i, patchText] of texts.entries()) {
           const result = await Promise.resolve()
             // a signal during the previous patch's commit: that one finished, no more are started
@@ -159,6 +181,16 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
           await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
           // the next patch applies on top of this one: --base and --expect-head were about the first
           if (result.commit !== null) chained = { ...chained, base: result.commit, expectHead: undefined };
+          if (result.commit !== null && builtOn === undefined) builtOn = result.parent;
+          if (result.commit !== null) committed.push(result.commit);
+          ref = result.ref;
+        }
+        if (flags.push !== undefined) {
+          const remote = typeof flags.push === 'string' ? flags.push : undefined;
+          const opts = { repoDir: flags.repo, remote, ref, force: flags.force };
+          // nothing new was committed: the lease is the remote-tracking ref, as for push alone
+          const r = builtOn === undefined ? await pushBranch(opts) : await pushAfterApply({ ...opts, builtOn, committed });
+          printPushed(streams, r, flags.json === true);
         }
       }),
     );
@@ -220,6 +252,24 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
           redoTransaction({ repoDir: flags.repo, ref: flags.ref, revert: flags.revert }),
         );
         printUndo(streams, r, flags.json === true);
+      }),
+    );
+
+  program
+    .command('push')
+    .argument('[remote]', 'a configured remote or an http(s) URL (default: origin)')
+    .description("push a branch and the patch texts, if the remote's branch is where it was last fetched or pushed")
+    .option('--repo <dir>', 'repository to work in')
+    .option('--ref <ref>', 'branch to push (default: the checked-out branch)')
+    .option('--expect <oid>', "the commit the remote's branch must be at (default: the remote-tracking ref; 'none': absent)")
+    .option('--force', 'overwrite the remote branch whatever it holds')
+    .option('--json', 'print one JSON result object')
+    .action((remote: string | undefined, flags: CommonFlags & { ref?: string; expect?: string; force?: boolean }) =>
+      run(flags.json, async () => {
+        const expected = flags.expect === undefined ? undefined : flags.expect === 'none' ? null : flags.expect;
+        if (typeof expected === 'string' && !/^[0-9a-f]{40}$/.test(expected))
+          throw new PatchtxError('usage', `--expect wants a full commit id or 'none', got '${expected}'`, { option: 'expected' });
+        printPushed(streams, await pushBranch({ repoDir: flags.repo, remote, ref: flags.ref, expected, force: flags.force }), flags.json === true);
       }),
     );
 

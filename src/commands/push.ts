@@ -1,0 +1,115 @@
+// `patchtx push` and `apply --push`: send a branch, and the patch texts in refs/notes/patchtx,
+// to a remote as a lease. The branch is pushed only if the remote's branch is still where this
+// repository believes it is: for `apply --push`, the commit the transaction was built on (the new
+// commit's parent); for `push` alone, the remote-tracking ref (refs/remotes/REMOTE/BRANCH, the
+// value last fetched or pushed), or "absent" when there is none. Nothing is overwritten without
+// `force`. The notes ref is pushed only as a fast-forward; otherwise the push of the branch
+// stands and a warning says the notes stayed behind.
+import { PatchtxError } from '../errors.js';
+import type { Identity } from '../git/objects/model/identity.js';
+import { readHead, readRef, updateRef } from '../git/refs/refs.js';
+import { resolveIdentity } from '../git/repo/identity.js';
+import { pushRef } from '../git/remote/push.js';
+import { NOTES_REF } from '../tx/run.js';
+import { withSession, type Session, type SessionOptions } from '../tx/session.js';
+
+export interface PushOptions extends SessionOptions {
+  /** a configured remote's name or an http(s) URL (default: origin) */
+  remote?: string;
+  /** the branch to push (default: the checked-out one) */
+  ref?: string;
+  /** the commit the remote branch must be at (null: absent); default: the remote-tracking ref */
+  expected?: string | null;
+  /** overwrite the remote branch whatever it holds */
+  force?: boolean;
+}
+
+export interface PushResult {
+  ok: true;
+  remote: string;
+  url: string;
+  ref: string;
+  commit: string;
+  /** where the remote branch was (null: it did not exist) */
+  previous: string | null;
+  forced: boolean;
+  /** the notes ref: pushed (or already there), absent here, or left behind (see warnings) */
+  notes: 'pushed' | 'absent' | 'not_pushed';
+  warnings: string[];
+}
+
+const isUrl = (remote: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(remote);
+
+function branchOf(ref: string | undefined, head: string | null): string {
+  const full = ref === undefined ? head : ref.startsWith('refs/') ? ref : `refs/heads/${ref}`;
+  if (full === null) throw new PatchtxError('usage', 'HEAD is detached: name the branch to push', { option: 'ref' });
+  if (!full.startsWith('refs/heads/')) throw new PatchtxError('usage', `${full} is not a branch: only branches are pushed`, { ref: full, option: 'ref' });
+  return full;
+}
+
+/** The reflog's identity for the remote-tracking ref: the committer, or a neutral one if none is configured. */
+function reflogIdentity(session: Session): Identity {
+  try {
+    return resolveIdentity(session.config, 'committer', session.env);
+  } catch {
+    return { name: 'patchtx', email: 'patchtx', timestamp: Math.floor(Date.now() / 1000), timezoneOffset: 0 };
+  }
+}
+
+/** The remote's URL: the remote itself when it is one, else its configured push URL or URL. */
+function urlOf(session: Session, remote: string): string {
+  if (isUrl(remote)) return remote;
+  const url = session.config.get(`remote.${remote}.pushurl`) ?? session.config.get(`remote.${remote}.url`);
+  if (url === undefined) throw new PatchtxError('usage', `no remote named '${remote}' is configured, and it is not a URL`, { key: `remote.${remote}.url` });
+  return url;
+}
+
+export async function pushBranch(opts: PushOptions): Promise<PushResult> {
+  return withSession({ ...opts, noRecover: true }, async (session) => {
+    const { repo } = session;
+    const remote = opts.remote ?? 'origin';
+    const url = urlOf(session, remote);
+    const ref = branchOf(opts.ref, opts.ref === undefined ? (await readHead(repo)).ref : null);
+    const commit = await readRef(repo, ref);
+    if (commit === null) throw new PatchtxError('bad_revision', `${ref} does not exist here: nothing to push`, { ref });
+    const tracking = isUrl(remote) ? null : `refs/remotes/${remote}/${ref.slice('refs/heads/'.length)}`;
+    const tracked = tracking === null ? null : await readRef(repo, tracking);
+    const expected = opts.expected !== undefined ? opts.expected : tracked;
+    const pushed = await pushRef({ gitdir: repo.commonDir, url, localRef: ref, expected, force: opts.force });
+    const warnings: string[] = [];
+    if (tracking !== null && tracked !== commit) {
+      await updateRef(repo, { ref: tracking, expectedOld: tracked, newOid: commit, message: 'update by push', identity: reflogIdentity(session) });
+    }
+    const notes = await pushNotes(session, url, remote, warnings);
+    return { ok: true, remote, url: pushed.url, ref, commit, previous: pushed.previous, forced: opts.force === true, notes, warnings };
+  });
+}
+
+/** Pushes the notes ref as a fast-forward; a remote that moved ahead is a warning, not a failure. */
+async function pushNotes(session: Session, url: string, remote: string, warnings: string[]): Promise<PushResult['notes']> {
+  if ((await readRef(session.repo, NOTES_REF)) === null) return 'absent';
+  try {
+    await pushRef({ gitdir: session.repo.commonDir, url, localRef: NOTES_REF, expected: null, fastForwardOnly: true });
+    return 'pushed';
+  } catch (e) {
+    if (!(e instanceof PatchtxError) || e.kind !== 'stale') throw e;
+    warnings.push(
+      `${NOTES_REF} was not pushed: the remote's notes have moved on (${e.message}); the patch texts of these commits stay here until the notes are merged (git fetch ${remote} ${NOTES_REF}:refs/notes/theirs && git notes --ref patchtx merge refs/notes/theirs)`,
+    );
+    return 'not_pushed';
+  }
+}
+
+/**
+ * The push that follows `apply`: the lease is the commit the first new commit was built on. A lost
+ * lease keeps the local commits and says so.
+ */
+export async function pushAfterApply(opts: PushOptions & { builtOn: string | null; committed: string[] }): Promise<PushResult> {
+  try {
+    return await pushBranch({ ...opts, expected: opts.builtOn });
+  } catch (e) {
+    if (!(e instanceof PatchtxError) || e.kind !== 'stale' || opts.committed.length === 0) throw e;
+    const kept = opts.committed.map((c) => c.slice(0, 12)).join(', ');
+    throw new PatchtxError('stale', `committed ${kept} here, but the push was refused: ${e.message}`, { ...e.data, committed: opts.committed });
+  }
+}

@@ -1,0 +1,127 @@
+// Pushing one ref to a remote over smart HTTP(S), as a lease: the remote ref must still be at the
+// value the caller expects. A thin layer over isomorphic-git's push and its Node HTTP client.
+// The lease is checked twice: against the value the server advertises (isomorphic-git hands it
+// to onPrePush before anything is sent), and by the server itself, which compares the old value
+// of the receive-pack command with its ref under the ref's lock, so a push that raced with
+// another after the advertisement is refused too. Both come back as `stale`.
+import fs from 'node:fs';
+import path from 'node:path';
+import { PatchtxError } from '../../errors.js';
+import { crashPoint } from '../../test-points.js';
+
+export const NULL_OID = '0'.repeat(40);
+
+export interface PushRefOptions {
+  gitdir: string;
+  /** the remote's URL (http:// or https://) */
+  url: string;
+  /** the full local ref to send (refs/heads/main) */
+  localRef: string;
+  /** the full ref to update on the remote (default: localRef) */
+  remoteRef?: string;
+  /** the value the remote ref must have now (null: it must not exist); ignored with force */
+  expected: string | null;
+  /** overwrite whatever the remote ref holds */
+  force?: boolean;
+  /** only a fast-forward of the remote ref, whatever it holds (no lease): for notes */
+  fastForwardOnly?: boolean;
+}
+
+export interface PushRefResult {
+  /** the remote ref's value as the server advertised it (null: absent) */
+  previous: string | null;
+  /** the value sent */
+  oid: string;
+  /** the remote's URL */
+  url: string;
+}
+
+const short = (oid: string | null): string => (oid === null ? 'absent' : oid.slice(0, 12));
+
+/** `actual` undefined: the server refused, so the ref moved, to a value it did not say. */
+function stale(ref: string, expected: string | null, actual: string | null | undefined, how: string): PatchtxError {
+  const where = actual === undefined ? 'is no longer' : `is at ${short(actual)}, not`;
+  return new PatchtxError(
+    'stale',
+    `the remote's ${ref} ${where} at ${short(expected)} as this push expected (${how}): nothing was overwritten; fetch, and apply again onto the new tip`,
+    { ref, expected, ...(actual === undefined ? {} : { actual }) },
+  );
+}
+
+/** Pushes `localRef` to the remote under the lease; throws `stale` when the lease is lost. */
+export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
+  const git = await import('isomorphic-git');
+  const { default: http } = await import('isomorphic-git/http/node');
+  const remoteRef = opts.remoteRef ?? opts.localRef;
+  let advertised: string | null = null;
+  let sent = '';
+  // isomorphic-git writes refs/remotes/<remote>/... after a push, unlocked and without a reflog,
+  // and for a notes ref under a wrong name: it is given a name of its own, whose refs are removed
+  // (the caller updates the real remote-tracking ref)
+  const scratch = `patchtx-push-${process.pid}`;
+  try {
+    const result = await git.push({
+      fs,
+      http,
+      gitdir: opts.gitdir,
+      url: opts.url,
+      remote: scratch,
+      ref: opts.localRef,
+      remoteRef,
+      // the old value sent is the advertised one whatever `force` says; force only skips
+      // isomorphic-git's own fast-forward check, the lease below is patchtx's
+      force: opts.force === true || opts.fastForwardOnly !== true,
+      onPrePush: ({ remoteRef: theirs, localRef: ours }) => {
+        advertised = theirs.oid === NULL_OID ? null : theirs.oid;
+        sent = ours.oid;
+        const go = opts.force === true || opts.fastForwardOnly === true || advertised === opts.expected;
+        // the tests move the remote branch here, between the advertisement and the update
+        if (go) crashPoint('push-advertised');
+        return go;
+      },
+    });
+    if (!result.ok) throw refused(remoteRef, opts, advertised, result.error ?? 'the server did not accept the push');
+    return { previous: advertised, oid: sent, url: opts.url };
+  } catch (e) {
+    throw toPushError(e, remoteRef, opts, advertised);
+  } finally {
+    fs.rmSync(path.join(opts.gitdir, 'refs', 'remotes', scratch), { recursive: true, force: true });
+  }
+}
+
+function refused(ref: string, opts: PushRefOptions, advertised: string | null, why: string): PatchtxError {
+  // the server compares the old value under its lock: a refusal after a matching advertisement
+  // means the ref moved in between
+  if (opts.force !== true)
+    return stale(ref, opts.fastForwardOnly ? advertised : opts.expected, undefined, `the server refused: ${why.replace(/\s+/g, ' ').trim()}`);
+  return new PatchtxError('stale', `the server refused the update of ${ref}: ${why.replace(/\s+/g, ' ').trim()}`, { ref });
+}
+
+type IsoError = Error & { code?: string; data?: { reason?: string; result?: { errors?: string[] } } };
+
+function toPushError(e: unknown, ref: string, opts: PushRefOptions, advertised: string | null): unknown {
+  if (e instanceof PatchtxError) return e;
+  const err = e as IsoError;
+  switch (err.code) {
+    case 'UserCanceledError':
+      return stale(ref, opts.expected, advertised, 'the remote advertised another value');
+    case 'PushRejectedError':
+      return stale(ref, advertised, advertised, `not a fast-forward of the remote's ${ref}`);
+    case 'GitPushError':
+      return refused(ref, opts, advertised, err.data?.reason ?? err.message);
+    case 'UnknownTransportError':
+    case 'UrlParseError':
+      return new PatchtxError('usage', `cannot push to ${opts.url}: only http:// and https:// remotes are supported (${err.message})`, {
+        reason: 'transport',
+      });
+    case 'HttpError':
+    case 'SmartHttpError':
+    case 'ECONNREFUSED':
+    case 'ENOTFOUND':
+    case 'ECONNRESET':
+      // the network or the server failed: nothing is known to have changed on the remote
+      return new PatchtxError('io_error', `cannot push to ${opts.url}: ${err.message}`, { errno: err.code });
+    default:
+      return e;
+  }
+}

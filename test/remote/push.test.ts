@@ -1,0 +1,201 @@
+// apply --push and push against a real smart-HTTP server (git http-backend on loopback): the push
+// lands when the server's branch is where the transaction was built, is refused as `stale` with
+// the server unchanged when another clone pushed meanwhile, carries refs/notes/patchtx along,
+// and overwrites only with --force.
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { cleanupBuiltCli, patchtx, patchtxJson, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
+import { git, gitOk, rev } from '../helpers/repos.js';
+import { waitFor } from '../helpers/schedule.js';
+import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { expectFsckClean } from '../helpers/snapshot.js';
+
+let root: string;
+let server: GitHttpServer;
+let n = 0;
+
+beforeAll(async () => {
+  isolateGitEnv();
+  requireBuiltCli();
+  root = tempDir();
+  server = await startGitHttpServer(root);
+});
+
+afterAll(async () => {
+  await server.close();
+  cleanupScratch();
+  cleanupBuiltCli();
+});
+
+interface Setup {
+  /** the bare repository the server serves */
+  bare: string;
+  /** a clone whose origin is the server's URL */
+  clone: string;
+  url: string;
+}
+
+/** A bare repository on the server with one commit on main, and a clone of it over HTTP. */
+let setup: Setup;
+beforeEach(async () => {
+  const name = `server${++n}.git`;
+  const bare = path.join(root, name);
+  git(root, 'init', '-q', '--bare', '-b', 'main', name);
+  git(bare, 'config', 'http.receivepack', 'true');
+  const seed = path.join(tempDir(), 'seed');
+  git(root, 'init', '-q', '-b', 'main', seed);
+  writeFileSync(path.join(seed, 'a.txt'), 'one\n');
+  git(seed, 'add', 'a.txt');
+  git(seed, 'commit', '-q', '-m', 'seed');
+  git(seed, 'push', '-q', bare, 'main');
+  const url = `${server.base}${name}`;
+  const clone = path.join(tempDir(), 'clone');
+  // over HTTP, asynchronously: the server answers from this very process
+  await gitOk(root, 'clone', '-q', url, clone);
+  git(clone, 'config', 'user.name', 'Bot');
+  git(clone, 'config', 'user.email', 'bot@example.invalid');
+  setup = { bare, clone, url };
+});
+
+const addLine = (line: string) => patchFile(v4a('*** Update File: a.txt', '@@', ' one', `+${line}`));
+
+/** Another clone ("another bot") moves the server's main on. */
+async function otherBotPushes(): Promise<string> {
+  const other = path.join(tempDir(), 'other');
+  await gitOk(root, 'clone', '-q', setup.url, other);
+  writeFileSync(path.join(other, 'b.txt'), 'theirs\n');
+  git(other, 'add', 'b.txt');
+  git(other, '-c', 'user.name=Other', '-c', 'user.email=o@example.invalid', 'commit', '-q', '-m', 'other bot');
+  await gitOk(other, 'push', '-q', 'origin', 'main');
+  return rev(other);
+}
+
+describe('apply --push', () => {
+  it('lands the commit on the server, with its patch text in refs/notes/patchtx', async () => {
+    const r = await patchtxJson('apply', '--repo', setup.clone, addLine('two'), '--push');
+    expect(r.code, r.out + r.err).toBe(0);
+    const [applied, pushed] = r.lines;
+    expect(pushed).toMatchObject({ ok: true, ref: 'refs/heads/main', commit: applied.commit, previous: applied.parent, notes: 'pushed' });
+    expect(rev(setup.bare, 'main')).toBe(applied.commit);
+    expect(git(setup.bare, 'log', '--format=%s', 'main').trim().split('\n')).toHaveLength(2);
+    expect(git(setup.bare, 'notes', '--ref', 'patchtx', 'show', applied.commit)).toContain('+two');
+    // the remote-tracking ref follows, as after git push
+    expect(rev(setup.clone, 'refs/remotes/origin/main')).toBe(applied.commit);
+    expect(git(setup.clone, 'for-each-ref', '--format=%(refname)', 'refs/remotes/').trim().split('\n')).toEqual([
+      'refs/remotes/origin/HEAD',
+      'refs/remotes/origin/main',
+    ]);
+    expectFsckClean(setup.bare);
+  });
+
+  it('is refused as stale when the server moved meanwhile: the server is unchanged, the local commit kept', async () => {
+    const theirs = await otherBotPushes();
+    const base = rev(setup.clone);
+    const r = await patchtxJson('apply', '--repo', setup.clone, addLine('mine'), '--push');
+    expect(r.code, r.out + r.err).toBe(5);
+    expect(r.json.error.kind).toBe('stale');
+    expect(r.json.error).toMatchObject({ ref: 'refs/heads/main', expected: base, actual: theirs });
+    expect(r.json.error.message).toContain(theirs.slice(0, 12));
+    expect(r.json.error.message).toContain(base.slice(0, 12));
+    const mine = r.lines[0].commit;
+    expect(r.json.error.committed).toEqual([mine]);
+    expect(rev(setup.clone)).toBe(mine);
+    expect(rev(setup.bare, 'main')).toBe(theirs);
+    expect(git(setup.bare, 'for-each-ref', '--format=%(refname)').trim()).toBe('refs/heads/main');
+    expectFsckClean(setup.bare);
+  });
+
+  it('works from the built program, which bundles the HTTP client', async () => {
+    const r = await runCli(['apply', '--repo', setup.clone, addLine('built'), '--push', 'origin']);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Pushed refs\/heads\/main \([0-9a-f]{12}\) to origin \(was [0-9a-f]{12}\)\./);
+    expect(rev(setup.bare, 'main')).toBe(rev(setup.clone));
+    expect(git(setup.bare, 'notes', '--ref', 'patchtx', 'show', 'main')).toContain('+built');
+  });
+
+  it('is refused by the server as stale when the branch moves after the advertisement', async () => {
+    const release = path.join(tempDir(), 'release');
+    const base = rev(setup.clone);
+    const run = runCli(['apply', '--repo', setup.clone, addLine('raced'), '--push', '--json'], {
+      env: { PATCHTX_TEST_PAUSE_AT: 'push-advertised', PATCHTX_TEST_PAUSE_UNTIL: release },
+    });
+    // the lease matched what the server advertised; now another bot moves the branch
+    await waitFor(() => existsSync(`${release}.held`), 'the push to reach the advertisement');
+    const theirs = await otherBotPushes();
+    writeFileSync(release, '');
+    const r = await run;
+    expect(r.status, r.stdout + r.stderr).toBe(5);
+    const error = JSON.parse(r.stdout.trim().split('\n').pop()!).error;
+    expect(error).toMatchObject({ kind: 'stale', ref: 'refs/heads/main', expected: base });
+    expect(error.message).toMatch(/the server refused/);
+    expect(rev(setup.bare, 'main')).toBe(theirs);
+    expectFsckClean(setup.bare);
+  });
+
+  it('--force overwrites the moved server branch', async () => {
+    await otherBotPushes();
+    const r = await patchtxJson('apply', '--repo', setup.clone, '--push=origin', '--force', addLine('forced'));
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.json).toMatchObject({ forced: true });
+    expect(rev(setup.bare, 'main')).toBe(r.lines[0].commit);
+    expectFsckClean(setup.bare);
+  });
+});
+
+describe('push', () => {
+  it('pushes when the server is where origin/main says, and refuses after another push', async () => {
+    const a = await patchtxJson('apply', '--repo', setup.clone, addLine('local'));
+    expect(a.code, a.out + a.err).toBe(0);
+    const ok = await patchtx('push', '--repo', setup.clone);
+    expect(ok.code, ok.err).toBe(0);
+    expect(ok.out).toContain('Pushed refs/heads/main');
+    expect(rev(setup.bare, 'main')).toBe(a.json.commit);
+
+    const b = await patchtxJson('apply', '--repo', setup.clone, addLine('again'));
+    const theirs = await otherBotPushes();
+    const refused = await patchtxJson('push', '--repo', setup.clone);
+    expect(refused.code).toBe(5);
+    expect(refused.json.error).toMatchObject({ expected: a.json.commit, actual: theirs });
+    expect(rev(setup.bare, 'main')).toBe(theirs);
+    expect(rev(setup.clone)).toBe(b.json.commit);
+  });
+
+  it('warns and leaves the notes behind when the server notes moved on, the branch still lands', async () => {
+    // another bot's note on the server that this clone has not fetched
+    git(setup.bare, 'notes', '--ref', 'patchtx', 'add', '-m', 'theirs', 'main');
+    const serverNotes = rev(setup.bare, 'refs/notes/patchtx');
+    const r = await patchtxJson('apply', '--repo', setup.clone, addLine('two'), '--push');
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.json.notes).toBe('not_pushed');
+    expect(r.err).toMatch(/warning: refs\/notes\/patchtx was not pushed/);
+    expect(rev(setup.bare, 'main')).toBe(r.lines[0].commit);
+    expect(rev(setup.bare, 'refs/notes/patchtx')).toBe(serverNotes);
+  });
+
+  it('--expect sets the lease: none for a branch the remote must not have yet, a commit id otherwise', async () => {
+    const a = await patchtxJson('apply', '--repo', setup.clone, addLine('expect'));
+    const server = rev(setup.bare, 'main');
+    const absent = await patchtxJson('push', '--repo', setup.clone, '--expect', 'none');
+    expect(absent.code).toBe(5);
+    expect(absent.json.error).toMatchObject({ kind: 'stale', expected: null, actual: server });
+    const right = await patchtxJson('push', '--repo', setup.clone, '--expect', server);
+    expect(right.code, right.out).toBe(0);
+    expect(rev(setup.bare, 'main')).toBe(a.json.commit);
+    const bad = await patchtxJson('push', '--repo', setup.clone, '--expect', 'HEAD');
+    expect(bad.code).toBe(2);
+    const forceAlone = await patchtxJson('apply', '--repo', setup.clone, '--force', addLine('x'));
+    expect(forceAlone.code).toBe(2);
+    expect(forceAlone.json.error.message).toContain('--push');
+  });
+
+  it('names a remote that is not configured, and refuses file:// remotes, as usage errors', async () => {
+    const r = await patchtxJson('push', 'nowhere', '--repo', setup.clone);
+    expect(r.code).toBe(2);
+    expect(r.json.error.message).toContain("no remote named 'nowhere'");
+    const f = await patchtxJson('push', `file://${setup.bare}`, '--repo', setup.clone);
+    expect(f.code).toBe(2);
+    expect(f.json.error.message).toMatch(/only http:\/\/ and https:\/\//);
+  });
+});
