@@ -75,7 +75,7 @@ export interface ErrorDataByKind {
   is_directory: { path?: string; line?: number };
   binary_or_encoding: { path: string };
   no_changes: Record<string, never>;
-  usage: { ref?: string; target?: string; file?: string; key?: string; value?: unknown; variable?: string; reason?: string };
+  usage: { ref?: string; target?: string; file?: string; key?: string; option?: string; value?: unknown; variable?: string; reason?: string };
   not_a_repository: { dir?: string; file?: string; gitdir?: string };
   unsupported_repository: { feature?: string; path?: string; reason?: string };
   bad_revision: { revision?: string; ref?: string; commit?: string };

@@ -9,7 +9,7 @@ import type { FileChange, PlanWarning } from '../engine/types.js';
 import type { Limits } from '../patch/limits.js';
 import { parsePatchInvocation } from '../patch/parse.js';
 import { patchDirectory, rerootPatch } from '../tx/touched.js';
-import { describeValue, readLimits, requirePatchText, usageError } from './args.js';
+import { describeValue, readLimits, readOptionsObject, requirePatchText, usageError } from './args.js';
 
 /** One file's content as the caller gives it: text, or bytes. */
 export type FileInput = string | Uint8Array;
@@ -103,6 +103,8 @@ function readOptions(options: unknown): { strict: boolean; limits: Partial<Limit
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw usageError(`applyPatch: options must be an object, got ${describeValue(options)}`);
   }
+  // a misspelt option would otherwise be ignored without a word (say, strict mode left off)
+  readOptionsObject('applyPatch', options, ['strict', 'limits']);
   const strict = (options as { strict?: unknown }).strict;
   if (strict !== undefined && typeof strict !== 'boolean') {
     throw usageError(`applyPatch: options.strict must be a boolean, got ${describeValue(strict)}`);

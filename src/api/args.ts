@@ -31,7 +31,7 @@ export function readOptionsObject(fn: string, options: unknown, known: readonly 
     throw usageError(`${fn}: options must be an object, got ${describeValue(options)}`);
   }
   for (const key of Object.keys(options)) {
-    if (!known.includes(key)) throw usageError(`${fn}: options.${key} is not an option (${known.join(', ')})`, { key });
+    if (!known.includes(key)) throw usageError(`${fn}: options.${key} is not an option (${known.join(', ')})`, { key, option: key });
   }
   return options as Record<string, unknown>;
 }

@@ -69,7 +69,7 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
   if (opts.ref !== undefined && opts.ref !== 'HEAD' && opts.readOnly) {
     // reading (log): any ref git would find by that name, tags and remote-tracking refs included
     const found = await findRefNamed(repo, opts.ref);
-    if (found === null) throw new PatchtxError('usage', `no ref named '${opts.ref}' in this repository`, { ref: opts.ref });
+    if (found === null) throw new PatchtxError('bad_revision', `no ref named '${opts.ref}' in this repository`, { ref: opts.ref });
     ref = found.ref;
     oldOid = found.oid;
     worktree = repo.workdir !== null && head.ref === ref;

@@ -589,6 +589,8 @@ describe('log --ref', () => {
     const missing = await patchtxJson('log', '--repo', dir, '--ref', 'doesnotexist');
     expect(missing.code).toBe(2);
     expect(missing.json.error.message).toBe("no ref named 'doesnotexist' in this repository");
+    // a ref that does not resolve is a bad revision, as the exit-code table says
+    expect(missing.json.error.kind).toBe('bad_revision');
   });
 });
 

@@ -95,6 +95,13 @@ describe('applyPatch (library face)', () => {
     }
     expect(failure(() => (applyPatch as (...a: unknown[]) => unknown)(42, {})).message).toContain('got a number');
   });
+
+  it('refuses an option it does not know, naming it, rather than ignoring a misspelt one', () => {
+    const e = failure(() => (applyPatch as (...a: unknown[]) => unknown)('x', {}, { strcit: true }));
+    expect(e.kind).toBe('usage');
+    expect(e.message).toBe('applyPatch: options.strcit is not an option (strict, limits)');
+    expect(e.data).toMatchObject({ option: 'strcit' });
+  });
 });
 
 describe('parsePatch (library face)', () => {
