@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepository, PatchtxError } from '../../src/index.js';
 import { cleanupRepos, commitCount, git, makeRepo, repoRoot, rev } from '../helpers/repos.js';
+import { rejection } from '../helpers/rejection.js';
 import { cleanupScratch, isolateGitEnv, v4a } from '../helpers/scratch.js';
 import { expectFsckClean, expectNoLeftovers, expectUntouched, snapshot } from '../helpers/snapshot.js';
 
@@ -16,15 +17,6 @@ afterAll(() => {
   cleanupRepos();
   cleanupScratch();
 });
-
-async function rejection(p: Promise<unknown>): Promise<PatchtxError> {
-  const outcome = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(outcome).toBeInstanceOf(PatchtxError);
-  return outcome as PatchtxError;
-}
 
 const ADD_TODO = v4a('*** Add File: docs/todo.txt', '+first', '+second');
 const EDIT_TODO = v4a('*** Update File: docs/todo.txt', '@@', ' first', '-second', '+second, edited', '+third');

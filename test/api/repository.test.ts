@@ -6,11 +6,12 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openRepository, PatchtxError, type Repository } from '../../src/index.js';
+import { openRepository, type Repository } from '../../src/index.js';
 import { cleanupRepos, makeRepo } from '../helpers/repos.js';
 import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { patchtx, patchtxJson } from '../helpers/cli.js';
 import { git, rev } from '../helpers/repos.js';
+import { rejection } from '../helpers/rejection.js';
 import { BASIC_PATCH, cleanupScratch, isolateGitEnv, patchFile, v4a } from '../helpers/scratch.js';
 import { expectFsckClean, expectUntouched, snapshot } from '../helpers/snapshot.js';
 
@@ -37,16 +38,6 @@ function twins(): { lib: string; cli: string } {
   const cli = path.join(path.dirname(lib), 'cli-copy');
   cpSync(lib, cli, { recursive: true, verbatimSymlinks: true });
   return { lib, cli };
-}
-
-/** The error a call rejects with (fails the test when it resolves). */
-async function rejection(p: Promise<unknown>): Promise<PatchtxError> {
-  const outcome = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(outcome).toBeInstanceOf(PatchtxError);
-  return outcome as PatchtxError;
 }
 
 const UPDATE_README = v4a('*** Update File: README.md', '@@', '-# Sample', '+# Sample, edited');

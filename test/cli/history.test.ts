@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupBuiltCli, patchtx, patchtxJson, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { cleanupRepos, git, gitTry, makeRepo, rev, treeOf } from '../helpers/repos.js';
 import { BASIC_PATCH, cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { firstByPatchtx as firstWithOwnFile } from '../helpers/first-commit.js';
 import { expectFsckClean, expectNoLeftovers, expectUntouched, snapshot, worktreeFiles } from '../helpers/snapshot.js';
 import { CRASH_POINTS } from '../../src/tx/crash.js';
 
@@ -676,16 +677,7 @@ describe("undo of a repository's first commit", () => {
   }
 
   it('at the tip: the branch goes back to unborn, its files and index entries go, and redo brings it back', async () => {
-    const dir = path.join(tempDir(), 'repo');
-    git(tempDir(), 'init', '-q', '-b', 'main', dir);
-    git(dir, 'config', 'user.name', 'First User');
-    git(dir, 'config', 'user.email', 'first@fixtures.invalid');
-    // the user's own untracked file, which the transaction does not touch
-    writeFileSync(path.join(dir, 'own.txt'), 'own\n');
-    const statusBefore = git(dir, 'status', '--porcelain', '--untracked-files=all');
-    const r0 = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: a.txt', '+a', '*** Add File: d/b.txt', '+b')));
-    expect(r0.code, r0.out).toBe(0);
-    const first = r0.json.commit as string;
+    const { dir, first, statusBefore } = await firstWithOwnFile();
 
     const r = await patchtxJson('undo', '--repo', dir);
     expect(r.code, r.out + r.err).toBe(0);

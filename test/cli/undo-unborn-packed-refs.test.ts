@@ -5,10 +5,11 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, type CliResult, patchtxJson, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupBuiltCli, type CliResult, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { git, gitAsync, gitTry } from '../helpers/repos.js';
+import { firstByPatchtx } from '../helpers/first-commit.js';
 import { waitFor } from '../helpers/schedule.js';
-import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { cleanupScratch, isolateGitEnv } from '../helpers/scratch.js';
 import { expectFsckClean, expectNoLeftovers, expectUntouched, leftoverFiles, snapshot } from '../helpers/snapshot.js';
 
 beforeAll(() => {
@@ -19,19 +20,6 @@ afterAll(() => {
   cleanupBuiltCli();
   cleanupScratch();
 });
-
-/** A repository whose first commit patchtx made (main is a loose ref), and the status before it. */
-async function firstByPatchtx(): Promise<{ dir: string; first: string; statusBefore: string }> {
-  const dir = path.join(tempDir(), 'repo');
-  git(tempDir(), 'init', '-q', '-b', 'main', dir);
-  git(dir, 'config', 'user.name', 'First User');
-  git(dir, 'config', 'user.email', 'first@fixtures.invalid');
-  writeFileSync(path.join(dir, 'own.txt'), 'own\n');
-  const statusBefore = git(dir, 'status', '--porcelain', '--untracked-files=all');
-  const r = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: a.txt', '+a', '*** Add File: d/b.txt', '+b')));
-  expect(r.code, r.out).toBe(0);
-  return { dir, first: r.json.commit, statusBefore };
-}
 
 /** The branch is unborn by git's reading, the checkout as before the first commit, nothing left. */
 function expectUnbornAgain(dir: string, statusBefore: string): void {
