@@ -471,6 +471,16 @@ describe('show', () => {
     expect((await patchtx('show', '--repo', dir, c2!)).out).toBe(PB);
   });
 
+  it('a patchtx commit amended since (its note stays with the original) is named as such, not as a stranger', async () => {
+    const dir = makeRepo('basic');
+    await applyAll(dir, PA);
+    git(dir, 'commit', '-q', '--amend', '--no-edit', '--allow-empty');
+    const r = await patchtx('show', '--repo', dir, 'HEAD');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/carries a Patch-Id: it was made by patchtx and changed since \(amended or rebased/);
+    expect(r.err).not.toMatch(/not made by patchtx/);
+  });
+
   it('the notes ref is a real git notes ref: git log --notes=patchtx shows the patch', async () => {
     const dir = makeRepo('basic');
     await applyAll(dir, PA, PB);
