@@ -250,7 +250,17 @@ export function claimRecovery(repo: Repository, journal: Journal): RecoveryClaim
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       }
-      const holder = readClaim(file);
+      crashPoint('claim-exists');
+      let holder: ClaimHolder;
+      try {
+        holder = readClaim(file);
+      } catch (e) {
+        // dropped or removed since the link failed (its recovery gave up, or finished): try this
+        // generation again
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        generation--;
+        continue;
+      }
       if (holder.pid !== process.pid && processAlive(holder.pid, holder.mark)) return { claimed: false, holder: holder.pid };
     }
   } finally {
