@@ -1,20 +1,19 @@
-// The README's examples of the transaction library are run as written: each ```js block of its
-// "Transactions from a program" section, in order, as a program importing the built package by
-// name, in one checkout; git then checks what they did.
+// The documented examples of the transaction library are run as written: each ```js block of the
+// "Transactions from a program" section of docs/library.md (the README links there), in order, as
+// a program importing the built package by name, in one checkout; git then checks what they did.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupRepos, gitEnv, makeRepo, repoRoot } from '../helpers/repos.js';
-import { git } from '../helpers/repos.js';
+import { cleanupRepos, git, gitEnv, makeRepo, repoRoot } from '../helpers/repos.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
 
-/** The ```js blocks of one section of the README (up to the next heading of its level or above). */
+/** The ```js blocks of one section of docs/library.md (up to the next heading of its level or above). */
 function readmeExamples(heading: string): string[] {
-  const text = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const text = readFileSync(path.join(repoRoot, 'docs', 'library.md'), 'utf8');
   const start = text.indexOf(`\n${heading}\n`);
-  if (start < 0) throw new Error(`README.md has no section '${heading}'`);
+  if (start < 0) throw new Error(`docs/library.md has no section '${heading}'`);
   const level = heading.indexOf(' ');
   const rest = text.slice(start + heading.length + 2);
   const end = rest.search(new RegExp(`\\n#{1,${level}} `));
@@ -35,8 +34,8 @@ afterAll(() => {
   cleanupRepos();
 });
 
-describe("the README's library examples", () => {
-  const examples = readmeExamples('### Transactions from a program');
+describe("the library's documented examples", () => {
+  const examples = readmeExamples('## Transactions from a program');
 
   it('are there, one for each command of the opened repository', () => {
     const all = examples.join('\n');
