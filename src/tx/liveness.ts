@@ -55,22 +55,22 @@ const linkOrEmpty = (file: string): string => {
   }
 };
 
-/** Field 22 of /proc/<pid>/stat (start time), counted after the command name, which may hold spaces and parentheses. */
-function startTicksOf(pid: number): string | undefined {
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses): field 3 first. */
+function statFieldsOf(pid: number): string[] | undefined {
   const stat = readOrUndefined(`/proc/${pid}/stat`);
   const close = stat?.lastIndexOf(')') ?? -1;
-  if (stat === undefined || close === -1) return undefined;
-  const ticks = stat.slice(close + 2).split(' ')[19];
+  return stat === undefined || close === -1 ? undefined : stat.slice(close + 2).split(' ');
+}
+
+/** Field 22 (start time in clock ticks). */
+function startTicksIn(fields: string[] | undefined): string | undefined {
+  const ticks = fields?.[19];
   return ticks !== undefined && /^\d+$/.test(ticks) ? ticks : undefined;
 }
 
-/** Whether /proc/<pid>/stat says the process has ended (Z: not reaped yet; X: being removed). */
-function isZombie(pid: number): boolean {
-  const stat = readOrUndefined(`/proc/${pid}/stat`);
-  const close = stat?.lastIndexOf(')') ?? -1;
-  if (stat === undefined || close === -1) return false;
-  const state = stat.slice(close + 2, close + 3);
-  return state === 'Z' || state === 'X';
+/** Whether field 3 (state) says the process has ended (Z: not reaped yet; X: being removed). */
+function endedIn(fields: string[] | undefined): boolean {
+  return fields?.[0] === 'Z' || fields?.[0] === 'X';
 }
 
 interface LinuxView {
@@ -94,7 +94,7 @@ let ownMark: ProcessMark | undefined;
 export function markOfThisProcess(): ProcessMark {
   if (ownMark === undefined) {
     const view = linuxViewHere();
-    const ticks = view === undefined ? undefined : startTicksOf(process.pid);
+    const ticks = view === undefined ? undefined : startTicksIn(statFieldsOf(process.pid));
     ownMark = view !== undefined && ticks !== undefined ? { boot: view.boot, ns: view.ns, ticks, uptime: uptime() } : { uptime: uptime() };
   }
   return ownMark;
@@ -138,13 +138,14 @@ export function processAlive(pid: number, mark?: ProcessMark): boolean {
     if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
   const here = linuxViewHere();
+  const fields = here === undefined ? undefined : statFieldsOf(pid);
   // a zombie (killed, not yet reaped by its parent) still has its pid, and runs nothing
-  if (here !== undefined && isZombie(pid)) return false;
+  if (endedIn(fields)) return false;
   if (mark === undefined) return true;
   if (mark.boot !== undefined && here !== undefined) {
     if (mark.boot !== here.boot) return false;
     if (mark.ticks !== undefined && mark.ns === here.ns) {
-      const ticks = startTicksOf(pid);
+      const ticks = startTicksIn(fields);
       if (ticks !== undefined) return ticks === mark.ticks;
     }
     return true; // the same boot, nothing more to tell by: the uptime only grew
