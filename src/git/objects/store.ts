@@ -451,12 +451,11 @@ export class ObjectStore {
     } catch {
       return 0; // nothing held (a pack, or a run that wrote no objects)
     }
-    this.packs.refresh();
+    const packsNow = { read: false };
     let restored = 0;
     for (const oid of names) {
       if (!OID.test(oid)) continue;
-      this.known.delete(oid);
-      if (await this.hasObject(oid)) continue;
+      if (await this.stillStored(oid, packsNow)) continue;
       const target = this.loosePath(oid);
       await mkdir(path.dirname(target), { recursive: true });
       try {
@@ -488,21 +487,26 @@ export class ObjectStore {
   async settleBatch(): Promise<void> {
     const loose = this.unsettled;
     this.unsettled = new Map();
-    let packsRead = false;
-    for (const [oid, o] of loose) {
-      if (
-        await stat(this.loosePath(oid)).then(
-          () => true,
-          () => false,
-        )
-      )
-        continue;
-      // a repack may have moved it into a new pack: look at the packs as they are now
-      if (!packsRead) this.packs.refresh();
-      packsRead = true;
-      if (!(await this.packs.has(oid))) await this.writeLoose(oid, o.type, o.content);
-    }
+    const packsNow = { read: false };
+    for (const [oid, o] of loose) if (!(await this.stillStored(oid, packsNow))) await this.writeLoose(oid, o.type, o.content);
     await this.releaseKept();
+  }
+
+  /**
+   * Whether `oid` is on disk now, loose or packed, whatever this store knew of it (a prune may
+   * have taken it since). A repack may have moved it into a new pack, so the packs are looked at
+   * as they are now, once per `packsNow`.
+   */
+  private async stillStored(oid: string, packsNow: { read: boolean }): Promise<boolean> {
+    this.known.delete(oid);
+    const loose = await stat(this.loosePath(oid)).then(
+      () => true,
+      () => false,
+    );
+    if (loose) return true;
+    if (!packsNow.read) this.packs.refresh();
+    packsNow.read = true;
+    return this.packs.has(oid);
   }
 
   /** Removes the .keep files of the packs flushBatch wrote (the refs do not need them, or hold them). */
