@@ -23,7 +23,7 @@ import {
   trimRust,
 } from './grammar.js';
 import { checkLineLength, checkPatchSize, limitsWith, tooManyOperations, type Limits } from './limits.js';
-import { cwdPathProblem, pathProblem, quotePath } from './paths.js';
+import { cwdPathProblem, pathProblem, quotePath, withoutDotSegments } from './paths.js';
 import type { Chunk, ChunkLine, Hunk, Patch } from './types.js';
 
 export interface ParsedInvocation {
@@ -94,8 +94,7 @@ function parseLines(lines: string[], limits: Limits, pathsFromCwd = false): Patc
     const header = hunkHeaderOf(t);
     if (header === undefined) throw invalidHeader(i, t, hunks.at(-1));
     if (hunks.length >= limits.operations) throw tooManyOperations(i + 1, limits.operations);
-    const path = t.slice(header.length);
-    checkPath(path, i, pathsFromCwd);
+    const path = checkedPath(t.slice(header.length), i, pathsFromCwd);
     if (header === ADD_FILE) {
       const contents: string[] = [];
       let k = i + 1;
@@ -150,8 +149,7 @@ function parseUpdate(lines: string[], header: number, last: number, path: string
   if (k < last) {
     const te = trimEndRust(lines[k]!);
     if (te.startsWith(MOVE_TO)) {
-      moveTo = te.slice(MOVE_TO.length);
-      checkPath(moveTo, k, pathsFromCwd);
+      moveTo = checkedPath(te.slice(MOVE_TO.length), k, pathsFromCwd);
       k++;
     }
   }
@@ -256,11 +254,16 @@ function finishChunk(draft: DraftChunk): Chunk {
   };
 }
 
-function checkPath(path: string, index: number, fromCwd: boolean): void {
-  const problem = fromCwd ? cwdPathProblem(path) : pathProblem(path);
-  if (problem === null) return;
+/**
+ * The path a header names, checked; from the repository root, `./src/x` means `src/x` (models
+ * write it so), so '.' segments are dropped there. Errors quote the path as written.
+ */
+function checkedPath(written: string, index: number, fromCwd: boolean): string {
+  const path = fromCwd ? written : withoutDotSegments(written);
+  const problem = fromCwd ? cwdPathProblem(written) : pathProblem(path);
+  if (problem === null) return path;
   const line = index + 1;
-  throw new PatchtxError('path_rejected', `Invalid patch hunk on line ${line}: path ${quotePath(path)} is rejected: ${problem}`, { path, line });
+  throw new PatchtxError('path_rejected', `Invalid patch hunk on line ${line}: path ${quotePath(written)} is rejected: ${problem}`, { path: written, line });
 }
 
 function hunkError(index: number, message: string, path?: string): PatchtxError {

@@ -75,6 +75,15 @@ export function cwdPathProblem(path: string): string | null {
   return kept.length === 0 ? 'it names a directory, not a file' : pathProblem(kept.join('/'));
 }
 
+/** `path` without its '.' segments (`./a/./b` is `a/b`); unchanged when nothing would be left or it has an empty segment. */
+export function withoutDotSegments(path: string): string {
+  const segments = path.split('/');
+  // with an empty segment too, the path is refused as written
+  if (!segments.includes('.') || segments.includes('')) return path;
+  const kept = segments.filter((s) => s !== '.');
+  return kept.length === 0 ? path : kept.join('/');
+}
+
 /** Returns `path` when a patch may touch it; throws `path_rejected` otherwise. */
 export function checkPatchPath(path: string): string {
   const problem = pathProblem(path);

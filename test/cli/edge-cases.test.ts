@@ -47,3 +47,24 @@ describe('--base onto a branch with no commits that is checked out here', () => 
     expect(gitTry(repo, 'rev-parse', '--verify', '-q', 'refs/heads/fresh').status).not.toBe(0);
   });
 });
+
+describe("paths written with './'", () => {
+  it('name the same files from the repository root, and the stored patch applies again after undo', async () => {
+    const repo = makeRepo('basic');
+    const base = rev(repo);
+    const file = patchFile(v4a('*** Add File: ./docs/./new.txt', '+hello', '*** Update File: ./src/util/name.js', '*** Move to: ./src/util/renamed.js'));
+    const r = await patchtxJson('apply', '--repo', repo, file);
+    expect(r.code).toBe(0);
+    expect(git(repo, 'diff-tree', '-r', '--name-status', '-M', base, 'HEAD').trim().split('\n').sort()).toEqual([
+      'A\tdocs/new.txt',
+      expect.stringMatching(/^R100\tsrc\/util\/name\.js\tsrc\/util\/renamed\.js$/),
+    ]);
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+    const shown = git(repo, 'notes', '--ref', 'patchtx', 'show', 'HEAD');
+    expect((await patchtxJson('undo', '--repo', repo)).code).toBe(0);
+    expect(rev(repo)).toBe(base);
+    expect((await patchtxJson('apply', '--repo', repo, patchFile(shown))).code).toBe(0);
+    expect(readFileSync(path.join(repo, 'docs/new.txt'), 'utf8')).toBe('hello\n');
+    expectFsckClean(repo);
+  });
+});

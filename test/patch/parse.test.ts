@@ -425,6 +425,22 @@ describe('parsePatch: paths', () => {
     expect(e.message).toBe("Invalid patch hunk on line 3: path 'sub/.GIT/hooks/x' is rejected: '.GIT' names the .git directory");
   });
 
+  it("drops '.' segments, as a model writing ./src/x means src/x", () => {
+    const p = parsePatch(patch('*** Add File: ./a.txt', '+x', '*** Delete File: src/./b', '*** Update File: ./c', '*** Move to: ./d/./e', '@@', '-x', '+y'));
+    expect(p.hunks.map((h) => h.path)).toEqual(['a.txt', 'src/b', 'c']);
+    expect(update(p.hunks[2]).moveTo).toBe('d/e');
+  });
+
+  it.each([
+    ['*** Add File: .', /'\.' segment/],
+    ['*** Delete File: ./../x', /'\.\.' segment/],
+    ['*** Delete File: .//x', /'\.' segment/],
+  ])('still rejects %s', (header, reason) => {
+    const e = parseError(patch(header));
+    expect(e.kind).toBe('path_rejected');
+    expect(e.message).toMatch(reason);
+  });
+
   it('a space after the colon becomes part of the path', () => {
     expect(parsePatch(patch('*** Delete File:  a')).hunks[0]!.path).toBe(' a');
   });
