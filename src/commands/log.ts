@@ -4,7 +4,7 @@ import { readNoteIn, readNotesTree } from '../git/refs/notes.js';
 import { diffTrees } from '../git/objects/tree-diff.js';
 import type { CommitObject } from '../git/objects/model/commit.js';
 import { changesOf, firstParents, patchtxInfo, type PatchtxCommitInfo } from '../tx/history.js';
-import { movedFrom, withMoves } from './moves.js';
+import { invertMoves, movedFrom, withMoves } from './moves.js';
 import { NOTES_REF } from '../tx/run.js';
 import { withSession, type SessionOptions } from '../tx/session.js';
 import { resolveTarget } from '../tx/target.js';
@@ -51,9 +51,12 @@ export async function listTransactions(opts: LogOptions): Promise<LogListing> {
       }
       const parentTree = commit.parents[0] ? (await session.store.readCommit(commit.parents[0])).tree : null;
       const deltas = await diffTrees(session.store, parentTree, commit.tree);
-      // moves come from the patch kept with the commit; without it they stay D + A
-      const patchText = await readNoteIn(session.store, notes, oid);
-      const files = patchText === null ? changesOf(deltas) : withMoves(changesOf(deltas), movedFrom(patchText));
+      // moves come from the patch kept with the commit (for an undo's revert commit, the moves of
+      // the commit it takes back, reversed); without it they stay D + A
+      const moves = info.undoOf
+        ? invertMoves(movedFrom((await readNoteIn(session.store, notes, info.undoOf)) ?? ''))
+        : movedFrom((await readNoteIn(session.store, notes, oid)) ?? '');
+      const files = withMoves(changesOf(deltas), moves);
       out.push({ ...entryOf(oid, commit, target.ref, info), files });
     }
     return { entries: out, shallowEnd };

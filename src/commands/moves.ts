@@ -47,3 +47,8 @@ export function withMoves(changes: readonly FileChange[], moves: ReadonlyMap<str
   }
   return out.filter((c) => !(c.op === 'D' && paired.has(c.path)));
 }
+
+/** The moves of a transaction taken back (an undo of it): each destination goes back to its source. */
+export function invertMoves(moves: ReadonlyMap<string, string>): Map<string, string> {
+  return new Map([...moves].map(([to, from]) => [from, to]));
+}

@@ -23,6 +23,8 @@ import { DEEPEN_REMEDY, readShallow } from '../git/refs/shallow.js';
 import { changesOf, firstParents, patchtxInfo, type HistoryStep } from '../tx/history.js';
 import { PATCH_ID_TRAILER, TREE_TRAILER, UNDO_TRAILER } from '../tx/message.js';
 import { patchId } from './patch-id.js';
+import { invertMoves, movedFrom, withMoves } from './moves.js';
+import { readNote } from '../git/refs/notes.js';
 import { stampsOf } from '../tx/as-read.js';
 import { readRedoStack } from '../tx/redo-stack.js';
 import { NOTES_REF, runTransaction, type Prepared } from '../tx/run.js';
@@ -388,7 +390,7 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
   if (oid === tip && !alwaysRevert) {
     const saved = target.worktree ? await readSavedRecord(store, repo, NOTES_REF, oid) : null;
     const warnings = await moveTip(session, target, parent ?? DELETED_REF, deltas, 'before', `undo ${oid.slice(0, 12)}`, redo ?? { push: oid }, saved ?? []);
-    return withWarnings({ ok: true, action: 'reset', ref: target.ref, commit: parent, target: oid, files: changesOf(deltas, true) }, warnings);
+    return withWarnings({ ok: true, action: 'reset', ref: target.ref, commit: parent, target: oid, files: await undoneFiles(session, oid, deltas) }, warnings);
   }
   // a revert commit takes back the commit's changes, not the checkout's: the uncommitted work the
   // transaction took in would be dropped from the working tree, so that is refused
@@ -405,7 +407,16 @@ async function undoIn(session: Session, target: Target, commitRev: string | unde
     );
   }
   const revert = await revertCommit(session, target, oid, commit, deltas, redo);
-  return withWarnings({ ok: true, action: 'revert', ref: target.ref, commit: revert.commit, target: oid, files: changesOf(deltas, true) }, revert.warnings);
+  return withWarnings(
+    { ok: true, action: 'revert', ref: target.ref, commit: revert.commit, target: oid, files: await undoneFiles(session, oid, deltas) },
+    revert.warnings,
+  );
+}
+
+/** What taking `oid` back changes, its moves (from the patch kept with it) reported as moves back. */
+async function undoneFiles(session: Session, oid: string, deltas: readonly PathDelta[]): Promise<FileChange[]> {
+  const note = await readNote(session.store, session.repo, NOTES_REF, oid);
+  return withMoves(changesOf(deltas, true), invertMoves(movedFrom(note ?? '')));
 }
 
 export async function undoTransaction(opts: UndoOptions): Promise<UndoResult> {
@@ -434,7 +445,8 @@ async function redoIn(session: Session, opts: Omit<UndoOptions, 'commit'>): Prom
     const deltas = await diffTrees(session.store, target.baseTree, commit.tree);
     const saved = target.worktree ? await readSavedRecord(session.store, session.repo, NOTES_REF, last) : null;
     const warnings = await moveTip(session, target, last, deltas, 'after', `redo ${last.slice(0, 12)}`, { pop: true }, saved ?? []);
-    return withWarnings({ ok: true, action: 'fast-forward', ref: target.ref, commit: last, target: last, files: changesOf(deltas) }, warnings);
+    const files = withMoves(changesOf(deltas), movedFrom((await readNote(session.store, session.repo, NOTES_REF, last)) ?? ''));
+    return withWarnings({ ok: true, action: 'fast-forward', ref: target.ref, commit: last, target: last, files }, warnings);
   }
   if (info?.undoOf) {
     // the last undo was a revert commit: redo is undoing that revert

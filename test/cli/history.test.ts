@@ -60,11 +60,11 @@ describe('undo', () => {
         { op: 'M', path: 'src/math.js' },
         { op: 'D', path: 'docs/added.md' },
         { op: 'A', path: 'docs/notes.txt' },
-        { op: 'A', path: 'bin/run.sh' },
-        { op: 'D', path: 'bin/go.sh' },
+        // the move taken back
+        { op: 'R', path: 'bin/run.sh', from: 'bin/go.sh' },
       ]),
     });
-    expect(r.json.files).toHaveLength(5);
+    expect(r.json.files).toHaveLength(4);
     expect(rev(dir)).toBe(base);
     expect(worktreeFiles(dir)).toEqual(baseFiles);
     expect(git(dir, 'ls-files', '-s')).toBe(baseIndex);
