@@ -83,7 +83,7 @@ export function createEditor(repo: Repository, options?: CreateEditorOptions): P
           try {
             const result = await step(tx);
             const committed = await tx.commit({ ...opts.commit, trailers: trailersFor(opts.commit, [callId]) });
-            return { status: 'completed', output: withCommit(describeStep(op, result.warnings), committed) };
+            return { status: 'completed', output: withCommit(describeStep(op, headerLines, result.warnings), committed) };
           } finally {
             abortQuietly(tx);
           }
@@ -93,7 +93,7 @@ export function createEditor(repo: Repository, options?: CreateEditorOptions): P
         const own = result.warnings.slice(open.warnings);
         open.warnings = result.warnings.length;
         open.callIds.push(callId);
-        return { status: 'completed', output: describeStep(op, own) };
+        return { status: 'completed', output: describeStep(op, headerLines, own) };
       } catch (e) {
         return { status: 'failed', output: failureText(e) };
       }

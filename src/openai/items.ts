@@ -88,7 +88,7 @@ async function allOrNothing(repo: Repository, calls: Call[], opts: ReadSurface<s
     const text = `Not applied: ${failureText(e)}`;
     return calls.map((call) => output(call, 'failed', text));
   }
-  const done: { op: PatchOperation; warnings: ApplyJson['warnings'] }[] = [];
+  const done: { op: PatchOperation; headerLines: number; warnings: ApplyJson['warnings'] }[] = [];
   let seen = 0;
   for (const call of calls) {
     try {
@@ -96,7 +96,7 @@ async function allOrNothing(repo: Repository, calls: Call[], opts: ReadSurface<s
       const result = await tx.apply(patch).catch((e: unknown) => {
         throw inDiffTerms(e, headerLines);
       });
-      done.push({ op, warnings: result.warnings.slice(seen) });
+      done.push({ op, headerLines, warnings: result.warnings.slice(seen) });
       seen = result.warnings.length;
     } catch (e) {
       const text = failureText(e);
@@ -126,7 +126,7 @@ async function allOrNothing(repo: Repository, calls: Call[], opts: ReadSurface<s
     tx.abort();
     return calls.map((call) => output(call, 'failed', text));
   }
-  return calls.map((call, k) => output(call, 'completed', withCommit(describeStep(done[k]!.op, done[k]!.warnings), committed)));
+  return calls.map((call, k) => output(call, 'completed', withCommit(describeStep(done[k]!.op, done[k]!.headerLines, done[k]!.warnings), committed)));
 }
 
 /** A transaction and a commit per call; each call's outcome is its own. */
@@ -141,7 +141,7 @@ async function callByCall(repo: Repository, calls: Call[], opts: ReadSurface<str
         throw inDiffTerms(e, headerLines);
       });
       const committed = await tx.commit({ ...opts.commit, trailers: trailersFor(opts.commit, [call.callId]) });
-      out.push(output(call, 'completed', withCommit(describeStep(op, result.warnings), committed)));
+      out.push(output(call, 'completed', withCommit(describeStep(op, headerLines, result.warnings), committed)));
     } catch (e) {
       const text = failureText(e);
       if (tx !== undefined) abortQuietly(tx);
@@ -151,11 +151,15 @@ async function callByCall(repo: Repository, calls: Call[], opts: ReadSurface<str
   return out;
 }
 
-/** The commit a result landed in; a re-sent response whose commit is the tip writes nothing. */
+/** The commit a result landed in, said on its first line; a re-sent response whose commit is the tip writes nothing. */
 export function withCommit(text: string, result: ApplyJson): string {
-  if (result.alreadyApplied) return `${text} (already applied: commit ${result.alreadyApplied.slice(0, 12)})`;
-  if (result.commit === null) return `${text} (no change)`;
-  return `${text} (commit ${result.commit.slice(0, 12)})`;
+  const said = result.alreadyApplied
+    ? `already applied: commit ${result.alreadyApplied.slice(0, 12)}`
+    : result.commit === null
+      ? 'no change'
+      : `commit ${result.commit.slice(0, 12)}`;
+  const [first, ...rest] = text.split('\n');
+  return [`${first} (${said})`, ...rest].join('\n');
 }
 
 /** abort() of a transaction that may already have ended (committed, or aborted) */

@@ -33,16 +33,21 @@ export function patchOf(operation: unknown, where: string): { op: PatchOperation
 }
 
 /**
- * An error of the patch made from an operation, told in the lines of the operation's diff (the
- * model wrote the diff, not the patch around it): `patch line N` and a parse error's `on line N`
- * become `line N - headerLines of the diff`; a line of the header is the operation's path.
+ * A message about the patch made from an operation, told in the lines of the operation's diff
+ * (the model wrote the diff, not the patch around it): `patch line N` and a parse error's
+ * `on line N` become `line N - headerLines of the diff`; a line of the header is the path.
  */
-export function inDiffTerms(e: unknown, headerLines: number): unknown {
-  if (!(e instanceof PatchtxError)) return e;
+export function inDiffLines(message: string, headerLines: number): string {
   const diffLine = (n: number): string => (n > headerLines ? `line ${n - headerLines} of the diff` : "the operation's path");
-  const message = e.message
+  return message
     .replace(/\bpatch line (\d+)/g, (_, n: string) => diffLine(Number(n)))
     .replace(/^Invalid patch hunk on line (\d+)/, (_, n: string) => `Invalid diff: ${diffLine(Number(n))}`);
+}
+
+/** An error of the patch made from an operation, in the lines of the diff (see inDiffLines). */
+export function inDiffTerms(e: unknown, headerLines: number): unknown {
+  if (!(e instanceof PatchtxError)) return e;
+  const message = inDiffLines(e.message, headerLines);
   if (message === e.message) return e;
   const data = { ...e.data } as Record<string, unknown>;
   if (typeof data.line === 'number') {
@@ -53,7 +58,7 @@ export function inDiffTerms(e: unknown, headerLines: number): unknown {
 }
 
 /** What a step did, in one line for the model; then a line per warning the step added. */
-export function describeStep(op: PatchOperation, warnings: ApplyJson['warnings'] = []): string {
+export function describeStep(op: PatchOperation, headerLines: number, warnings: ApplyJson['warnings'] = []): string {
   const did =
     op.type === 'create_file'
       ? `Created ${op.path}`
@@ -62,7 +67,7 @@ export function describeStep(op: PatchOperation, warnings: ApplyJson['warnings']
         : op.moveTo && op.moveTo !== op.path
           ? `Updated ${op.path} and moved it to ${op.moveTo}`
           : `Updated ${op.path}`;
-  return [did, ...warnings.map((w) => `Warning: ${w.message}`)].join('\n');
+  return [did, ...warnings.map((w) => `Warning: ${inDiffLines(w.message, headerLines)}`)].join('\n');
 }
 
 /** The message of an expected failure: a PatchtxError's. Anything else is a bug and is thrown on. */

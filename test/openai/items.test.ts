@@ -139,6 +139,22 @@ describe('applyResponseItems: one commit for the calls of a response', () => {
     expect(readFileSync(path.join(dir, 'docs/crlf.txt'), 'utf8')).toBe('line one\r\nline 2\r\nline 2b\r\nline three\r\n');
   });
 
+  it("a call's warnings come with its output, in the lines of its diff", async () => {
+    const dir = makeRepo('basic');
+    const repo = await openRepository({ dir });
+    const outputs = await applyResponseItems(repo, [
+      call('call_add', { type: 'create_file', path: 'twice.txt', diff: '+same\n+other\n+same\n' }),
+      call('call_edit', { type: 'update_file', path: 'twice.txt', move_to: 'once.txt', diff: '@@\n-same\n+changed\n' }),
+    ]);
+    const commit = rev(dir).slice(0, 12);
+    expect(outputs[0]!.output).toBe(`Created twice.txt (commit ${commit})`);
+    expect(outputs[1]!.output).toBe(
+      `Updated twice.txt and moved it to once.txt (commit ${commit})\n` +
+        'Warning: twice.txt: chunk 1 (line 1 of the diff) is ambiguous: its lines match at line 1 and also at line 3; the first match was used',
+    );
+    expect(git(dir, 'show', 'HEAD:once.txt')).toBe('changed\nother\nsame');
+  });
+
   it('the same response sent again writes nothing and says it was applied', async () => {
     const dir = makeRepo('basic');
     const repo = await openRepository({ dir });
