@@ -8,7 +8,8 @@ import { openRepository, PatchtxError } from '../../src/index.js';
 import { applyResponseItems } from '../../src/openai/index.js';
 import { cleanupRepos, commitCount, git, makeRepo, rev } from '../helpers/repos.js';
 import { rejection } from '../helpers/rejection.js';
-import { cleanupScratch, isolateGitEnv } from '../helpers/scratch.js';
+import { cleanupScratch, isolateGitEnv, patchFile } from '../helpers/scratch.js';
+import { patchtxJson } from '../helpers/cli.js';
 import { expectFsckClean, expectNoLeftovers, expectUntouched, snapshot } from '../helpers/snapshot.js';
 
 beforeAll(() => isolateGitEnv());
@@ -153,6 +154,23 @@ describe('applyResponseItems: one commit for the calls of a response', () => {
         'Warning: twice.txt: chunk 1 (line 1 of the diff) is ambiguous: its lines match at line 1 and also at line 3; the first match was used',
     );
     expect(git(dir, 'show', 'HEAD:once.txt')).toBe('changed\nother\nsame');
+  });
+
+  it('patchtx replay of the log (the items and their outputs) passes over the calls: their Call-Id trailers are on the branch', async () => {
+    const dir = makeRepo('basic');
+    const repo = await openRepository({ dir });
+    const items = [call('call_move', RENAME_ADD), call('call_edit', README_EDIT)];
+    const outputs = await applyResponseItems(repo, items);
+    const tip = rev(dir);
+    const log = patchFile([...items, ...outputs].map((i) => JSON.stringify(i)).join('\n') + '\n');
+    const r = await patchtxJson('replay', '--repo', dir, log);
+    expect(r.code, r.err).toBe(0);
+    expect(r.lines.filter((l) => l.reason !== undefined).map((l) => [l.callId, l.status, l.reason])).toEqual([
+      ['call_move', 'skipped', 'already_replayed'],
+      ['call_edit', 'skipped', 'already_replayed'],
+    ]);
+    expect(rev(dir)).toBe(tip);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 
   it('the same response sent again writes nothing and says it was applied', async () => {
