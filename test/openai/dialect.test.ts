@@ -27,6 +27,8 @@ interface Case {
   sdk: string;
   /** what Codex's rules (patchtx apply, apply_patch) make of it */
   codex: string;
+  /** what patchtx/openai makes of it, where that is not the SDK's: a CRLF file keeps its endings */
+  surface?: string;
 }
 
 // prettier-ignore
@@ -34,6 +36,7 @@ const TABLE: Case[] = [
   { what: 'create, diff ends with a newline',           before: null,           diff: '+a\n+b\n',               sdk: 'a\nb',         codex: 'a\nb\n' },
   { what: 'create, diff without a final newline',       before: null,           diff: '+a\n+b',                 sdk: 'a\nb',         codex: 'a\nb\n' },
   { what: 'create, a last empty + line',                before: null,           diff: '+a\n+b\n+\n',            sdk: 'a\nb\n',       codex: 'a\nb\n\n' },
+  { what: 'create, a diff in CRLF lines',               before: null,           diff: '+a\r\n+b\r\n',           sdk: 'a\nb',         codex: 'a\nb\n' },
   { what: 'create, empty',                              before: null,           diff: '',                       sdk: '',             codex: '' },
   { what: 'update of a file with a final newline',      before: 'a\nb\n',       diff: '@@\n a\n-b\n+c\n',       sdk: 'a\nc\n',       codex: 'a\nc\n' },
   { what: 'update of its last line, none at the end',   before: 'a\nb',         diff: '@@\n a\n-b\n+c\n',       sdk: 'a\nc',         codex: 'a\nc\n' },
@@ -42,7 +45,8 @@ const TABLE: Case[] = [
   { what: 'append at *** End of File',                  before: 'a\nb\n',       diff: '@@\n b\n+c\n*** End of File\n', sdk: 'a\nb\nc\n', codex: 'a\nb\nc\n' },
   { what: 'every line deleted, none at the end',        before: 'a\nb',         diff: '@@\n-a\n-b\n',           sdk: '',             codex: '' },
   { what: 'update of an empty file',                    before: '',             diff: '+x\n',                   sdk: 'x\n',          codex: 'x\n' },
-  { what: 'CRLF file (patchtx keeps CRLF: see below)',  before: 'a\r\nb\r\n',   diff: '@@\n a\n-b\n+c\n',       sdk: 'a\r\nc\n',     codex: 'a\r\nc\r\n' },
+  { what: 'CRLF file: new lines in CRLF too',            before: 'a\r\nb\r\n',   diff: '@@\n a\n-b\n+c\n',       sdk: 'a\r\nc\n',     codex: 'a\r\nc\r\n', surface: 'a\r\nc\r\n' },
+  { what: 'CRLF file, none at the end',                 before: 'a\r\nb',       diff: '@@\n a\n-b\n+c\n',       sdk: 'a\r\nc',       codex: 'a\r\nc\r\n' },
 ];
 
 const fileOf = (k: number): string => `cases/case-${k}.txt`;
@@ -87,7 +91,7 @@ describe('final newlines: the Agents SDK against Codex', () => {
       const outputs = await applyResponseItems(repo, items, dialect === undefined ? {} : { dialect });
       expect(outputs.map((o) => o.status)).toEqual(TABLE.map(() => 'completed'));
       TABLE.forEach((c, k) => {
-        const expected = dialect === 'codex' ? c.codex : c.before?.includes('\r\n') ? c.codex : c.sdk;
+        const expected = dialect === 'codex' ? c.codex : (c.surface ?? c.sdk);
         expect([dialect, c.what, git(dir, 'show', `HEAD:${fileOf(k)}`)]).toEqual([dialect, c.what, expected]);
       });
     }
