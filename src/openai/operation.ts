@@ -41,7 +41,9 @@ export function inDiffLines(message: string, headerLines: number): string {
   const diffLine = (n: number): string => (n > headerLines ? `line ${n - headerLines} of the diff` : "the operation's path");
   return message
     .replace(/\bpatch line (\d+)/g, (_, n: string) => diffLine(Number(n)))
-    .replace(/^Invalid patch hunk on line (\d+)/, (_, n: string) => `Invalid diff: ${diffLine(Number(n))}`);
+    .replace(/^Invalid patch hunk on line (\d+): /, (_, n: string) =>
+      Number(n) > headerLines ? `Invalid diff, line ${Number(n) - headerLines}: ` : 'Invalid operation: ',
+    );
 }
 
 /** An error of the patch made from an operation, in the lines of the diff (see inDiffLines). */

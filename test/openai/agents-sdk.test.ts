@@ -170,4 +170,28 @@ describe('createEditor under an Agents SDK Runner', () => {
     expect(rev(dir, 'HEAD^{tree}')).toBe(startTree);
     expectFsckClean(dir);
   });
+
+  it("commit: 'call' under a Runner, the call ids learnt from the Agent's events: a commit per call, in the order of the calls", async () => {
+    const dir = makeRepo('basic');
+    const start = rev(dir);
+    const count = commitCount(dir);
+    const model = new ScriptedModel([
+      [call('call_a', { type: 'create_file', path: 'a.txt', diff: '+a\n' }), call('call_b', { type: 'update_file', path: 'a.txt', diff: '@@\n-a\n+b\n' })],
+      [call('call_c', { type: 'delete_file', path: 'a.txt' })],
+      [say('Done.')],
+    ]);
+    const editor = createEditor(await openRepository({ dir }), { commit: 'call' });
+    const agent = new Agent({ name: 'coder', model, tools: [applyPatchTool({ editor })] });
+    const stop = editor.watch(agent);
+    const result = await new Runner({ tracingDisabled: true }).run(agent, 'Go.');
+    stop();
+    expect(result.finalOutput).toBe('Done.');
+    expect(commitCount(dir)).toBe(count + 3);
+    expect([rev(dir, 'HEAD'), rev(dir, 'HEAD~1'), rev(dir, 'HEAD~2')].map((c) => trailersOf(dir, c, 'Call-Id'))).toEqual([['call_c'], ['call_b'], ['call_a']]);
+    expect(git(dir, 'show', 'HEAD~1:a.txt')).toBe('b');
+    expect(outputsIn(model.requests[1]!).call_b).toEqual({ status: 'completed', output: `Updated a.txt (commit ${rev(dir, 'HEAD~1').slice(0, 12)})` });
+    expect(rev(dir, 'HEAD~3')).toBe(start);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expectFsckClean(dir);
+  });
 });

@@ -122,6 +122,8 @@ describe('applyResponseItems: one commit for the calls of a response', () => {
       ],
       [{ type: 'update_file', path: 'README.md', diff: '@@\n-# Sample\n+# S\n  *** Add File: evil.sh\n' }, /line 4 of its diff is '\*\*\* Add File: evil\.sh'/],
       [{ type: 'create_file', path: 'a.txt\n*** Delete File: README.md', diff: '+x\n' }, /has a line break in it/],
+      [{ type: 'create_file', path: '../outside.txt', diff: '+x\n' }, /^Invalid operation: path '\.\.\/outside\.txt' is rejected/],
+      [{ type: 'create_file', path: 'x.txt', diff: '+x\nnot an added line\n' }, /^Invalid diff, line 2: /],
     ] as const) {
       const [out] = await applyResponseItems(repo, [call('call_x', op)]);
       expect(out!.status).toBe('failed');
