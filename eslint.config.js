@@ -44,6 +44,12 @@ const LAYERS = [
     from: dirs('cli', 'tx', 'git', 'engine', 'match', 'apply'),
     message: 'the MCP server calls the library (src/api) and the commands; the CLI starts it, not the other way round.',
   },
+  {
+    // the Responses API / Agents SDK surface is a client of the library, as the MCP server is
+    target: './src/openai',
+    from: dirs('cli', 'tx', 'git', 'engine', 'match', 'apply', 'mcp'),
+    message: 'the OpenAI surface calls the library (src/api); it does not reach into the transaction or the git layer.',
+  },
 ];
 
 const IO_MODULES = ['fs', 'fs/promises', 'child_process'].flatMap((m) => [m, `node:${m}`]);

@@ -1,7 +1,8 @@
 // Bundles the library and the two command-line programs into dist/ with esbuild, then writes the
 // programs' V8 code cache.
 //
-// - dist/index.js: the library (ES module).
+// - dist/index.js: the library (ES module); dist/openai.js: its Responses API / Agents SDK surface
+//   (patchtx/openai); the code they share is in dist/lib/.
 // - dist/cli.cjs: both programs and their dependencies in one CommonJS script. One file keeps
 //   start-up cheap: Node reads and compiles a single script instead of resolving hundreds of
 //   modules. CommonJS, because it can be compiled through node:vm with a code cache (see
@@ -131,10 +132,15 @@ rmSync('dist/chunks', { recursive: true, force: true });
 for (const old of ['dist/patchtx.js', 'dist/apply_patch.js']) rmSync(old, { force: true });
 rmSync('dist/cli.cjs.cache', { force: true });
 
+// the library's two entries share their code through chunks (dist/lib/), so that a PatchtxError
+// thrown under patchtx/openai is the class patchtx exports
+rmSync('dist/lib', { recursive: true, force: true });
 await bundle({
-  entryPoints: { index: 'src/index.ts' },
+  entryPoints: { index: 'src/index.ts', openai: 'src/openai/index.ts' },
   outdir: 'dist',
   format: 'esm',
+  splitting: true,
+  chunkNames: 'lib/[name]-[hash]',
   // some CommonJS dependencies call require() for Node built-ins; give the ESM bundle one
   banner: { js: "import { createRequire as __patchtxCreateRequire } from 'node:module'; const require = __patchtxCreateRequire(import.meta.url);" },
 });

@@ -6,6 +6,7 @@
 // commit(); abort() ends the transaction without writing.
 import { applyTransaction, type ApplyOptions as CommandApplyOptions } from '../commands/apply.js';
 import { applyJson, diffOf, type ApplyJson } from '../commands/results.js';
+import type { Dialect } from '../engine/types.js';
 import type { Limits } from '../patch/limits.js';
 import { resolveTarget } from '../tx/target.js';
 import { withSession } from '../tx/session.js';
@@ -23,6 +24,8 @@ export interface BeginOptions {
   strict?: boolean;
   /** bounds on each step's patch and on the matching work of all steps, each a positive whole number */
   limits?: Partial<Limits>;
+  /** whose final-newline rules the steps follow: `codex` (the default) or `agents-sdk` (see docs/openai.md) */
+  dialect?: Dialect;
 }
 
 export interface CommitOptions {
@@ -63,13 +66,14 @@ const ENDED: Record<Exclude<State, 'open'>, string> = {
 
 function readBeginOptions(options: unknown): Omit<CommandApplyOptions, 'patchText'> {
   const fn = 'begin';
-  const o = readOptionsObject(fn, options, ['ref', 'base', 'dirty', 'strict', 'limits']);
+  const o = readOptionsObject(fn, options, ['ref', 'base', 'dirty', 'strict', 'limits', 'dialect']);
   return {
     ref: optionalString(fn, 'ref', o.ref),
     base: optionalString(fn, 'base', o.base),
     dirty: optionalChoice(fn, 'dirty', o.dirty, ['refuse', 'include'] as const),
     strict: optionalBoolean(fn, 'strict', o.strict),
     limits: readLimits(fn, o.limits),
+    dialect: optionalChoice(fn, 'dialect', o.dialect, ['codex', 'agents-sdk'] as const),
   };
 }
 

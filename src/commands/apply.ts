@@ -3,7 +3,7 @@
 // module turns them into objects, one commit, and (through tx/run.ts) a published ref.
 import { PatchtxError } from '../errors.js';
 import { planPatch } from '../engine/plan.js';
-import type { FileChange, Plan, PlanOptions, PlanWarning } from '../engine/types.js';
+import type { Dialect, FileChange, Plan, PlanOptions, PlanWarning } from '../engine/types.js';
 import { converts } from '../git/worktree/convert.js';
 import { hashBlob } from '../git/objects/hash.js';
 import { parseIdentityOverride, resolveIdentity } from '../git/repo/identity.js';
@@ -68,6 +68,8 @@ export interface ApplyOptions extends SessionOptions, TargetOptions {
    * patch, which re-applies to the same result.
    */
   laterPatches?: readonly string[];
+  /** whose final-newline rules the patch is applied with (default: Codex's; see PlanOptions) */
+  dialect?: Dialect;
 }
 
 /** Before and after bytes of a changed path; shared with the transaction (a pure rename's two
@@ -342,7 +344,7 @@ async function build(
 }
 
 function planOptions(opts: ApplyOptions): PlanOptions {
-  return { strict: opts.strict, matchWork: opts.limits?.matchWork };
+  return { strict: opts.strict, matchWork: opts.limits?.matchWork, dialect: opts.dialect };
 }
 
 /**
@@ -467,7 +469,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       rerootPatch(invocation.patch, patchDirectory(session.repo.workdir, opts.pathPrefix ?? '', invocation.cwd), session.repo.workdir),
     );
     const patch = patches.length === 1 ? patches[0]! : joinSteps(patches);
-    const pid = patchId(patch);
+    const pid = patchId(patch, opts.dialect);
     // a patch that names a directory (`cd DIR && apply_patch`) or was given relative to a
     // subdirectory is stored re-rooted at the repository, so `patchtx show X | patchtx apply` replays it
     const noteText = patch !== invocations[0]!.patch ? normalisePatch(patch) : opts.patchText;

@@ -2,6 +2,7 @@
 // from its parsed form (no envelope, heredoc, fence, padding or CRLF), so the same edit written
 // twice gets the same id and re-runs and replayed logs can be recognised.
 import { createHash } from 'node:crypto';
+import type { Dialect } from '../engine/types.js';
 import type { Patch } from '../patch/types.js';
 
 export function normalisePatch(patch: Patch): string {
@@ -28,6 +29,12 @@ export function normalisePatch(patch: Patch): string {
   return out.join('\n') + '\n';
 }
 
-export function patchId(patch: Patch): string {
-  return createHash('sha256').update(normalisePatch(patch)).digest('hex').slice(0, 40);
+/**
+ * The id of `patch`; a patch applied with the Agents SDK's final-newline rules makes other files
+ * than the same text under Codex's, so its id is another one (the Codex id is unchanged).
+ */
+export function patchId(patch: Patch, dialect: Dialect = 'codex'): string {
+  const hash = createHash('sha256').update(normalisePatch(patch));
+  if (dialect !== 'codex') hash.update(`*** Dialect: ${dialect}\n`);
+  return hash.digest('hex').slice(0, 40);
 }

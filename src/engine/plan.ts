@@ -14,7 +14,7 @@ import { DEFAULT_LIMITS } from '../patch/limits.js';
 import { type ContentLookup, FileContent } from './content.js';
 import { netChanges } from './changes.js';
 import { PatchedTree } from './patched-tree.js';
-import { applyChunks } from './update.js';
+import { applyChunks, withoutFinalNewline } from './update.js';
 import type { FileLookup, Plan, PlanOptions, PlanWarning } from './types.js';
 
 type AddHunk = Extract<Hunk, { kind: 'add' }>;
@@ -83,7 +83,7 @@ function addFile(tree: PatchedTree, hunk: AddHunk, options: PlanOptions, warning
     }
     warnings.push({ kind: 'overwrite', message: `Add File ${path} overwrites the existing file`, path, line });
   }
-  tree.create(path, FileContent.ofText(hunk.contents));
+  tree.create(path, FileContent.ofText(options.dialect === 'agents-sdk' ? withoutFinalNewline(hunk.contents) : hunk.contents));
 }
 
 function deleteFile(tree: PatchedTree, hunk: DeleteHunk): void {

@@ -23,7 +23,16 @@ export interface PlanOptions {
    * beyond it, `limit_exceeded`. Default: DEFAULT_LIMITS.matchWork.
    */
   matchWork?: number;
+  /**
+   * Whose rules decide final newlines. `codex` (the default, Codex's apply_patch): an added file
+   * ends with a newline, and so does every updated file. `agents-sdk` (the OpenAI Agents SDK's
+   * applyDiff): an added file's last line has none, and an updated file ends with a newline only
+   * when it did before.
+   */
+  dialect?: Dialect;
 }
+
+export type Dialect = 'codex' | 'agents-sdk';
 
 /** Net effect on one path relative to the base, in order of first touch. */
 export interface FileChange {

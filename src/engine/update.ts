@@ -30,10 +30,12 @@ export function applyChunks(
     const { edits, warnings } = locateWithin(searchableLines(file, budget), chunks, path, options);
     // The result keeps the form of the input: bytes are rebuilt by copying the untouched
     // stretches of the original bytes, text by joining slices of the original text.
+    // The Agents SDK's dialect leaves a file that had no final newline without one.
+    const unterminated = options.dialect === 'agents-sdk' && file.count > 0 && file.ends[file.count - 1] === text.length;
     const content =
       before.origin === 'bytes'
-        ? FileContent.ofBytes(rebuildBytes(file, edits, before.bytes()))
-        : FileContent.ofText(rebuildText(file, edits), !chunks.some(addsNul));
+        ? FileContent.ofBytes(unterminatedBytes(rebuildBytes(file, edits, before.bytes()), unterminated))
+        : FileContent.ofText(unterminated ? withoutFinalNewline(rebuildText(file, edits)) : rebuildText(file, edits), !chunks.some(addsNul));
     return { content, warnings };
   } finally {
     // Nothing made here keeps `file`: edits and warnings hold numbers and the chunks' lines,
@@ -55,4 +57,16 @@ function locateWithin(search: SearchableLines, chunks: readonly Chunk[], path: s
 /** The result of a text update is text unless the patch itself brings a NUL character. */
 function addsNul(chunk: Chunk): boolean {
   return chunk.lines.some((line) => line.op === '+' && line.text.indexOf('\0') !== -1);
+}
+
+/** The text without its last line's terminator (`\n` or `\r\n`), if it has one. */
+export function withoutFinalNewline(text: string): string {
+  if (!text.endsWith('\n')) return text;
+  return text.endsWith('\r\n') ? text.slice(0, -2) : text.slice(0, -1);
+}
+
+function unterminatedBytes(bytes: Uint8Array, unterminated: boolean): Uint8Array {
+  if (!unterminated || bytes.length === 0 || bytes[bytes.length - 1] !== 0x0a) return bytes;
+  const cr = bytes.length > 1 && bytes[bytes.length - 2] === 0x0d;
+  return bytes.subarray(0, bytes.length - (cr ? 2 : 1));
 }

@@ -24,6 +24,13 @@ describe('architecture lint', () => {
     expect(await rulesFor('src/git/refs/probe.ts', code)).toContain('import-x/no-restricted-paths');
   });
 
+  it('refuses the OpenAI surface reaching past the library into the transaction layer', async () => {
+    const code = "import { runTransaction } from '../tx/run.js';\nvoid runTransaction;\n";
+    expect(await rulesFor('src/openai/probe.ts', code)).toContain('import-x/no-restricted-paths');
+    const library = "import { begin } from '../api/begin.js';\nvoid begin;\n";
+    expect(await rulesFor('src/openai/probe.ts', library)).toEqual([]);
+  });
+
   it('refuses the pure core importing the git layer', async () => {
     const code = "import { readFile } from '../git/fs/fsx.js';\nvoid readFile;\n";
     expect(await rulesFor('src/engine/probe.ts', code)).toContain('import-x/no-restricted-paths');

@@ -62,4 +62,54 @@ describe("the package's library face", () => {
     expect(r.stdout + r.stderr).toBe('');
     expect(r.status).toBe(0);
   });
+
+  it("imports patchtx/openai, whose errors are the PatchtxError class 'patchtx' exports, and type-checks its use", () => {
+    writeFileSync(
+      path.join(consumer, 'openai.mjs'),
+      "import { PatchtxError } from 'patchtx';\n" +
+        "import { applyResponseItems, createEditor } from 'patchtx/openai';\n" +
+        'const repo = { begin: async () => { throw new PatchtxError("stale", "the branch moved") } };\n' +
+        "const [out] = await applyResponseItems(repo, [{ type: 'apply_patch_call', call_id: 'c1', operation: { type: 'delete_file', path: 'a' } }]);\n" +
+        'let usage = null;\n' +
+        "try { createEditor(repo, { commit: 'never' }); } catch (e) { usage = e instanceof PatchtxError && e.kind; }\n" +
+        'process.stdout.write(JSON.stringify({ out, usage }));\n',
+    );
+    const r = spawnSync(process.execPath, ['openai.mjs'], { cwd: consumer, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({
+      out: { type: 'apply_patch_call_output', call_id: 'c1', status: 'failed', output: 'Not applied: the branch moved' },
+      usage: 'usage',
+    });
+
+    writeFileSync(
+      path.join(consumer, 'openai-use.ts'),
+      "import { openRepository } from 'patchtx';\n" +
+        "import { applyResponseItems, createEditor, type ApplyPatchCallOutputItem, type PatchtxEditor } from 'patchtx/openai';\n" +
+        "const repo = await openRepository({ dir: '.' });\n" +
+        'const outputs: ApplyPatchCallOutputItem[] = await applyResponseItems(repo, []);\n' +
+        "const editor: PatchtxEditor = createEditor(repo, { commit: 'call' });\n" +
+        'export { outputs, editor };\n' +
+        "// @ts-expect-error the grouping of the editor is 'turn' or 'call'\n" +
+        "createEditor(repo, { commit: 'response' });\n",
+    );
+    writeFileSync(
+      path.join(consumer, 'tsconfig.openai.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          target: 'ES2022',
+          strict: true,
+          noEmit: true,
+          typeRoots: [path.join(repoRoot, 'node_modules', '@types')],
+          types: ['node'],
+        },
+        files: ['openai-use.ts'],
+      }),
+    );
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    const t = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.openai.json'], { cwd: consumer, encoding: 'utf8' });
+    expect(t.stdout + t.stderr).toBe('');
+    expect(t.status).toBe(0);
+  });
 });

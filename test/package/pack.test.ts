@@ -48,6 +48,8 @@ describe('the published package', () => {
       'dist/mcp-sdk.cjs',
       'dist/index.js',
       'dist/types/index.d.ts',
+      'dist/openai.js',
+      'dist/types/openai/index.d.ts',
     ]) {
       expect(files).toContain(f);
     }

@@ -1,0 +1,172 @@
+// applyResponseItems: the apply_patch_call items of a Responses API output list, applied to a
+// repository, answered by one apply_patch_call_output per call, in order, ready to be sent back.
+// By default the calls of the list are one transaction and one commit, or nothing: when a call
+// fails, the failing call gets its error and every other call is told it was not applied because
+// of that one. With `commit: 'call'` each call is its own transaction and commit, as the SDK's own
+// editors apply them, and a failed call does not stop the calls after it.
+import type { Repository } from '../api/openRepository.js';
+import type { Transaction } from '../api/begin.js';
+import type { ApplyJson } from '../commands/results.js';
+import { usageError } from '../api/args.js';
+import type { PatchOperation } from '../logs/responses-items.js';
+import { describeStep, failureText, inDiffTerms, patchOf, type ApplyPatchOperation } from './operation.js';
+import { readSurfaceOptions, trailersFor, type ReadSurface, type SurfaceOptions } from './options.js';
+
+/** An apply_patch_call item of a response's output (`callId`, as the Agents SDK spells it, is read too). */
+export interface ApplyPatchCallItem {
+  type: 'apply_patch_call';
+  call_id: string;
+  status?: string;
+  operation: ApplyPatchOperation;
+}
+
+/** The answer to one apply_patch_call, as the Responses API takes it back. */
+export interface ApplyPatchCallOutputItem {
+  type: 'apply_patch_call_output';
+  call_id: string;
+  status: 'completed' | 'failed';
+  output: string;
+}
+
+export interface ApplyResponseItemsOptions extends SurfaceOptions {
+  /** `response` (the default): every call of the list in one commit, or none; `call`: a commit per call */
+  commit?: 'response' | 'call';
+}
+
+interface Call {
+  callId: string;
+  operation: unknown;
+  /** the call's position among the items, 1-based, for messages */
+  item: number;
+}
+
+/**
+ * Applies every apply_patch_call of `items` (other items are passed over) and returns one
+ * apply_patch_call_output per call, in order. Expected failures (a diff that does not apply, a
+ * malformed operation, a stale or dirty repository) are `failed` outputs; a wrong argument or
+ * option is thrown as `usage`.
+ */
+export async function applyResponseItems(
+  repo: Repository,
+  items: readonly unknown[],
+  options?: ApplyResponseItemsOptions,
+): Promise<ApplyPatchCallOutputItem[]> {
+  const opts = readSurfaceOptions('applyResponseItems', options, 'commit', ['response', 'call'] as const);
+  const calls = callsOf(items);
+  if (calls.length === 0) return [];
+  return opts.grouping === 'call' ? callByCall(repo, calls, opts) : allOrNothing(repo, calls, opts);
+}
+
+function callsOf(items: readonly unknown[]): Call[] {
+  if (!Array.isArray(items)) throw usageError('applyResponseItems: items must be an array of Responses output items');
+  const calls: Call[] = [];
+  items.forEach((item: unknown, i) => {
+    if (typeof item !== 'object' || item === null || (item as { type?: unknown }).type !== 'apply_patch_call') return;
+    const it = item as Record<string, unknown>;
+    const callId = typeof it.call_id === 'string' ? it.call_id : it.callId;
+    if (typeof callId !== 'string' || callId === '') throw usageError(`applyResponseItems: item ${i + 1} is an apply_patch_call without a call_id`);
+    calls.push({ callId, operation: it.operation, item: i + 1 });
+  });
+  return calls;
+}
+
+const output = (call: Call, status: 'completed' | 'failed', text: string): ApplyPatchCallOutputItem => ({
+  type: 'apply_patch_call_output',
+  call_id: call.callId,
+  status,
+  output: text,
+});
+
+const where = (call: Call): string => `apply_patch_call ${call.callId}`;
+
+/** One transaction for all calls: the first failure stops it, and nothing is written. */
+async function allOrNothing(repo: Repository, calls: Call[], opts: ReadSurface<string>): Promise<ApplyPatchCallOutputItem[]> {
+  let tx: Transaction;
+  try {
+    tx = await repo.begin(opts.begin);
+  } catch (e) {
+    const text = `Not applied: ${failureText(e)}`;
+    return calls.map((call) => output(call, 'failed', text));
+  }
+  const done: { op: PatchOperation; headerLines: number; warnings: ApplyJson['warnings'] }[] = [];
+  let seen = 0;
+  for (const call of calls) {
+    try {
+      const { op, patch, headerLines } = patchOf(call.operation, where(call));
+      const result = await tx.apply(patch).catch((e: unknown) => {
+        throw inDiffTerms(e, headerLines);
+      });
+      done.push({ op, headerLines, warnings: result.warnings.slice(seen) });
+      seen = result.warnings.length;
+    } catch (e) {
+      const text = failureText(e);
+      tx.abort();
+      return calls.map((other, k) =>
+        other === call
+          ? output(call, 'failed', text)
+          : output(
+              other,
+              'failed',
+              `Not applied: call ${call.callId} of the same response failed, and its calls are applied together or not at all${k < done.length ? '' : ' (this call was not tried)'}.`,
+            ),
+      );
+    }
+  }
+  let committed: ApplyJson;
+  try {
+    committed = await tx.commit({
+      ...opts.commit,
+      trailers: trailersFor(
+        opts.commit,
+        calls.map((c) => c.callId),
+      ),
+    });
+  } catch (e) {
+    const text = `Not applied: the commit of the response's calls failed: ${failureText(e)}`;
+    tx.abort();
+    return calls.map((call) => output(call, 'failed', text));
+  }
+  return calls.map((call, k) => output(call, 'completed', withCommit(describeStep(done[k]!.op, done[k]!.headerLines, done[k]!.warnings), committed)));
+}
+
+/** A transaction and a commit per call; each call's outcome is its own. */
+async function callByCall(repo: Repository, calls: Call[], opts: ReadSurface<string>): Promise<ApplyPatchCallOutputItem[]> {
+  const out: ApplyPatchCallOutputItem[] = [];
+  for (const call of calls) {
+    let tx: Transaction | undefined;
+    try {
+      const { op, patch, headerLines } = patchOf(call.operation, where(call));
+      tx = await repo.begin(opts.begin);
+      const result = await tx.apply(patch).catch((e: unknown) => {
+        throw inDiffTerms(e, headerLines);
+      });
+      const committed = await tx.commit({ ...opts.commit, trailers: trailersFor(opts.commit, [call.callId]) });
+      out.push(output(call, 'completed', withCommit(describeStep(op, headerLines, result.warnings), committed)));
+    } catch (e) {
+      const text = failureText(e);
+      if (tx !== undefined) abortQuietly(tx);
+      out.push(output(call, 'failed', text));
+    }
+  }
+  return out;
+}
+
+/** The commit a result landed in, said on its first line; a re-sent response whose commit is the tip writes nothing. */
+export function withCommit(text: string, result: ApplyJson): string {
+  const said = result.alreadyApplied
+    ? `already applied: commit ${result.alreadyApplied.slice(0, 12)}`
+    : result.commit === null
+      ? 'no change'
+      : `commit ${result.commit.slice(0, 12)}`;
+  const [first, ...rest] = text.split('\n');
+  return [`${first} (${said})`, ...rest].join('\n');
+}
+
+/** abort() of a transaction that may already have ended (committed, or aborted) */
+export function abortQuietly(tx: Transaction): void {
+  try {
+    tx.abort();
+  } catch {
+    // it had ended: nothing to drop
+  }
+}
