@@ -34,6 +34,7 @@ import { inspectPaths, loadTouched, type PathState } from '../tx/state.js';
 import { committedForm, conversionsOfResult } from '../tx/conversions.js';
 import { offBase, resolveTarget, type Target, type TargetOptions } from '../tx/target.js';
 import { withPathHint } from './path-hint.js';
+import { mark, timingEnd, timingStart } from '../timing.js';
 import { patchDirectory, rerootPatch, touchedPaths, type TouchedPath } from '../tx/touched.js';
 
 export interface ApplyOptions extends SessionOptions, TargetOptions {
@@ -272,6 +273,7 @@ async function build(
     index,
     dirty: opts.dirty ?? 'refuse',
   });
+  mark('load touched');
   let plan: Plan;
   try {
     plan = (ahead && planMadeAhead(ahead, overlay)) ?? planPatch(patch, overlay, planOptions(opts));
@@ -282,6 +284,7 @@ async function build(
   checkBlockedAdds(plan, states);
   // the result is stored and checked out with the attributes it has itself (the patch may change them)
   const conversions = await conversionsOfResult(session, target.baseTree, plan.files, states);
+  mark('plan');
 
   const edits = new Map<string, TreeEdit>();
   const targets = new Map<string, TreeEdit>();
@@ -338,6 +341,7 @@ async function build(
   const saved = opts.check ? new Map<string, SavedPath>() : await savedWork(session, states, overlay);
   if (saved.size > 0) prepared.note.attach = { path: savedRecordPath(commit), tree: await writeSavedRecord(store, [...saved.values()]) };
   prepared.redo = { clear: true };
+  mark('objects: hash');
   return { prepared, saved, plan, touched, states, overlay, commit, tree, message };
 }
 
@@ -453,6 +457,7 @@ function joinSteps(patches: Patch[]): Patch {
 }
 
 export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
+  timingStart();
   // apply_patch's paths are relative to its current directory, as in Codex: `..` and absolute
   // paths are resolved against it below, and refused only when they leave the repository
   const invocations = [opts.patchText, ...(opts.laterPatches ?? [])].map((text) =>
@@ -461,7 +466,9 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
   // every usage problem is found before anything is read or written
   const trailers = (opts.trailers ?? []).map(parseTrailerOption);
   checkMessageOption(opts.message);
+  mark('parse');
   return withSession(opts, async (session) => {
+    mark('open');
     // `cd DIR && apply_patch <<'EOF'` means the paths are relative to DIR
     const patches = invocations.map((invocation) =>
       rerootPatch(invocation.patch, patchDirectory(session.repo.workdir, opts.pathPrefix ?? '', invocation.cwd), session.repo.workdir),
@@ -479,6 +486,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     }
     // the ref holds this patch on top of the requested base, but the checkout no longer holds it
     if (target.retryOnBase) throw offBase(target.ref, target.oldOid!, target.retryOnBase.rev, target.retryOnBase.oid);
+    mark('target');
 
     let built: Built;
     let warnings: string[] = [];
@@ -494,6 +502,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     } else {
       let captured: Built | undefined;
       const ahead = await planBeforeLock(session, target, patch, opts);
+      mark('plan ahead');
       crashPoint('planned-ahead');
       const outcome = await runTransaction(session, target, 'apply', committer, async (lock) => {
         captured = await build(session, target, patch, opts, lock?.index ?? null, author, committer, pid, noteText, trailers, ahead);
@@ -524,6 +533,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     };
     if (session.recovered) result.recovered = session.recovered;
     if (opts.withContents) result.contents = contentsOf(built);
+    timingEnd();
     return result;
   });
 }
