@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const parts = process.argv.slice(2);
-const known = ['engine', 'e2e'];
+const known = ['engine', 'e2e', 'warm', 'replay'];
 if (parts.some((p) => p === '-h' || p === '--help' || !known.includes(p))) {
   console.log(`usage: node bench/run.mjs [engine] [e2e]     (default: both)
 env: BENCH_RUNS (7 end to end; 21 engine)  BENCH_ENGINE_RUNS  BENCH_WARMUP (5, engine)  BENCH_ENGINE_LINES (100000,200000)  BENCH_ENGINE_CHUNKS (500)
@@ -62,8 +62,13 @@ let incomplete = false;
 const started = Date.now();
 for (const part of selected) {
   try {
-    const mod = part === 'engine' ? await import('./lib/engine.mjs') : await import('./lib/e2e.mjs');
-    const r = part === 'engine' ? await mod.runEngine({ repoRoot }) : await mod.runE2E({ repoRoot });
+    const run = {
+      engine: async () => (await import('./lib/engine.mjs')).runEngine({ repoRoot }),
+      e2e: async () => (await import('./lib/e2e.mjs')).runE2E({ repoRoot }),
+      warm: async () => (await import('./lib/warm.mjs')).runWarm({ repoRoot }),
+      replay: async () => (await import('./lib/replay.mjs')).runReplay({ repoRoot }),
+    }[part];
+    const r = await run();
     verdicts.push(...r.verdicts);
     failed ||= Boolean(r.failed);
     incomplete ||= Boolean(r.incomplete);
