@@ -5,11 +5,13 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { makeChange, makeRepo } from './e2e-gen.mjs';
+import { makeChange } from './e2e-gen.mjs';
+import { baseRepo, quick, repoSizes, touchCounts } from './bases.mjs';
 import { cleanup, extraCaCerts, gitEnv, gitTry, makeWorkRoot, rssMethod, startMedian, timed } from './proc.mjs';
 import { WorkCopy, freshMode } from './workcopy.mjs';
-import { envInt, envList, mb, median, ms, ratio, spread, table, target } from './report.mjs';
+import { envInt, mb, median, ms, ratio, spread, table, target } from './report.mjs';
 import { phaseLine, timingRecords } from './phases.mjs';
+import { probeLine } from './disk-probe.mjs';
 import { gitEnv as baseEnv } from './proc.mjs';
 
 // issue 17's targets for the CLI, one process per patch: for 10 files, patchtx minus `node -e 0`
@@ -74,9 +76,9 @@ function dirBytes(dir) {
 }
 
 export async function runE2E({ repoRoot }) {
-  const runs = envInt('BENCH_RUNS', 7);
-  const sizes = [...new Set(envList('BENCH_REPO_FILES', [2_000, 20_000]))];
-  const touches = envList('BENCH_TOUCH', [10, 100, 1_000]);
+  const runs = envInt('BENCH_RUNS', quick ? 3 : 5);
+  const sizes = repoSizes();
+  const touches = touchCounts();
   const cli = path.resolve(repoRoot, process.env.BENCH_PATCHTX_CLI || 'dist/patchtx.cjs');
   const { applyDiff } = await import('@openai/agents-core');
   let cliProblem = existsSync(cli) ? null : `${cli} does not exist: build it first (npm run build; npm run bench builds and runs)`;
@@ -103,6 +105,9 @@ export async function runE2E({ repoRoot }) {
       `NODE_EXTRA_CA_CERTS is set here and is removed from both tools' environment: with it every Node start reads that CA bundle (node -e 0: ${ms(withCerts)} ms with it, ${ms(nodeStart)} ms without); patchtx opens no network connection`,
     );
   }
+  // what separates the two kinds of copy: the cost of replacing a file whose blocks are on disk
+  console.log(probeLine(os.tmpdir()));
+  if (existsSync('/dev/shm')) console.log(probeLine('/dev/shm'));
   if (cliProblem) console.log(`\n!! patchtx end to end NOT MEASURED: ${cliProblem}\n`);
 
   const root = makeWorkRoot('e2e');
@@ -114,12 +119,12 @@ export async function runE2E({ repoRoot }) {
   try {
     for (const size of sizes) {
       let t0 = performance.now();
-      const repo = makeRepo(path.join(root, `base-${size}`), size);
+      const repo = baseRepo(size);
       const repoBytes = dirBytes(repo.dir);
       const gitBytes = dirBytes(path.join(repo.dir, '.git'));
       const wc = new WorkCopy(repo, path.join(root, `work-${size}`));
       console.log(
-        `\nrepo ${size} files: ${(repo.bytes / 1e6).toFixed(1)} MB of text, ${(repoBytes / 1e6).toFixed(1)} MB on disk (.git ${(gitBytes / 1e6).toFixed(1)} MB, packed), generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+        `\nrepo ${size} files: ${(repo.bytes / 1e6).toFixed(1)} MB of text, ${(repoBytes / 1e6).toFixed(1)} MB on disk (.git ${(gitBytes / 1e6).toFixed(1)} MB, packed), generated in ${repo.seconds.toFixed(1)} s`,
       );
       for (const touch of touches) {
         if (touch > size / 2) {
@@ -243,7 +248,6 @@ export async function runE2E({ repoRoot }) {
       );
       if (!kept.has(size)) {
         wc.dispose();
-        cleanup(repo.dir);
       }
     }
     // The size target compares patchtx with itself on two repositories. Measured in two sections
@@ -278,7 +282,6 @@ export async function runE2E({ repoRoot }) {
     for (const k of kept.values()) {
       k.wc.dispose();
       cleanup(k.caseDir);
-      cleanup(k.repo.dir);
     }
     cleanup(root);
     if (process.env.BENCH_KEEP) console.log(`(BENCH_KEEP set: work files left in ${root})`);

@@ -8,12 +8,12 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { makeRepo } from './e2e-gen.mjs';
+import { baseRepo, quick } from './bases.mjs';
 import { cleanup, gitEnv, gitTry, makeWorkRoot } from './proc.mjs';
 import { phaseLine, timingRecords } from './phases.mjs';
 import { envInt, median, ms, ratio, spread, target } from './report.mjs';
 import { SeriesModel, mixFor } from './series-gen.mjs';
-import { gitJob, quick, twoCopies } from './warm.mjs';
+import { gitJob, twoCopies } from './warm.mjs';
 
 const TARGET = 0.5;
 const shq = (s) => `'${String(s).replace(/'/g, `'\\''`)}'`;
@@ -60,7 +60,7 @@ export async function runReplay({ repoRoot }) {
   let records = [];
   const outside = []; // ms per patch outside the marked transactions (start-up included)
   try {
-    const base = makeRepo(path.join(root, 'base'), size);
+    const base = baseRepo(size);
     const model = new SeriesModel(size, 0x4e91a7);
     const patches = [];
     for (let i = 0; i < count; i++) {
@@ -130,7 +130,6 @@ export async function runReplay({ repoRoot }) {
         cleanup(path.dirname(copies.ptx));
       }
     }
-    cleanup(base.dir);
   } finally {
     cleanup(root);
   }

@@ -10,15 +10,13 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { makeRepo } from './e2e-gen.mjs';
+import { baseRepo, quick, repoSizes, touchCounts } from './bases.mjs';
 import { cleanup, copyRepo, gitEnv, gitTry, makeWorkRoot } from './proc.mjs';
 import { phaseLine } from './phases.mjs';
-import { envInt, envList, mb, median, ms, ratio, spread, table, target } from './report.mjs';
+import { envInt, mb, median, ms, ratio, spread, table, target } from './report.mjs';
 import { SeriesModel, mixFor } from './series-gen.mjs';
-import { rng } from './codegen.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const quick = process.env.BENCH_QUICK === '1';
 const TARGETS = { 10: 0.25, 100: 0.5, 1000: 0.7 };
 const LOOP_TARGET = 0.2;
 const RSS_LIMIT_MB = 200;
@@ -124,12 +122,12 @@ async function both(warm, copies, dir, patch, n, order, check) {
 
 export async function runWarm({ repoRoot }) {
   const lib = path.resolve(repoRoot, process.env.BENCH_PATCHTX_LIB || 'dist/index.js');
-  const sizes = [...new Set(envList('BENCH_REPO_FILES', [2_000, 20_000]))];
-  const touches = envList('BENCH_TOUCH', [10, 100, 1_000]);
-  const runs = envInt('BENCH_WARM_RUNS', quick ? 3 : 9);
-  const warmup = envInt('BENCH_WARM_WARMUP', quick ? 1 : 3);
+  const sizes = repoSizes();
+  const touches = touchCounts();
+  const runs = envInt('BENCH_WARM_RUNS', quick ? 3 : 7);
+  const warmup = envInt('BENCH_WARM_WARMUP', quick ? 1 : 2);
   const loopN = envInt('BENCH_LOOP', quick ? 40 : 200);
-  const pauseN = envInt('BENCH_PAUSE_PATCHES', quick ? 2 : 6);
+  const pauseN = envInt('BENCH_PAUSE_PATCHES', quick ? 2 : 4);
   const pauseS = Number(process.env.BENCH_PAUSE_S || (quick ? 1 : 3));
   const longN = Number(process.env.BENCH_RSS_PATCHES || 0);
   const timing = process.env.BENCH_TIMING !== '0';
@@ -149,9 +147,8 @@ export async function runWarm({ repoRoot }) {
   let peakAt1000 = 0;
   try {
     for (const size of sizes) {
-      const t0 = performance.now();
-      const base = makeRepo(path.join(root, `base-${size}`), size);
-      console.log(`\nrepo ${size} files, generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      const base = baseRepo(size);
+      console.log(`\nrepo ${size} files (generated in ${base.seconds.toFixed(1)} s)`);
       for (const st of storages()) {
         const sroot = mkdtempSync(path.join(st.root, 'patchtx-bench-warm-'));
         const copies = twoCopies(base.dir, sroot);
@@ -257,7 +254,6 @@ export async function runWarm({ repoRoot }) {
           cleanup(sroot);
         }
       }
-      cleanup(base.dir);
     }
   } finally {
     cleanup(root);
