@@ -238,9 +238,10 @@ export async function runWarm({ repoRoot }) {
                 writeFileSync(diff, patch.diff);
                 const g = gitJob(copies.git, diff);
                 if (g.error) throw new Error(g.error);
+                peakAt1000 = Math.max(peakAt1000, out.maxRss);
                 if ((i + 1) % 100 === 0 || i === longN - 1) {
-                  samples.push(`${i + 1}: ${mb(out.rss)} MB (peak ${mb(out.maxRss)})`);
-                  console.log(`    ${samples.at(-1)}`);
+                  samples.push([i + 1, out.rss, out.maxRss]);
+                  console.log(`    ${i + 1}: ${mb(out.rss)} MB (peak so far ${mb(out.maxRss)})`);
                 }
               }
               loops.at(-1).long = samples;
@@ -311,6 +312,15 @@ export async function runWarm({ repoRoot }) {
       peakAt1000 ? `${mb(peakAt1000)} MB` : undefined,
     ),
   );
+  const long = loops.find((l) => l.long?.length >= 2)?.long;
+  if (long)
+    verdicts.push(
+      target(
+        `warm process RSS flat over ${long.at(-1)[0]} patches of 1,000 files (last sample <= 1.1x the first)`,
+        long.at(-1)[1] / long[0][1] <= 1.1,
+        long.map(([k, rss]) => `${k}: ${mb(rss)}`).join(', ') + ' MB',
+      ),
+    );
   const flat = loops.filter((l) => l.rss.length >= 2);
   if (flat.length) {
     const grow = flat.map((l) => l.rss.at(-1)[1] / l.rss[0][1]);
