@@ -135,6 +135,15 @@ export async function runReplay({ repoRoot }) {
   }
   if (ptx.length)
     console.log(`  patchtx ${spread(ptx)} ms (${ms(median(ptx) / count)} ms per patch), git ${spread(git)} ms (${ms(median(git) / count)} ms per patch)`);
+  if (records.length >= 100) {
+    // growth along the series (packs and commits pile up): the first and the last 50 transactions
+    const first = records.slice(0, 50);
+    const last = records.slice(count - 50, count);
+    const col = (rs, f) => ms(median(rs.map(f)));
+    console.log(
+      `  per transaction (timing marks, run 1): first 50 entries ${col(first, (r) => r.total)} ms (objects: write ${col(first, (r) => r.phases['objects: write'] ?? 0)}), last 50 ${col(last, (r) => r.total)} ms (objects: write ${col(last, (r) => r.phases['objects: write'] ?? 0)})`,
+    );
+  }
   console.log('\nTargets (replay):');
   const q = median(ptx) / median(git);
   const v = target(
