@@ -76,7 +76,7 @@ function dirBytes(dir) {
 }
 
 export async function runE2E({ repoRoot }) {
-  const runs = envInt('BENCH_RUNS', quick ? 3 : 5);
+  const runs = envInt('BENCH_RUNS', quick ? 3 : 4);
   const sizes = repoSizes();
   const touches = touchCounts();
   const cli = path.resolve(repoRoot, process.env.BENCH_PATCHTX_CLI || 'dist/patchtx.cjs');

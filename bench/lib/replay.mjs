@@ -39,7 +39,7 @@ function rolloutOf(patches) {
 
 export async function runReplay({ repoRoot }) {
   const cli = path.resolve(repoRoot, process.env.BENCH_PATCHTX_CLI || 'dist/patchtx.cjs');
-  const count = envInt('BENCH_REPLAY', quick ? 60 : 300);
+  const count = envInt('BENCH_REPLAY', quick ? 60 : 250);
   const runs = envInt('BENCH_REPLAY_RUNS', quick ? 1 : 2);
   const size = envInt('BENCH_REPLAY_FILES', 2_000);
   const verdicts = [];

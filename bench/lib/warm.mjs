@@ -124,10 +124,10 @@ export async function runWarm({ repoRoot }) {
   const lib = path.resolve(repoRoot, process.env.BENCH_PATCHTX_LIB || 'dist/index.js');
   const sizes = repoSizes();
   const touches = touchCounts();
-  const runs = envInt('BENCH_WARM_RUNS', quick ? 3 : 7);
+  const runs = envInt('BENCH_WARM_RUNS', quick ? 3 : 5);
   const warmup = envInt('BENCH_WARM_WARMUP', quick ? 1 : 2);
   const loopN = envInt('BENCH_LOOP', quick ? 40 : 200);
-  const pauseN = process.env.BENCH_PAUSE_PATCHES === '0' ? 0 : envInt('BENCH_PAUSE_PATCHES', quick ? 2 : 4);
+  const pauseN = process.env.BENCH_PAUSE_PATCHES === '0' ? 0 : envInt('BENCH_PAUSE_PATCHES', quick ? 2 : 3);
   const pauseS = Number(process.env.BENCH_PAUSE_S || (quick ? 1 : 3));
   const longN = Number(process.env.BENCH_RSS_PATCHES || 0);
   const timing = process.env.BENCH_TIMING !== '0';
