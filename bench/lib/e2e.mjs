@@ -10,7 +10,7 @@ import { baseRepo, quick, repoSizes, touchCounts } from './bases.mjs';
 import { cleanup, extraCaCerts, gitEnv, gitTry, makeWorkRoot, rssMethod, startMedian, timed } from './proc.mjs';
 import { WorkCopy, freshMode } from './workcopy.mjs';
 import { envInt, mb, median, ms, ratio, spread, table, target } from './report.mjs';
-import { phaseLine, timingRecords } from './phases.mjs';
+import { phaseLine, showPhases, timingRecords } from './phases.mjs';
 import { probeLine } from './disk-probe.mjs';
 import { gitEnv as baseEnv } from './proc.mjs';
 
@@ -346,7 +346,7 @@ export async function runE2E({ repoRoot }) {
         : undefined,
     );
     verdicts.push(v);
-    if (v === 'FAIL' && r.timing.length)
+    if ((v === 'FAIL' || showPhases) && r.timing.length)
       console.log(
         `         where patchtx's time goes: ${phaseLine(
           r.timing,

@@ -37,3 +37,6 @@ export function phaseLine(records, walls) {
   }
   return `${head}${parts.join(', ')}; marked total ${ms(total)}${median(fsync) > 0 ? `, of which fsync ${ms(median(fsync))}` : ''} (medians ms, ${records.length} runs)`;
 }
+
+/** BENCH_TIMING=all: the phases of every case, not only of those whose target fails */
+export const showPhases = process.env.BENCH_TIMING === 'all';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { baseRepo, quick } from './bases.mjs';
 import { cleanup, gitEnv, gitTry, makeWorkRoot } from './proc.mjs';
-import { phaseLine, timingRecords } from './phases.mjs';
+import { phaseLine, showPhases, timingRecords } from './phases.mjs';
 import { envInt, median, ms, ratio, spread, target } from './report.mjs';
 import { SeriesModel, mixFor } from './series-gen.mjs';
 import { gitJob, twoCopies } from './warm.mjs';
@@ -152,7 +152,7 @@ export async function runReplay({ repoRoot }) {
     ptx.length ? `${ms(median(ptx))} vs ${ms(median(git))} ms = ${ratio(q)}` : undefined,
   );
   verdicts.push(v);
-  if (v === 'FAIL' && records.length)
+  if ((v === 'FAIL' || showPhases) && records.length)
     console.log(
       `         where patchtx's time goes, per patch: ${phaseLine(records)}; outside the transactions (reading the log, the replayed-entries scan, progress, start-up and exit spread over the patches) ${ms(median(outside))} ms per patch`,
     );

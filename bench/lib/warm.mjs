@@ -12,7 +12,7 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { baseRepo, quick, repoSizes, touchCounts } from './bases.mjs';
 import { cleanup, copyRepo, gitEnv, gitTry, makeWorkRoot } from './proc.mjs';
-import { phaseLine } from './phases.mjs';
+import { phaseLine, showPhases } from './phases.mjs';
 import { envInt, mb, median, ms, ratio, spread, table, target } from './report.mjs';
 import { SeriesModel, mixFor } from './series-gen.mjs';
 
@@ -285,7 +285,7 @@ export async function runWarm({ repoRoot }) {
       `${ms(median(r.ptx))} vs ${ms(median(r.git))} ms = ${ratio(q)}`,
     );
     verdicts.push(v);
-    if (v === 'FAIL' && r.timing.length) console.log(`         where patchtx's time goes: ${phaseLine(r.timing)}`);
+    if ((v === 'FAIL' || showPhases) && r.timing.length) console.log(`         where patchtx's time goes: ${phaseLine(r.timing)}`);
   }
   const sum = (xs) => xs.reduce((a, b) => a + b, 0);
   for (const l of loops) {
