@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// patchtx benchmark. Usage: node bench/run.mjs [engine|e2e]   (default: both; see bench/README.md)
+// patchtx benchmark. Usage: node bench/run.mjs [engine] [e2e] [warm] [replay]   (default: all; see bench/README.md)
 // Build first (npm run bench does: node scripts/build.mjs && node bench/run.mjs).
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -9,11 +9,14 @@ import { fileURLToPath } from 'node:url';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const parts = process.argv.slice(2);
-const known = ['engine', 'e2e'];
+const known = ['engine', 'e2e', 'warm', 'replay'];
 if (parts.some((p) => p === '-h' || p === '--help' || !known.includes(p))) {
-  console.log(`usage: node bench/run.mjs [engine] [e2e]     (default: both)
-env: BENCH_RUNS (7 end to end; 21 engine)  BENCH_ENGINE_RUNS  BENCH_WARMUP (5, engine)  BENCH_ENGINE_LINES (100000,200000)  BENCH_ENGINE_CHUNKS (500)
-     BENCH_REPO_FILES (2000,20000)  BENCH_TOUCH (10,100,1000)  BENCH_FRESH (restore|copy)  BENCH_SYNC (1; 0 = no sync)
+  console.log(`usage: node bench/run.mjs [engine] [e2e] [warm] [replay]     (default: all four; see bench/README.md)
+env: BENCH_QUICK=1 (a short run: 2,000-file repo, 10 and 100 files, fewer runs)
+     BENCH_RUNS (4 end to end, per kind of copy; 21 engine)  BENCH_ENGINE_RUNS  BENCH_WARMUP (5, engine)  BENCH_ENGINE_LINES (100000,200000)  BENCH_ENGINE_CHUNKS (500)
+     BENCH_REPO_FILES (2000,20000)  BENCH_TOUCH (10,100,1000)  BENCH_FRESH (restore|copy)  BENCH_SYNC (both; 1 = synced copies only, 0 = unsynced only)
+     BENCH_WARM_RUNS (5)  BENCH_WARM_WARMUP (2)  BENCH_STORAGE (disk,tmpfs)  BENCH_LOOP (200)  BENCH_PAUSE_PATCHES (3)  BENCH_PAUSE_S (3)  BENCH_RSS_PATCHES (0)
+     BENCH_REPLAY (250)  BENCH_REPLAY_RUNS (2)  BENCH_REPLAY_FILES (2000)  BENCH_TIMING (1; 0 = no timing marks)
      BENCH_PATCHTX_LIB (dist/index.js)  BENCH_PATCHTX_CLI (dist/patchtx.cjs)  BENCH_KEEP (keep work dirs)  BENCH_RSS (wrapper)
      BENCH_FSCK_GIT (0; 1 = also fsck the git peer's result)  BENCH_ENFORCE (0; 1 = exit 1 on a FAILed target)  BENCH_DUMP (1 = every engine run's time)`);
   process.exit(parts.every((p) => p === '-h' || p === '--help') ? 0 : 2);
@@ -62,8 +65,15 @@ let incomplete = false;
 const started = Date.now();
 for (const part of selected) {
   try {
-    const mod = part === 'engine' ? await import('./lib/engine.mjs') : await import('./lib/e2e.mjs');
-    const r = part === 'engine' ? await mod.runEngine({ repoRoot }) : await mod.runE2E({ repoRoot });
+    const run = {
+      engine: async () => (await import('./lib/engine.mjs')).runEngine({ repoRoot }),
+      e2e: async () => (await import('./lib/e2e.mjs')).runE2E({ repoRoot }),
+      warm: async () => (await import('./lib/warm.mjs')).runWarm({ repoRoot }),
+      replay: async () => (await import('./lib/replay.mjs')).runReplay({ repoRoot }),
+    }[part];
+    const t0 = Date.now();
+    const r = await run();
+    console.log(`(${part}: ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
     verdicts.push(...r.verdicts);
     failed ||= Boolean(r.failed);
     incomplete ||= Boolean(r.incomplete);
@@ -72,6 +82,8 @@ for (const part of selected) {
     failed = true;
   }
 }
+
+(await import('./lib/bases.mjs')).disposeBases();
 
 if (mtimes() !== builtAtStart) {
   console.log(`\n!! WARNING: dist/ was rebuilt while the benchmark ran; patchtx numbers may mix two builds. Run again.`);

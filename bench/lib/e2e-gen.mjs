@@ -18,7 +18,7 @@ export function repoFilePath(i) {
 }
 
 /** contents of file number i: 40..110 lines, ~2-5 KB */
-function repoFileLines(i) {
+export function repoFileLines(i) {
   const r = rng(0xf11e + i);
   return codeLines(r.int(40, 110), 0xc0de + i, i * 1000);
 }

@@ -99,9 +99,9 @@ export const rssMethod = (() => {
 /**
  * Runs `cmd args` in `cwd` with gitEnv, timing the wall clock around the whole child (including
  * the /usr/bin/time wrapper, ~1 ms). `node: true` marks a Node program (cmd = script path), which
- * the fallback wrapper can measure. Returns { ms, status, stdout, stderr, rssKB (or null) }.
+ * the fallback wrapper can measure; `env` replaces gitEnv. Returns { ms, status, stdout, stderr, rssKB (or null) }.
  */
-export function timed(cmd, args, { cwd, rssFile, node = false }) {
+export function timed(cmd, args, { cwd, rssFile, node = false, env = gitEnv }) {
   let file = cmd;
   let argv = args;
   if (node) {
@@ -114,7 +114,7 @@ export function timed(cmd, args, { cwd, rssFile, node = false }) {
   }
   rmSync(rssFile, { force: true });
   const t0 = performance.now();
-  const r = spawnSync(file, argv, { cwd, env: gitEnv, maxBuffer: 1 << 28, encoding: 'utf8' });
+  const r = spawnSync(file, argv, { cwd, env, maxBuffer: 1 << 28, encoding: 'utf8' });
   const ms = performance.now() - t0;
   let rssKB = null;
   try {

@@ -73,16 +73,18 @@ export class WorkCopy {
     this.dirty.remove.push(...remove);
   }
 
-  /** makes the work copy pristine (then call touch() with what the coming run may change) */
-  prepare() {
+  /**
+   * makes the work copy pristine (then call touch() with what the coming run may change); `sync`:
+   * then `sync`, so that the run finds no dirty pages and the files it replaces on disk
+   */
+  prepare(sync = process.env.BENCH_SYNC !== '0') {
     if (freshMode === 'copy' || !this.dirty) this.full();
     else if (!this.restore()) {
       this.fallbacks++;
       this.full();
     }
     this.dirty = { restore: [], remove: [] };
-    // start every run with no dirty pages left over from the preparation
-    if (process.env.BENCH_SYNC !== '0') spawnSync('sync');
+    if (sync) spawnSync('sync');
   }
 
   dispose() {

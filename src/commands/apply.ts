@@ -34,6 +34,7 @@ import { inspectPaths, loadTouched, type PathState } from '../tx/state.js';
 import { committedForm, conversionsOfResult } from '../tx/conversions.js';
 import { offBase, resolveTarget, type Target, type TargetOptions } from '../tx/target.js';
 import { withPathHint } from './path-hint.js';
+import { mark, timingEnd, timingStart } from '../timing.js';
 import { patchDirectory, rerootPatch, touchedPaths, type TouchedPath } from '../tx/touched.js';
 
 export interface ApplyOptions extends SessionOptions, TargetOptions {
@@ -274,6 +275,7 @@ async function build(
     index,
     dirty: opts.dirty ?? 'refuse',
   });
+  mark('load touched');
   let plan: Plan;
   try {
     plan = (ahead && planMadeAhead(ahead, overlay)) ?? planPatch(patch, overlay, planOptions(opts));
@@ -284,6 +286,7 @@ async function build(
   checkBlockedAdds(plan, states);
   // the result is stored and checked out with the attributes it has itself (the patch may change them)
   const conversions = await conversionsOfResult(session, target.baseTree, plan.files, states);
+  mark('plan');
 
   const edits = new Map<string, TreeEdit>();
   const targets = new Map<string, TreeEdit>();
@@ -340,6 +343,7 @@ async function build(
   const saved = opts.check ? new Map<string, SavedPath>() : await savedWork(session, states, overlay);
   if (saved.size > 0) prepared.note.attach = { path: savedRecordPath(commit), tree: await writeSavedRecord(store, [...saved.values()]) };
   prepared.redo = { clear: true };
+  mark('objects: hash');
   return { prepared, saved, plan, touched, states, overlay, commit, tree, message };
 }
 
@@ -455,6 +459,7 @@ function joinSteps(patches: Patch[]): Patch {
 }
 
 export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
+  timingStart();
   // apply_patch's paths are relative to its current directory, as in Codex: `..` and absolute
   // paths are resolved against it below, and refused only when they leave the repository
   const invocations = [opts.patchText, ...(opts.laterPatches ?? [])].map((text) =>
@@ -463,7 +468,9 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
   // every usage problem is found before anything is read or written
   const trailers = (opts.trailers ?? []).map(parseTrailerOption);
   checkMessageOption(opts.message);
+  mark('parse');
   return withSession(opts, async (session) => {
+    mark('open');
     // `cd DIR && apply_patch <<'EOF'` means the paths are relative to DIR
     const patches = invocations.map((invocation) =>
       rerootPatch(invocation.patch, patchDirectory(session.repo.workdir, opts.pathPrefix ?? '', invocation.cwd), session.repo.workdir),
@@ -481,6 +488,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     }
     // the ref holds this patch on top of the requested base, but the checkout no longer holds it
     if (target.retryOnBase) throw offBase(target.ref, target.oldOid!, target.retryOnBase.rev, target.retryOnBase.oid);
+    mark('target');
 
     let built: Built;
     let warnings: string[] = [];
@@ -496,6 +504,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     } else {
       let captured: Built | undefined;
       const ahead = await planBeforeLock(session, target, patch, opts);
+      mark('plan ahead');
       crashPoint('planned-ahead');
       const outcome = await runTransaction(session, target, 'apply', committer, async (lock) => {
         captured = await build(session, target, patch, opts, lock?.index ?? null, author, committer, pid, noteText, trailers, ahead);
@@ -526,6 +535,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     };
     if (session.recovered) result.recovered = session.recovered;
     if (opts.withContents) result.contents = contentsOf(built);
+    timingEnd();
     return result;
   });
 }

@@ -18,6 +18,7 @@ import { mkdirpSync } from '../git/fs/fsx.js';
 import { fsError } from '../git/fs/io-error.js';
 import { removeWitness } from '../git/fs/lock-file.js';
 import { PatchtxError } from '../errors.js';
+import { clock, timed } from '../timing.js';
 import { crashPoint } from './crash.js';
 import { journalFileOf } from './journal-place.js';
 import { markOfThisProcess, markText, parseMark, processAlive, type ProcessMark } from './liveness.js';
@@ -65,7 +66,11 @@ function writeAll(repo: Repository, fd: number, text: string): void {
   const buf = Buffer.from(text);
   let off = 0;
   while (off < buf.length) off += writeSync(fd, buf, off);
-  if (shouldFsync(repo, 'reference')) fsyncSync(fd);
+  if (shouldFsync(repo, 'reference')) {
+    const t = clock();
+    fsyncSync(fd);
+    timed('fsync', t);
+  }
 }
 
 /** The name of the temporary file process `pid` writes a journal into before publishing it. */

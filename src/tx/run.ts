@@ -23,6 +23,7 @@ import { DELETED_REF, readHead, readRef, refLockFile, updateRef } from '../git/r
 import type { TreeEdit } from '../git/objects/tree-edit.js';
 import { changedSinceRead, changedWhileRunning, type AsRead } from './as-read.js';
 import { crashPoint } from './crash.js';
+import { mark } from '../timing.js';
 import { checkInterrupted, enterTransaction, leaveTransaction, passCommitPoint } from './interrupt.js';
 import { createJournal, heldObjectsDir, keepText, lockWitness, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
 import { markOfThisProcess, markText } from './liveness.js';
@@ -140,6 +141,7 @@ async function runSteps(
       await checkInterrupted();
       await checkHeadUnchanged(session, target);
     }
+    mark('journal and lock');
     session.store.beginBatch();
     prepared = await prepare(lock);
     await checkInterrupted();
@@ -153,6 +155,7 @@ async function runSteps(
     if (lock && (prepared.newOid !== null || prepared.syncWithoutCommit)) {
       await checkCheckoutWritable(session, prepared.targets);
       await refuseInTheWay(session, op, prepared.targets);
+      mark('checkout checks');
     }
     let noteWritten: NonNullable<Journal['note']>['written'];
     let noteBlob: string | undefined;
@@ -166,6 +169,7 @@ async function runSteps(
     }
     if (prepared.newOid === null && !prepared.savedWithoutCommit) session.store.discardBatch();
     else await session.store.flushBatch(keepText(journal), heldObjectsDir(repo, journal));
+    mark('objects: write');
     // the objects may have taken the room the working tree needs (the same file system, often)
     if (lock && (prepared.newOid !== null || prepared.syncWithoutCommit)) checkCheckoutRoom(session, prepared.targets, prepared.contents);
     crashPoint('after-objects');
@@ -237,6 +241,7 @@ async function runSteps(
         : {}),
     });
     passCommitPoint();
+    mark('ref and journal');
   } catch (e) {
     session.store.discardBatch();
     await lock?.release().catch(() => undefined);
@@ -345,6 +350,7 @@ export async function finishPublished(
     }
   }
   crashPoint('after-note');
+  mark('note');
   // recovery repeats this step for a run that died after it: the id makes the second time a no-op.
   // It is bookkeeping: a file system that refuses it must not hold the checkout back.
   if (journal.redo) {
@@ -375,5 +381,6 @@ export async function finishPublished(
   await settleObjects(session, journal);
   if (opts.recovering) await removeKeeps(session.store.objectsDir, keepText(journal));
   removeJournal(session.repo, journal);
+  mark('settle and journal');
   return warnings;
 }

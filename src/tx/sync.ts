@@ -27,6 +27,7 @@ import {
 import { inParallel } from '../in-parallel.js';
 import { stillAsRead, type AsRead } from './as-read.js';
 import { crashPoint } from './crash.js';
+import { mark } from '../timing.js';
 import type { Session } from './session.js';
 
 /**
@@ -246,7 +247,9 @@ export async function syncCheckout(
   if (pooled) await inParallel(writes, WRITES_AT_ONCE, write);
   else for (const w of writes) await write(w);
   crashPoint('after-worktree');
+  mark('working tree');
   await lock.write(updates);
   crashPoint('after-index');
+  mark('index');
   return changed;
 }

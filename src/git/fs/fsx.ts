@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import path from 'node:path';
 import type { BigIntStats, Dirent, MakeDirectoryOptions, RmOptions, Stats } from 'node:fs';
+import { clock, timed } from '../../timing.js';
 
 type PathLike = fs.PathLike;
 
@@ -60,7 +61,9 @@ export class FileHandle {
   }
 
   async sync(): Promise<void> {
+    const t = clock();
     fs.fsyncSync(this.fd);
+    timed('fsync', t);
   }
 
   async close(): Promise<void> {
