@@ -114,6 +114,24 @@ describe('folding patchtx packs', () => {
     expectFsckClean(dir);
   });
 
+  it("drops the records of packs git gc took in, and leaves git's pack as it is", async () => {
+    const dir = makeRepo('basic');
+    const repo = await openRepository({ dir });
+    await applyMany(repo, 'before', FOLD_AT - 1, 2);
+    git(dir, 'gc', '-q');
+    const gcPacks = packs(dir);
+    expect(gcPacks).toHaveLength(1);
+    expect(recorded(dir)).toHaveLength(FOLD_AT - 1);
+    const gcBytes = readFileSync(path.join(packDir(dir), gcPacks[0]!));
+    await applyMany(repo, 'after', 1, 2);
+    // the records of the packs gc removed are gone; the last transaction's pack is left, alone
+    expect(recorded(dir)).toHaveLength(1);
+    expect(packs(dir)).toEqual([...gcPacks, `${recorded(dir)[0]}.pack`].sort());
+    expect(readFileSync(path.join(packDir(dir), gcPacks[0]!)).equals(gcBytes)).toBe(true);
+    expectTidy(dir);
+    expectFsckClean(dir);
+  });
+
   for (const point of FOLD_CRASH_POINTS) {
     it(`a fold killed at ${point} leaves every object readable, and the next fold clears up`, async () => {
       const dir = makeRepo('basic');
