@@ -15,7 +15,8 @@
 // patch creates two files, not one per object in up to 256 new directories, and loose objects
 // never pile up towards git's `gc.auto` (git samples objects/17 and collects above gc.auto/256
 // objects there). Measured alternating both ways, a pack cost no more than loose objects even
-// for a 1-file patch (whose dozen loose objects each needed a directory, and a second name, below). The packs are folded together now and then (pack-fold.ts), so that they do not pile up
+// for a 1-file patch (whose dozen loose objects each needed a directory, and a second name,
+// below). The packs are folded together now and then (pack-fold.ts), so that they do not pile up
 // towards `gc.autoPackLimit` either.
 //
 // New objects are unreachable until a ref points at them, and `git gc --prune=now` (`git prune
