@@ -180,7 +180,7 @@ export function removeDeadJournalTemps(dir: string): void {
 /** The directory of `journal`, where its lock witnesses and recovery claims are kept too. */
 const dirOf = (repo: Repository, journal: Journal): string => path.dirname(journalFileOf(repo, journal));
 
-/** Where `journal`'s run keeps a second name of each loose object it wrote (see restoreHeld). */
+/** Where `journal`'s run, of an earlier version, kept a second name of each loose object it wrote (see restoreHeld). */
 export function heldObjectsDir(repo: Repository, journal: Journal): string {
   return path.join(dirOf(repo, journal), `objects-${transactionId(journal)}`);
 }

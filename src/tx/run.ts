@@ -2,12 +2,13 @@
 //   1. create the journal (state "prepared"): from here an interrupted run is cleaned up
 //   2. take index.lock (checkout mode): nobody following git's protocol changes the index now
 //   3. prepare: read the touched paths, validate, write blobs/trees/commit (unreachable until 5);
-//      they are held in memory and written together, with the note's objects, as one pack or as
-//      loose objects (git/objects/store.ts decides), once everything has been validated
+//      they are held in memory and written together, with the note's objects, as one pack (kept
+//      by a .keep file until the refs hold it: git/objects/store.ts), once everything is validated
 //   4. journal state "published", naming the new commit and the paths to sync
 //   5. look again at the touched paths of the checkout (refusing if any changed since they were
 //      read: as-read.ts), then compare-and-swap the ref (the commit point)
-//   6. attach the note, then bring working tree and index in line, then drop the journal
+//   6. attach the note, then bring working tree and index in line, then drop the journal; last,
+//      once in a while, fold patchtx's own packs into one (git/objects/pack-fold.ts)
 // Before 5 the repository is at the old state; after 5 it is at the new one, and an interrupted
 // step 6 is finished by the next patchtx command (see recover.ts).
 import { randomBytes } from 'node:crypto';
@@ -16,8 +17,8 @@ import { lockIndex, type IndexLock } from '../git/index/lock.js';
 import { indexPathOf } from '../git/index/read.js';
 import type { Identity } from '../git/objects/model/identity.js';
 import { addNote, attachToNotes, writeNoteCommit } from '../git/refs/notes.js';
-import { waitWhileGcRuns } from '../git/objects/gc-running.js';
-import { releaseHeld, removeKeeps } from '../git/objects/store.js';
+import { removeKeeps } from '../git/objects/store.js';
+import { foldOwnPacks, type FoldOwner } from '../git/objects/pack-fold.js';
 import { packedRefsLockFile, packedRefsTimeout } from '../git/refs/packed-refs.js';
 import { DELETED_REF, readHead, readRef, refLockFile, updateRef } from '../git/refs/refs.js';
 import type { TreeEdit } from '../git/objects/tree-edit.js';
@@ -25,8 +26,8 @@ import { changedSinceRead, changedWhileRunning, type AsRead } from './as-read.js
 import { crashPoint } from './crash.js';
 import { mark } from '../timing.js';
 import { checkInterrupted, enterTransaction, leaveTransaction, passCommitPoint } from './interrupt.js';
-import { createJournal, heldObjectsDir, keepText, lockWitness, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
-import { markOfThisProcess, markText } from './liveness.js';
+import { createJournal, keepText, lockWitness, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
+import { markOfThisProcess, markText, parseMark, processAlive } from './liveness.js';
 import { asReadOnly, checkGitDirWritable } from './read-only.js';
 import { updateRedoStack } from './redo-stack.js';
 import type { Session } from './session.js';
@@ -168,7 +169,7 @@ async function runSteps(
       noteWritten = { commit, parent: tip };
     }
     if (prepared.newOid === null && !prepared.savedWithoutCommit) session.store.discardBatch();
-    else await session.store.flushBatch(keepText(journal), heldObjectsDir(repo, journal));
+    else await session.store.flushBatch(keepText(journal));
     mark('objects: write');
     // the objects may have taken the room the working tree needs (the same file system, often)
     if (lock && (prepared.newOid !== null || prepared.syncWithoutCommit)) checkCheckoutRoom(session, prepared.targets, prepared.contents);
@@ -197,7 +198,7 @@ async function runSteps(
         left = await syncCheckout(session, lock, prepared.targets, prepared.contents, { live: liveOf(prepared) });
       }
       await lock?.release();
-      await settleObjects(session, journal);
+      await session.store.releaseKept();
       removeJournal(repo, journal);
       return { prepared, published: false, warnings: leftAsItIs(left, target.ref) };
     }
@@ -246,7 +247,6 @@ async function runSteps(
     session.store.discardBatch();
     await lock?.release().catch(() => undefined);
     await session.store.releaseKept().catch(() => undefined);
-    releaseHeld(heldObjectsDir(repo, journal));
     removeJournal(repo, journal);
     throw e;
   }
@@ -266,18 +266,26 @@ async function runSteps(
   }
 }
 
-/** how long a run waits for a git gc running next to it to end before it checks its objects */
-const GC_WAIT_MS = 30_000;
+/** This process, as a fold names it in its lock and .keep file: `pid=<pid> <mark>` (liveness.ts). */
+const foldOwner = (): FoldOwner => ({
+  text: `pid=${process.pid} ${markText(markOfThisProcess())}`,
+  gone: (text) => {
+    const m = /^pid=(\d+)(?: (.*))?$/.exec(text);
+    return m !== null && !processAlive(Number(m[1]), parseMark(m[2]));
+  },
+});
 
 /**
- * Once the refs point at the run's objects (see src/git/objects/store.ts): a git gc running meanwhile
- * may have pruned its loose objects before the refs held them. Waits for it to end, then writes
- * again whatever it took, and releases the run's pack.
+ * Folds patchtx's own packs together once they are many (git/objects/pack-fold.ts). Housekeeping
+ * after the run is over: should it fail, more packs are left than needed (git gc takes them in)
+ * and no object is lost, so the run's result stands as it is.
  */
-async function settleObjects(session: Session, journal: Journal): Promise<void> {
-  if (session.store.holdsLooseBatch()) await waitWhileGcRuns(session.repo.commonDir, GC_WAIT_MS);
-  await session.store.settleBatch();
-  releaseHeld(heldObjectsDir(session.repo, journal));
+async function foldPacks(session: Session): Promise<void> {
+  try {
+    await foldOwnPacks(session.store, foldOwner());
+  } catch {
+    // see above
+  }
 }
 
 /** Refuses when turning a directory into a file would remove files the transaction does not own
@@ -378,9 +386,12 @@ export async function finishPublished(
     const left = await syncCheckout(session, lock, targets, contents, { leave, checkoutForm, failed: opts.recovering ? failed : undefined, live: opts.live });
     warnings.push(...leftAsItIs(left, journal.ref));
   }
-  await settleObjects(session, journal);
+  // the refs hold the run's objects now: its pack needs no .keep file any more
+  await session.store.releaseKept();
   if (opts.recovering) await removeKeeps(session.store.objectsDir, keepText(journal));
   removeJournal(session.repo, journal);
   mark('settle and journal');
+  await foldPacks(session);
+  mark('fold packs');
   return warnings;
 }

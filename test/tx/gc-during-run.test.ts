@@ -2,8 +2,8 @@
 // objects and moving the branch to them: the objects are unreachable at that moment, so git would
 // delete them, and the branch would then point at a commit that no longer exists (every later git
 // command fails on it). Git's own commands take that risk (its manual warns against pruning "now"
-// next to writers); patchtx must not: its loose objects are dated ahead until the ref holds them,
-// and its pack is kept by a .keep file, as git's receive-pack keeps an incoming pack.
+// next to writers); patchtx must not: a transaction's objects, however few, are one pack, kept by
+// a .keep file until the ref holds them, as git's receive-pack keeps an incoming pack.
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,7 +46,7 @@ function manyFiles(n: number): string {
 const keepFiles = (dir: string): string[] => readdirSync(path.join(dir, '.git', 'objects', 'pack')).filter((f) => f.endsWith('.keep'));
 
 describe('git gc --prune=now between a run writing its objects and moving the branch', () => {
-  it('keeps loose objects (a small patch)', async () => {
+  it('keeps the objects of a small patch', async () => {
     const dir = makeRepo('basic');
     await applyAcrossGc(dir, '*** Begin Patch\n*** Add File: new.txt\n+made across a gc\n*** End Patch\n');
     expect(git(dir, 'cat-file', 'blob', 'HEAD:new.txt')).toBe('made across a gc\n');
@@ -86,8 +86,8 @@ describe('git gc --prune=now between a run writing its objects and moving the br
   // a run killed between writing its objects and finishing: until recovery, nothing refers to
   // its objects but its journal, and a prune run meanwhile must not take them
   for (const [size, patch] of [
-    ['a small patch (loose objects)', '*** Begin Patch\n*** Add File: new.txt\n+made before a crash\n*** End Patch\n'],
-    ['a patch of many files (a pack)', manyFiles(20)],
+    ['a small patch', '*** Begin Patch\n*** Add File: new.txt\n+made before a crash\n*** End Patch\n'],
+    ['a patch of many files', manyFiles(20)],
   ] as const) {
     for (const point of ['after-objects', 'after-ref']) {
       it(`${size} killed ${point}, then git gc --prune=now: recovery ends sound`, async () => {

@@ -69,6 +69,23 @@ function lowerBound(index: LoadedIndex, id: Buffer): number {
   return lo;
 }
 
+/**
+ * Every object a version-2 index lists (id, CRC32, offset in the pack), and the checksum of the
+ * pack it describes; null for a version-1 index (it has no CRC32s) or one that does not parse.
+ */
+export function indexEntries(data: Buffer): { entries: { id: Buffer; crc: number; offset: number }[]; packChecksum: Buffer } | null {
+  const index = loadIndex('', data);
+  if (!index || index.stride !== 20) return null;
+  const crcAt = index.idsAt + index.count * 20;
+  if (data.length < crcAt + index.count * 8 + 40) return null;
+  const entries = [];
+  for (let i = 0; i < index.count; i++) {
+    const at = index.idsAt + i * 20;
+    entries.push({ id: data.subarray(at, at + 20), crc: data.readUInt32BE(crcAt + i * 4), offset: packOffset(index, i) });
+  }
+  return { entries, packChecksum: data.subarray(data.length - 40, data.length - 20) };
+}
+
 export class PackIndexSet {
   private loaded: Promise<LoadedIndex[]> | null = null;
   /** packs never change under a given name, so a re-scan only reads indexes it has not seen */

@@ -72,14 +72,27 @@ async function compressAll(objects: readonly PackInput[], level: number): Promis
   return out;
 }
 
-export async function buildPack(objects: readonly PackInput[], level = -1): Promise<PackFiles> {
-  const ordered = [...objects].sort((a, b) => TYPE_ORDER[a.type] - TYPE_ORDER[b.type]);
+/** The 12 bytes a pack of `count` objects starts with. */
+export function packHeader(count: number): Buffer {
   const head = Buffer.alloc(12);
   head.write('PACK', 0, 'latin1');
   head.writeUInt32BE(2, 4);
-  head.writeUInt32BE(ordered.length, 8);
+  head.writeUInt32BE(count, 8);
+  return head;
+}
+
+/** An object of a pack, as its index lists it: id, CRC32 of its entry's bytes, offset in the pack. */
+export interface IndexEntry {
+  id: Buffer;
+  offset: number;
+  crc: number;
+}
+
+export async function buildPack(objects: readonly PackInput[], level = -1): Promise<PackFiles> {
+  const ordered = [...objects].sort((a, b) => TYPE_ORDER[a.type] - TYPE_ORDER[b.type]);
+  const head = packHeader(ordered.length);
   const parts: Buffer[] = [head];
-  const entries: { id: Buffer; offset: number; crc: number }[] = [];
+  const entries: IndexEntry[] = [];
   let offset = head.length;
   const compressed = await compressAll(ordered, level);
   for (const [i, o] of ordered.entries()) {
@@ -96,7 +109,8 @@ export async function buildPack(objects: readonly PackInput[], level = -1): Prom
   return { checksum: packChecksum.toString('hex'), pack: parts, index: buildIndex(entries, packChecksum) };
 }
 
-function buildIndex(entries: { id: Buffer; offset: number; crc: number }[], packChecksum: Buffer): Buffer {
+/** The version-2 index of a pack whose objects are `entries` and whose checksum is `packChecksum`. */
+export function buildIndex(entries: readonly IndexEntry[], packChecksum: Buffer): Buffer {
   const sorted = [...entries].sort((a, b) => a.id.compare(b.id));
   const n = sorted.length;
   const large = sorted.filter((e) => e.offset >= 0x80000000);

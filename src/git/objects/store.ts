@@ -8,13 +8,16 @@
 // against its id.
 //
 // Writes never touch existing objects, and an object that already exists (loose or packed) is not
-// written again. A new object is written loose (zlib-deflated "<type> <size>\0<content>") to a
-// temporary file in objects/xx/ and renamed into place, so readers never see half an object. Inside
-// a batch (a transaction's prepare step) objects are held in memory until flushBatch(): a batch of
-// PACK_THRESHOLD objects or more is written as one pack and its index instead (as git keeps a
-// received pack of transfer.unpackLimit objects or more), so a patch touching hundreds of files
-// creates two files, not hundreds of files in up to 256 new directories; a small batch stays loose,
-// so that many small transactions do not pile up packs.
+// written again. Outside a transaction a new object is written loose (zlib-deflated
+// "<type> <size>\0<content>") to a temporary file in objects/xx/ and renamed into place, so readers
+// never see half an object. Inside a batch (a transaction's prepare step) objects are held in
+// memory until flushBatch(), which writes them all as one pack and its index, however few: a
+// patch creates two files, not one per object in up to 256 new directories, and loose objects
+// never pile up towards git's `gc.auto` (git samples objects/17 and collects above gc.auto/256
+// objects there). Measured alternating both ways, a pack cost no more than loose objects even
+// for a 1-file patch (whose dozen loose objects each needed a directory, and a second name,
+// below). The packs are folded together now and then (pack-fold.ts), so that they do not pile up
+// towards `gc.autoPackLimit` either.
 //
 // New objects are unreachable until a ref points at them, and `git gc --prune=now` (`git prune
 // --expire=now`, `git repack -a -d`) run in that moment deletes them: the branch would then move to
@@ -22,13 +25,10 @@
 // whoever prunes "now" next to a writer; patchtx narrows it. A repack drops unreachable objects
 // from every pack it did not find kept, so a batch's pack has a .keep file until the transaction's
 // refs point at it (as git's receive-pack keeps an incoming pack until its refs are updated); a
-// crashed run's is removed by recovery, found by its text (removeKeeps). Loose objects cannot be
-// kept from a prune that way ("now" prunes whatever is unreachable, however new), so the batch's
-// loose objects stay in memory until the refs point at them, and settleBatch() writes again any
-// that a prune took meanwhile (the transaction first waits for a running git gc to end). Should
-// the run die before that, each also has a second name (a hard link) in a directory of the
-// transaction's that no prune looks in, from which recovery puts back what was pruned
-// (restoreHeld) before it finishes the run.
+// crashed run's is removed by recovery, found by its text (removeKeeps). Runs of earlier versions
+// wrote small batches loose, with a second name (a hard link) for each object in a directory of
+// the transaction's that no prune looks in: recovery still puts back from there what a prune took
+// (restoreHeld) before it finishes such a run.
 import * as fs from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from '../fs/fsx.js';
 import { shouldFsync, shouldFsyncTransactionPack } from '../repo/fsync-policy.js';
@@ -55,6 +55,7 @@ import {
 import { DeltaBaseCache, PackFile } from './pack-file.js';
 import { PackIndexSet } from './pack-index.js';
 import { buildPack } from './pack-write.js';
+import { recordOwnPack } from './own-packs.js';
 import type { GitConfig } from '../repo/config.js';
 import type { Repository } from '../repo/repository.js';
 
@@ -104,12 +105,10 @@ export function looseCompression(config: GitConfig): number {
 }
 
 const OID = /^[0-9a-f]{40}$/;
-/** a batch of at least this many new objects is written as a pack (see the top of this file) */
-export const PACK_THRESHOLD = 16;
 /** how often a write is tried when its directory or temporary file vanished under it (see writeLoose) */
 const WRITE_ATTEMPTS = 5;
 const OBJECT_TYPES: ReadonlySet<string> = new Set(['blob', 'tree', 'commit', 'tag']);
-/** Removes the directory of held objects (flushBatch's `holdDir`) once the refs hold them, or none will. */
+/** Removes a directory of held loose objects (see restoreHeld) once the refs hold them, or none will. */
 export function releaseHeld(dir: string): void {
   fs.rmSync(dir, { recursive: true, force: true });
 }
@@ -169,10 +168,8 @@ export class ObjectStore {
   private readonly openPacks = new Map<string, PackFile>();
   /** objects written since beginBatch(), not yet on disk */
   private staged: Map<string, RawObject> | null = null;
-  /** .keep files of the packs flushBatch wrote, until settleBatch() or releaseKept() */
+  /** .keep files of the packs flushBatch wrote, until releaseKept() */
   private readonly kept: string[] = [];
-  /** the loose objects flushBatch wrote or found, until settleBatch() or releaseKept() */
-  private unsettled = new Map<string, RawObject>();
 
   constructor(repo: Repository, options: ObjectStoreOptions = {}) {
     this.repo = repo;
@@ -199,6 +196,11 @@ export class ObjectStore {
       `${what} is not in this partial clone: its promisor remote '${this.promisor}' has it; fetch it with 'git fetch ${this.promisor} ${oid}', then run the command again`,
       { oid, remote: this.promisor, ...(path === undefined ? {} : { path }) },
     );
+  }
+
+  /** Looks at the packs directory again on the next read (packs were added or removed). */
+  packsChanged(): void {
+    this.packs.refresh();
   }
 
   /** Closes the pack files this store opened; it opens them again if used afterwards. */
@@ -403,46 +405,21 @@ export class ObjectStore {
   }
 
   /**
-   * Writes the objects held since beginBatch(): as one pack when there are enough of them, else
-   * loose. The pack is kept from a concurrent repack by a .keep file holding `keep` (a text naming
-   * the transaction) until releaseKept().
+   * Writes the objects held since beginBatch() as one pack. It is kept from a concurrent repack by
+   * a .keep file holding `keep` (a text naming the transaction) until releaseKept(), and recorded
+   * as patchtx's own (own-packs.ts) before it becomes visible, so that a fold may take it in later.
    */
-  async flushBatch(keep: string, holdDir: string): Promise<void> {
+  async flushBatch(keep: string): Promise<void> {
     const staged = this.staged;
     this.staged = null;
     if (!staged || staged.size === 0) return;
-    if (staged.size >= PACK_THRESHOLD) {
-      await this.writePack(staged, keep);
-    } else {
-      await mkdir(holdDir, { recursive: true }).catch((e: unknown) => {
-        throw fsError(e, 'create', holdDir);
-      });
-      for (const [oid, o] of staged) {
-        if (!(await this.hasObject(oid))) await this.writeLoose(oid, o.type, o.content);
-        // one found loose (an earlier run's, say) may be as unreachable as a new one
-        await this.hold(oid, o, holdDir);
-      }
-      this.unsettled = staged;
-    }
-  }
-
-  /** A second name for the loose object `oid` in `dir`, where no prune looks (see restoreHeld). */
-  private async hold(oid: string, o: RawObject, dir: string): Promise<void> {
-    const file = path.join(dir, oid);
-    try {
-      fs.linkSync(this.loosePath(oid), file);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') return;
-      // packed, pruned this instant, or a file system without hard links: a copy of its own
-      await this.writeLooseFile(file, oid, o.type, o.content);
-    }
+    await this.writePack(staged, keep);
   }
 
   /**
-   * Puts back the loose objects held in `dir` (flushBatch) that are no longer in the repository:
-   * for a run that died before its refs held them, a prune may have taken them since. Returns how
-   * many were put back.
+   * Puts back the loose objects held in `dir` that are no longer in the repository: for a run of an
+   * earlier version (see the top of this file) that died before its refs held them, a prune may
+   * have taken them since. Returns how many were put back.
    */
   async restoreHeld(dir: string): Promise<number> {
     let names: string[];
@@ -475,23 +452,6 @@ export class ObjectStore {
     return restored;
   }
 
-  /** True when the last batch was written loose (see settleBatch). */
-  holdsLooseBatch(): boolean {
-    return this.unsettled.size > 0;
-  }
-
-  /**
-   * Once refs point at the last batch's objects: writes again any of its loose objects that a
-   * prune removed before the refs did (see the top of this file), and releases its pack.
-   */
-  async settleBatch(): Promise<void> {
-    const loose = this.unsettled;
-    this.unsettled = new Map();
-    const packsNow = { read: false };
-    for (const [oid, o] of loose) if (!(await this.stillStored(oid, packsNow))) await this.writeLoose(oid, o.type, o.content);
-    await this.releaseKept();
-  }
-
   /**
    * Whether `oid` is on disk now, loose or packed, whatever this store knew of it (a prune may
    * have taken it since). A repack may have moved it into a new pack, so the packs are looked at
@@ -511,7 +471,6 @@ export class ObjectStore {
 
   /** Removes the .keep files of the packs flushBatch wrote (the refs do not need them, or hold them). */
   async releaseKept(): Promise<void> {
-    this.unsettled = new Map();
     for (const file of this.kept.splice(0)) await rm(file, { force: true });
   }
 
@@ -544,6 +503,8 @@ export class ObjectStore {
       throw fsError(e, 'write pack', keepFile, { pack: checksum });
     });
     this.kept.push(keepFile);
+    // after the .keep file (a fold passes over a kept pack) and before the pack itself
+    await recordOwnPack(this.repo.commonDir, checksum);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.writePackFiles(files);

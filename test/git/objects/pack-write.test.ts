@@ -1,6 +1,6 @@
 // Writing a transaction's objects as one pack: git must read every object from it, accept the
 // pack and its index (`git verify-pack`, `git fsck --strict`), and patchtx's own reader must find
-// them again; small batches stay loose.
+// them again, for a batch of one object as for many.
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { GitConfig } from '../../../src/git/repo/config.js';
 import { FileHandle } from '../../../src/git/fs/fsx.js';
 import { fsyncPolicy } from '../../../src/git/repo/fsync-policy.js';
 import { hashObject, type ObjectType } from '../../../src/git/objects/hash.js';
-import { ObjectStore, PACK_THRESHOLD } from '../../../src/git/objects/store.js';
+import { ObjectStore } from '../../../src/git/objects/store.js';
 import { DeltaBaseCache, PackFile } from '../../../src/git/objects/pack-file.js';
 import { buildPack } from '../../../src/git/objects/pack-write.js';
 import { cleanupRepos, git, gitTry, makeRepo } from '../../helpers/repos.js';
@@ -44,18 +44,18 @@ describe('buildPack', () => {
 });
 
 describe('ObjectStore batches', () => {
-  it(`writes a batch of ${PACK_THRESHOLD} or more objects as one pack that git and patchtx read`, async () => {
+  it('writes a batch of objects as one pack that git and patchtx read', async () => {
     const { dir, store } = await open('basic');
     const packsBefore = packsOf(dir);
     const looseBefore = looseDirsOf(dir).length;
     store.beginBatch();
-    const contents = blobs(PACK_THRESHOLD + 4, 'batch');
+    const contents = blobs(20, 'batch');
     const oids = [];
     for (const c of contents) oids.push(await store.writeBlob(c));
     const tree = await store.writeTree(oids.map((oid, i) => ({ mode: '100644' as const, name: `f${i}.txt`, oid })));
     // readable before the flush, from memory
     expect(Buffer.from(await store.readBlob(oids[3]!))).toEqual(contents[3]);
-    await store.flushBatch('patchtx test', path.join(dir, '..', 'held'));
+    await store.flushBatch('patchtx test');
     const added = packsOf(dir).filter((n) => !packsBefore.includes(n));
     expect(added.filter((n) => n.endsWith('.pack'))).toHaveLength(1);
     expect(added.filter((n) => n.endsWith('.idx'))).toHaveLength(1);
@@ -79,8 +79,8 @@ describe('ObjectStore batches', () => {
         store.repo.fsync = fsyncPolicy(GitConfig.fromText(configText));
         sync.mockClear();
         store.beginBatch();
-        for (const c of blobs(PACK_THRESHOLD, tag)) await store.writeBlob(c);
-        await store.flushBatch('patchtx test', path.join(store.objectsDir, '..', 'held-test'));
+        for (const c of blobs(16, tag)) await store.writeBlob(c);
+        await store.flushBatch('patchtx test');
         return sync.mock.calls.length;
       };
       expect(await flush('', 'default')).toBe(0);
@@ -97,14 +97,17 @@ describe('ObjectStore batches', () => {
     }
   });
 
-  it('writes a small batch as loose objects, and nothing for a discarded one', async () => {
+  it('writes a batch of one object as a pack too (no loose object), and nothing for a discarded one', async () => {
     const { dir, store } = await open('basic');
     const packsBefore = packsOf(dir);
+    const looseBefore = git(dir, 'count-objects', '-v').match(/^count: (\d+)$/m)![1];
     store.beginBatch();
     const oid = await store.writeBlob(Buffer.from('one small object\n'));
-    await store.flushBatch('patchtx test', path.join(dir, '..', 'held'));
-    expect(packsOf(dir)).toEqual(packsBefore);
+    await store.flushBatch('patchtx test');
+    expect(packsOf(dir).filter((n) => !packsBefore.includes(n) && n.endsWith('.pack'))).toHaveLength(1);
+    expect(git(dir, 'count-objects', '-v').match(/^count: (\d+)$/m)![1]).toBe(looseBefore);
     expect(git(dir, 'cat-file', '-t', oid).trim()).toBe('blob');
+    await store.releaseKept();
     store.beginBatch();
     const dropped = await store.writeBlob(Buffer.from('never written\n'));
     store.discardBatch();
