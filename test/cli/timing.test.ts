@@ -35,6 +35,7 @@ const PHASES = [
   'working tree',
   'index',
   'settle and journal',
+  'fold packs',
   'result',
 ];
 
