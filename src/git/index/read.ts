@@ -8,6 +8,20 @@ import type { Repository } from '../repo/repository.js';
 import { timestampOfNs } from './entry.js';
 import { parseIndex, type GitIndex } from './format.js';
 
+/** What identifies the file each index was read from (see indexIdentity). */
+const identities = new WeakMap<GitIndex, string>();
+
+/**
+ * The file an index was read from, as one string: its size, mtime, inode and device, and its
+ * trailing checksum. Two reads with the same identity saw the same index (the checksum covers
+ * the content; the stat data covers an index written with index.skipHash, whose trailer is zero,
+ * and the mtime is the timestamp racy-git checks compare with). null for an index not read by
+ * readIndex.
+ */
+export function indexIdentity(index: GitIndex): string | null {
+  return identities.get(index) ?? null;
+}
+
 export function indexPathOf(repo: Repository): string {
   return path.join(repo.gitdir, 'index');
 }
@@ -26,7 +40,10 @@ export async function readIndex(repo: Repository): Promise<GitIndex | null> {
     // the timestamp and the bytes come from the same open file, so they describe the same index
     const st = await handle.stat({ bigint: true });
     const bytes = await handle.readKnownSize(Number(st.size));
-    return parseIndex(bytes, file, timestampOfNs(st.mtimeNs));
+    const index = parseIndex(bytes, file, timestampOfNs(st.mtimeNs));
+    const trailer = bytes.length >= 20 ? bytes.toString('hex', bytes.length - 20) : '';
+    identities.set(index, `${st.size}:${st.mtimeNs}:${st.ino}:${st.dev}:${trailer}`);
+    return index;
   } catch (e) {
     throw fsError(e, 'read', file);
   } finally {
