@@ -265,8 +265,10 @@ async function build(
   noteText: string,
   trailers: Trailer[],
   ahead?: Ahead,
+  /** check: where objects are "written" (ids computed, nothing stored) */
+  dryStore?: DryRunObjectStore,
 ): Promise<Built> {
-  const store = opts.check ? new DryRunObjectStore(session.repo) : session.store;
+  const store = dryStore ?? session.store;
   const touched = touchedPaths(patch);
   // the paths as read before the lock, when nothing they were read from has changed since
   const reused = ahead?.witness && (await stillWitnessed(session, ahead.witness, target.baseTree, index)) ? ahead.loaded : undefined;
@@ -501,7 +503,12 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     let warnings: string[] = [];
     if (opts.check) {
       const index = target.worktree ? await readIndex(session.repo) : null;
-      built = await build(session, target, patch, opts, index, author, committer, pid, noteText, trailers);
+      const dryStore = new DryRunObjectStore(session.repo);
+      try {
+        built = await build(session, target, patch, opts, index, author, committer, pid, noteText, trailers, undefined, dryStore);
+      } finally {
+        dryStore.close();
+      }
       // the same index clash check apply makes before it moves the ref
       if (index && built.commit !== null) {
         validateIndexUpdates(index, indexUpdatesOf(built.prepared.targets));
