@@ -75,8 +75,8 @@ export interface ObjectStoreOptions {
   treeCacheBytes?: number;
 }
 
-/** What the parsed trees a store keeps may hold at most: the trees of a few large checkouts. */
-export const TREE_CACHE_BYTES = 48 * 1024 * 1024;
+/** What the parsed trees a store keeps may hold at most: every tree of a checkout of some tens of thousands of files. */
+export const TREE_CACHE_BYTES = 16 * 1024 * 1024;
 
 /** Memory of a parsed tree, estimated: its bytes, and per entry the entry object, its name and id
  * strings, and its place in the index by name (treeIndex). */
