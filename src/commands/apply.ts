@@ -503,7 +503,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     let warnings: string[] = [];
     if (opts.check) {
       const index = target.worktree ? await readIndex(session.repo) : null;
-      const dryStore = new DryRunObjectStore(session.repo);
+      const dryStore = new DryRunObjectStore(session.store);
       try {
         built = await build(session, target, patch, opts, index, author, committer, pid, noteText, trailers, undefined, dryStore);
       } finally {

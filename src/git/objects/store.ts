@@ -59,6 +59,9 @@ import { buildPack } from './pack-write.js';
 import type { GitConfig } from '../repo/config.js';
 import type { Repository } from '../repo/repository.js';
 
+/** A tree's entries by entryKey (see ObjectStore.treeIndex): shared, so read-only. */
+export type ParsedTreeIndex = ReadonlyMap<string, Readonly<TreeEntry>>;
+
 export interface RawObject {
   type: ObjectType;
   content: Uint8Array;
