@@ -207,6 +207,21 @@ describe('a repository object kept between calls sees what changed in between', 
     expectFsckClean(dir);
   });
 
+  it('calls that overlap on one object each see the repository as it is, and keep no store open but one', async () => {
+    const dir = makeRepo('packed');
+    const repo = await open(dir);
+    const [applied, checked, logged] = await Promise.all([repo.apply(UPDATE_README), repo.check(MATH_OLD), repo.log()]);
+    expect(rev(dir)).toBe(applied.commit);
+    expect(checked.wouldCommit).not.toBeNull();
+    expect(logged.length).toBeLessThanOrEqual(1);
+    expect(openPacks(dir).length).toBeLessThanOrEqual(1);
+    // and the next call, on the kept store, builds on the commit
+    const r = await repo.apply(MATH_OLD);
+    expect(r.parent).toBe(applied.commit);
+    expect(git(dir, 'show', `${r.commit}:README.md`)).toBe('# Sample, edited\n\nA small repository for patchtx tests.\n');
+    expectFsckClean(dir);
+  });
+
   it('close() releases what was kept; the object still works afterwards', async () => {
     const dir = makeRepo('packed');
     const repo = await open(dir);
