@@ -191,6 +191,31 @@ describe('a repository object kept between calls sees what changed in between', 
     expect(git(dir, 'log', '-1', '--format=%an|%cn').trim()).toBe('Someone Else|Someone Else');
   });
 
+  it('a change in a config file included by the repository config (the config itself unchanged): the next commit has it', async () => {
+    const dir = makeRepo('basic');
+    const repo = await open(dir);
+    writeFileSync(path.join(dir, '.git', 'identity.cfg'), '[user]\n\tname = Included One\n');
+    git(dir, 'config', 'include.path', 'identity.cfg');
+    expect((await repo.apply(UPDATE_README)).author.name).toBe('Included One');
+    const config = readFileSync(path.join(dir, '.git', 'config'));
+    writeFileSync(path.join(dir, '.git', 'identity.cfg'), '[user]\n\tname = Included Two\n');
+    expect(readFileSync(path.join(dir, '.git', 'config'))).toEqual(config);
+    const r = await repo.apply(MATH_OLD);
+    expect(r.author.name).toBe('Included Two');
+    expect(git(dir, 'log', '-1', '--format=%an').trim()).toBe('Included Two');
+  });
+
+  it('an info/attributes change (eol=crlf): the next file is written as git checks it out', async () => {
+    const dir = makeRepo('basic');
+    const repo = await open(dir);
+    await repo.apply(v4a('*** Add File: before.txt', '+one', '+two'));
+    writeFileSync(path.join(dir, '.git', 'info', 'attributes'), '/*.txt eol=crlf\n');
+    const r = await repo.apply(v4a('*** Add File: after.txt', '+one', '+two'));
+    expect(read(dir, 'after.txt').toString()).toBe('one\r\ntwo\r\n');
+    expect(git(dir, 'cat-file', 'blob', `${r.commit}:after.txt`)).toBe('one\ntwo\n');
+    expect(status(dir)).toBe('');
+  });
+
   it('a run of another process interrupted in between: the next call recovers it first', async () => {
     const dir = makeRepo('basic');
     const repo = await open(dir);
