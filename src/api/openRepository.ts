@@ -2,9 +2,11 @@
 // way the CLI does (a checkout or any directory in it, a bare repository, a linked worktree) and
 // returns an object whose methods are the commands: apply, check, undo, redo, log, show, recover,
 // and begin (a transaction of several steps landed as one commit).
-// Each call opens the repository afresh, exactly as one run of the CLI does, so nothing read
-// before can be stale; each returns the object the CLI prints with --json, or throws a
-// PatchtxError of the kind the CLI maps to its exit code.
+// The object keeps what it has read between its calls (the configuration, the parsed index, pack
+// indexes and open packs, trees) and checks all of it cheaply before each call (tx/warm.ts), so
+// that a change made meanwhile by git, the user or another process is always seen; close()
+// releases the open pack files and what was kept. Each call returns the object the CLI prints
+// with --json, or throws a PatchtxError of the kind the CLI maps to its exit code.
 import path from 'node:path';
 import type { ApplyJson, LogEntryJson, RecoverJson, UndoJson } from '../commands/results.js';
 import { openRepository as discover } from '../git/repo/discover.js';
@@ -18,6 +20,7 @@ import { recover } from './recover.js';
 import { redo, type RedoOptions } from './redo.js';
 import { show } from './show.js';
 import { undo, type UndoOptions } from './undo.js';
+import { WarmRepository } from '../tx/warm.js';
 
 export interface OpenRepositoryOptions {
   /** a directory of the repository: its working tree or any directory in it, a bare repository, a linked worktree */
@@ -40,6 +43,11 @@ export interface Repository {
   recover(): Promise<RecoverJson>;
   /** a transaction of several steps, each seeing the ones before, landed by commit() as one commit */
   begin(options?: BeginOptions): Promise<Transaction>;
+  /**
+   * Releases the open pack files and everything kept between calls. The object stays usable: a
+   * later call reads what it needs again. A call running meanwhile keeps its own until it ends.
+   */
+  close(): void;
 }
 
 export async function openRepository(options: OpenRepositoryOptions): Promise<Repository> {
@@ -48,9 +56,11 @@ export async function openRepository(options: OpenRepositoryOptions): Promise<Re
     const got = typeof o.dir === 'string' ? 'an empty string' : describeValue(o.dir);
     throw usageError(`openRepository: options.dir must be a non-empty string (a directory of the repository), got ${got}`, { option: 'dir' });
   }
-  const place: Place = { dir: path.resolve(o.dir) };
+  const dir = path.resolve(o.dir);
   // found now, so that a directory outside any repository is an error here rather than at each call
-  const found = await settled(() => discover({ cwd: place.dir }));
+  const found = await settled(() => discover({ cwd: dir }));
+  const warm = new WarmRepository();
+  const place: Place = { dir, warm };
   return Object.freeze({
     dir: place.dir,
     gitdir: found.gitdir,
@@ -63,5 +73,6 @@ export async function openRepository(options: OpenRepositoryOptions): Promise<Re
     show: (commit: string) => show(place, commit),
     recover: () => recover(place),
     begin: (opts?: BeginOptions) => begin(place, opts),
+    close: () => warm.close(),
   });
 }

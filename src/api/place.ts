@@ -3,14 +3,18 @@
 // or a TypeError).
 import { toError } from '../commands/to-error.js';
 import type { SessionOptions } from '../tx/session.js';
+import type { WarmRepository } from '../tx/warm.js';
 
 export interface Place {
   /** the absolute directory the repository was opened from (discovery starts there each call) */
   readonly dir: string;
+  /** what the repository object keeps between its calls (see tx/warm.ts) */
+  readonly warm?: WarmRepository;
 }
 
-/** The session options of a call at `place`: discovery from its directory, as the CLI's from its own. */
-export const sessionAt = (place: Place): SessionOptions => ({ cwd: place.dir });
+/** The session options of a call at `place`: discovery from its directory, as the CLI's from its own,
+ * with what the repository object kept from its earlier calls. */
+export const sessionAt = (place: Place): SessionOptions => ({ cwd: place.dir, warm: place.warm });
 
 /** `fn`'s result, or what it threw as a PatchtxError. */
 export async function settled<T>(fn: () => Promise<T>): Promise<T> {

@@ -22,7 +22,7 @@ import { stampsOf } from '../tx/as-read.js';
 import { crashPoint } from '../tx/crash.js';
 import { DryRunObjectStore } from './dry-store.js';
 import { patchtxInfo } from '../tx/history.js';
-import { planAhead, planMadeAhead, type PlannedAhead } from './plan-ahead.js';
+import { planAhead, planMadeAhead, planOutcome, type PlannedAhead } from './plan-ahead.js';
 import { savedPathOf, savedRecordPath, savedSpec, writeSavedRecord, type SavedPath } from '../tx/saved.js';
 import { checkMessageOption, generatedMessage, parseTrailerOption, PATCH_ID_TRAILER, TREE_TRAILER } from '../tx/message.js';
 import { normalisePatch, patchId } from './patch-id.js';
@@ -30,7 +30,8 @@ import type { RecoveryReport } from '../tx/recover.js';
 import { NOTES_REF, runTransaction, type Prepared } from '../tx/run.js';
 import { checkCheckoutRoom, checkCheckoutWritable, indexUpdatesOf } from '../tx/sync.js';
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
-import { inspectPaths, loadTouched, type PathState } from '../tx/state.js';
+import { inspectPaths, loadTouched, type LoadedState, type PathState } from '../tx/state.js';
+import { stillWitnessed, witnessLoad, type LoadWitness } from '../tx/load-witness.js';
 import { committedForm, conversionsOfResult } from '../tx/conversions.js';
 import { offBase, resolveTarget, type Target, type TargetOptions } from '../tx/target.js';
 import { withPathHint } from './path-hint.js';
@@ -266,19 +267,26 @@ async function build(
   pid: string,
   noteText: string,
   trailers: Trailer[],
-  ahead?: PlannedAhead,
+  ahead?: Ahead,
+  /** check: where objects are "written" (ids computed, nothing stored) */
+  dryStore?: DryRunObjectStore,
 ): Promise<Built> {
-  const store = opts.check ? new DryRunObjectStore(session.repo) : session.store;
+  const store = dryStore ?? session.store;
   const touched = touchedPaths(patch);
-  const { states, overlay } = await loadTouched(session, target.baseTree, touched, {
-    worktree: target.worktree,
-    index,
-    dirty: opts.dirty ?? 'refuse',
-  });
+  // the paths as read before the lock, when nothing they were read from has changed since
+  const reused = ahead?.witness && (await stillWitnessed(session, ahead.witness, target.baseTree, index)) ? ahead.loaded : undefined;
+  if (!reused && ahead) crashPoint('touched-read-again');
+  const { states, overlay } =
+    reused ??
+    (await loadTouched(session, target.baseTree, touched, {
+      worktree: target.worktree,
+      index,
+      dirty: opts.dirty ?? 'refuse',
+    }));
   mark('load touched');
   let plan: Plan;
   try {
-    plan = (ahead && planMadeAhead(ahead, overlay)) ?? planPatch(patch, overlay, planOptions(opts));
+    plan = reused ? planOutcome(ahead!.plan) : ((ahead && planMadeAhead(ahead.plan, overlay)) ?? planPatch(patch, overlay, planOptions(opts)));
   } catch (e) {
     // a path that is not there: say what the caller probably meant
     throw await withPathHint(e, session, { tree: target.baseTree, cwd: opts.cwd ?? process.cwd(), pathPrefix: opts.pathPrefix });
@@ -351,16 +359,27 @@ function planOptions(opts: ApplyOptions): PlanOptions {
   return { strict: opts.strict, matchWork: opts.limits?.matchWork, dialect: opts.dialect };
 }
 
+/** What was read and planned before the lock was taken. */
+interface Ahead {
+  plan: PlannedAhead;
+  /** the touched paths as read then */
+  loaded: LoadedState;
+  /** what they were read from (null: the load is not to be reused) */
+  witness: LoadWitness | null;
+}
+
 /**
- * The plan made from the touched paths as they are before the lock is taken (see plan-ahead.ts);
- * undefined when they cannot be read that way (a dirty path, say): the run under the lock then
- * finds that again and reports it.
+ * The plan made from the touched paths as they are before the lock is taken (see plan-ahead.ts),
+ * and the load it was made from, which the run under the lock uses again when nothing it was read
+ * from has changed (load-witness.ts); undefined when they cannot be read that way (a dirty path,
+ * say): the run under the lock then finds that again and reports it.
  */
-async function planBeforeLock(session: Session, target: Target, patch: Patch, opts: ApplyOptions): Promise<PlannedAhead | undefined> {
+async function planBeforeLock(session: Session, target: Target, patch: Patch, opts: ApplyOptions): Promise<Ahead | undefined> {
   try {
     const index = target.worktree ? await readIndex(session.repo) : null;
-    const { overlay } = await loadTouched(session, target.baseTree, touchedPaths(patch), { worktree: target.worktree, index, dirty: opts.dirty ?? 'refuse' });
-    return planAhead(patch, overlay, planOptions(opts));
+    const loaded = await loadTouched(session, target.baseTree, touchedPaths(patch), { worktree: target.worktree, index, dirty: opts.dirty ?? 'refuse' });
+    const plan = planAhead(patch, loaded.overlay, planOptions(opts));
+    return { plan, loaded, witness: witnessLoad(session, target.baseTree, index, loaded) };
   } catch {
     return undefined;
   }
@@ -494,7 +513,12 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     let warnings: string[] = [];
     if (opts.check) {
       const index = target.worktree ? await readIndex(session.repo) : null;
-      built = await build(session, target, patch, opts, index, author, committer, pid, noteText, trailers);
+      const dryStore = new DryRunObjectStore(session.store);
+      try {
+        built = await build(session, target, patch, opts, index, author, committer, pid, noteText, trailers, undefined, dryStore);
+      } finally {
+        dryStore.close();
+      }
       // the same index clash check apply makes before it moves the ref
       if (index && built.commit !== null) {
         validateIndexUpdates(index, indexUpdatesOf(built.prepared.targets));

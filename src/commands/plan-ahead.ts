@@ -1,8 +1,10 @@
 // The plan is pure: the patch and what the touched paths hold in, new contents out. So it is made
 // before the journal and index.lock are taken, and however long a patch takes to place (up to its
-// match-work limit), git is not locked out meanwhile. Under the lock the touched paths are read
-// again, as the dirty checks require, and the plan made ahead is used when every answer it was
-// made from is still the same; otherwise it is made again from what the lock protects.
+// match-work limit), git is not locked out meanwhile. Under the lock, the load of the touched paths
+// and the plan are used as they are when nothing the load was read from has changed
+// (tx/load-witness.ts); otherwise the paths are read again, as the dirty checks require, and the
+// plan made ahead is used when every answer it was made from is still the same, else made again
+// from what the lock protects.
 import { sameBytes } from '../engine/content.js';
 import { planPatch } from '../engine/plan.js';
 import type { FileLookup, Plan, PlanOptions } from '../engine/types.js';
@@ -50,6 +52,11 @@ export function planMadeAhead(ahead: PlannedAhead, lookup: FileLookup): Plan | u
     if (before === undefined ? now !== undefined : now === undefined || !sameBytes(before, now)) return undefined;
   }
   for (const [p, was] of ahead.directories) if (lookup.isDirectory(p) !== was) return undefined;
+  return planOutcome(ahead);
+}
+
+/** The plan made ahead (throwing what planning threw), for the very lookup it was made from. */
+export function planOutcome(ahead: PlannedAhead): Plan {
   if ('error' in ahead.outcome) throw ahead.outcome.error;
   return ahead.outcome.plan;
 }

@@ -6,6 +6,7 @@
 import type { Limits } from '../patch/limits.js';
 import { watchRequests } from './drain.js';
 import { WriteQueue } from './queue.js';
+import { Repositories } from './repositories.js';
 import { toolSchemas } from './schemas.js';
 import { applyPatchTool, checkTool, logTool, showTool, undoTool, type ToolContext } from './tools.js';
 
@@ -28,7 +29,7 @@ function maxMessageBytes(limits: Partial<Limits> | undefined): number {
 /** Serves until standard input ends. */
 export async function serveMcp(options: McpServerOptions): Promise<void> {
   const { McpServer, StdioServerTransport, z } = await import('./sdk.js');
-  const ctx: ToolContext = { cwd: options.cwd, limits: options.limits, queue: new WriteQueue() };
+  const ctx: ToolContext = { cwd: options.cwd, limits: options.limits, queue: new WriteQueue(), repositories: new Repositories() };
   const schemas = toolSchemas(z);
   const server = new McpServer({ name: 'patchtx', version: options.version });
   const done = <T>(result: Promise<T>): Promise<T> => result.finally(() => options.afterCall?.());
@@ -104,4 +105,5 @@ export async function serveMcp(options: McpServerOptions): Promise<void> {
   // the requests read before the input ended are answered first
   await requests.drained();
   await server.close();
+  ctx.repositories.closeAll();
 }

@@ -1,13 +1,15 @@
-// The tools the server offers, each a call of the library (openRepository and its commands). Every
-// call opens the repository afresh, so a commit made with git between two calls is seen. Writes
+// The tools the server offers, each a call of the library (openRepository and its commands), on a
+// repository object kept for the session (repositories.ts), which checks what it keeps before every
+// call, so a commit made with git between two calls is seen. Writes
 // (apply_patch, undo, redo) go through the write queue of their repository and wait for another
 // process's lock rather than failing at once; check, log and show only read.
 import path from 'node:path';
-import { openRepository, type Repository } from '../api/openRepository.js';
+import type { Repository } from '../api/openRepository.js';
 import type { ApplyJson } from '../commands/results.js';
 import type { Limits } from '../patch/limits.js';
 import { withEnvelope } from './envelope.js';
 import { WriteQueue } from './queue.js';
+import type { Repositories } from './repositories.js';
 import { changeLines, settle, succeeded, warningLines, type ToolResult } from './results.js';
 
 /** Seconds a write waits for another process's transaction lock, as apply_patch does by default. */
@@ -18,6 +20,7 @@ export interface ToolContext {
   cwd: string;
   limits?: Partial<Limits>;
   queue: WriteQueue;
+  repositories: Repositories;
 }
 
 interface Place {
@@ -34,7 +37,7 @@ export interface PatchArgs extends Place {
   message?: string;
 }
 
-const open = (ctx: ToolContext, args: Place): Promise<Repository> => openRepository({ dir: path.resolve(ctx.cwd, args.repository ?? '.') });
+const open = (ctx: ToolContext, args: Place): Promise<Repository> => ctx.repositories.get(path.resolve(ctx.cwd, args.repository ?? '.'));
 
 /** A write, after the writes queued before it on the same repository. */
 async function write<T>(ctx: ToolContext, args: Place, fn: (repo: Repository) => Promise<T>): Promise<T> {

@@ -8,8 +8,39 @@ import type { Repository } from '../repo/repository.js';
 import { timestampOfNs } from './entry.js';
 import { parseIndex, type GitIndex } from './format.js';
 
+/** What identifies the file each index was read from (see indexIdentity). */
+const identities = new WeakMap<GitIndex, string>();
+
+/**
+ * The file an index was read from, as one string: its size, mtime, inode and device, and its
+ * trailing checksum. Two reads with the same identity saw the same index (the checksum covers
+ * the content; the stat data covers an index written with index.skipHash, whose trailer is zero,
+ * and the mtime is the timestamp racy-git checks compare with). null for an index not read by
+ * readIndex.
+ */
+export function indexIdentity(index: GitIndex): string | null {
+  return identities.get(index) ?? null;
+}
+
 export function indexPathOf(repo: Repository): string {
   return path.join(repo.gitdir, 'index');
+}
+
+/** The largest index a repository kept between commands holds on to (see IndexCache). */
+export const INDEX_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The last index read, kept by a repository open between commands (Repository.indexCache): a read
+ * of an index file with the same identity (indexIdentity) returns it instead of reading and parsing
+ * the file again. A parsed index is never changed, so it can be shared. One index at most, and none
+ * larger than INDEX_CACHE_MAX_BYTES.
+ */
+export class IndexCache {
+  entry: { identity: string; index: GitIndex } | null = null;
+
+  clear(): void {
+    this.entry = null;
+  }
 }
 
 /** Reads <gitdir>/index; null when the repository has no index file yet. */
@@ -25,8 +56,21 @@ export async function readIndex(repo: Repository): Promise<GitIndex | null> {
   try {
     // the timestamp and the bytes come from the same open file, so they describe the same index
     const st = await handle.stat({ bigint: true });
+    const stamp = `${st.size}:${st.mtimeNs}:${st.ino}:${st.dev}`;
+    const cache = repo.indexCache;
+    if (cache?.entry && st.size >= 20n) {
+      // git replaces the index by renaming a new file over it: the trailer of this open file and
+      // its stat data describe one and the same content
+      const trailer = Buffer.alloc(20);
+      const { bytesRead } = await handle.read(trailer, 0, 20, Number(st.size) - 20);
+      if (bytesRead === 20 && cache.entry.identity === `${stamp}:${trailer.toString('hex')}`) return cache.entry.index;
+    }
     const bytes = await handle.readKnownSize(Number(st.size));
-    return parseIndex(bytes, file, timestampOfNs(st.mtimeNs));
+    const index = parseIndex(bytes, file, timestampOfNs(st.mtimeNs));
+    const identity = `${stamp}:${bytes.length >= 20 ? bytes.toString('hex', bytes.length - 20) : ''}`;
+    identities.set(index, identity);
+    if (cache) cache.entry = bytes.length <= INDEX_CACHE_MAX_BYTES ? { identity, index } : null;
+    return index;
   } catch (e) {
     throw fsError(e, 'read', file);
   } finally {

@@ -103,6 +103,9 @@ export class PackIndexSet {
         return [];
       }
       const result: LoadedIndex[] = [];
+      // the indexes of packs gone since (a repack) are not kept
+      const present = new Set(names.map((n) => path.join(packDir, n)));
+      for (const file of this.byFile.keys()) if (!present.has(file)) this.byFile.delete(file);
       for (const name of names.sort()) {
         const file = path.join(packDir, name);
         let index = this.byFile.get(file) ?? null;

@@ -52,12 +52,16 @@ import {
   type ParsedTree,
   type TreeEntry,
 } from './model/tree.js';
+import { ByteCache } from './byte-cache.js';
 import { DeltaBaseCache, PackFile } from './pack-file.js';
 import { PackIndexSet } from './pack-index.js';
 import { buildPack } from './pack-write.js';
 import { recordOwnPack } from './own-packs.js';
 import type { GitConfig } from '../repo/config.js';
 import type { Repository } from '../repo/repository.js';
+
+/** A tree's entries by entryKey (see ObjectStore.treeIndex): shared, so read-only. */
+export type ParsedTreeIndex = ReadonlyMap<string, Readonly<TreeEntry>>;
 
 export interface RawObject {
   type: ObjectType;
@@ -71,7 +75,16 @@ export interface ObjectStoreOptions {
   compression?: number;
   /** in a partial clone, the remote that has the objects it left out (see promisorRemote) */
   promisor?: string | null;
+  /** the ceiling on the bytes of parsed trees kept (TREE_CACHE_BYTES; see ByteCache) */
+  treeCacheBytes?: number;
 }
+
+/** What the parsed trees a store keeps may hold at most: every tree of a checkout of some tens of thousands of files. */
+export const TREE_CACHE_BYTES = 16 * 1024 * 1024;
+
+/** Memory of a parsed tree, estimated: its bytes, and per entry the entry object, its name and id
+ * strings, and its place in the index by name (treeIndex). */
+const treeBytes = (tree: ParsedTree): number => tree.bytes.length + tree.ends.byteLength + tree.entries.length * 240;
 
 /**
  * The promisor remote of a partial clone (`git clone --filter=blob:none`): the one configured
@@ -143,6 +156,17 @@ export function missingObject(oid: string): PatchtxError {
   );
 }
 
+/** A directory's identity and times as one string ('' when it is not there): any entry added,
+ * removed or renamed in it changes its mtime. */
+function dirStamp(dir: string): string {
+  try {
+    const st = fs.statSync(dir, { bigint: true });
+    return `${st.dev}:${st.ino}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return '';
+  }
+}
+
 function isMissingFile(e: unknown): boolean {
   const code = (e as NodeJS.ErrnoException).code;
   return code === 'ENOENT' || code === 'ENOTDIR';
@@ -151,17 +175,21 @@ function isMissingFile(e: unknown): boolean {
 export class ObjectStore {
   readonly repo: Repository;
   /** isomorphic-git's cache; reuse it for any other isomorphic-git call on this repository */
-  readonly cache: object = {};
+  cache: object = {};
   readonly objectsDir: string;
   private readonly reader: 'patchtx' | 'isomorphic-git';
   private readonly compression: number;
   private readonly promisor: string | null;
   private readonly packs: PackIndexSet;
   private readonly deltaBases = new DeltaBaseCache();
-  /** trees are immutable and the ones along touched paths are read more than once per transaction */
-  private readonly trees = new Map<string, ParsedTree>();
-  /** the same trees by entry name, shared by every lookup of a command (see treeIndex) */
-  private readonly treeIndexes = new Map<string, Promise<ReadonlyMap<string, Readonly<TreeEntry>>>>();
+  /** trees are immutable and the ones along touched paths are read more than once per transaction
+   * (and again by the next one, in a store kept between commands); each with its entries by name
+   * once treeIndex asked for them */
+  private readonly trees: ByteCache<string, { tree: ParsedTree; byKey?: ReadonlyMap<string, Readonly<TreeEntry>> }>;
+  /** treeIndex's reads under way, so that callers asking at once share one */
+  private readonly treeIndexReads = new Map<string, Promise<ReadonlyMap<string, Readonly<TreeEntry>>>>();
+  /** the pack directory's stat data when its packs were last looked at (see revalidate) */
+  private packDirStamp: string | null = null;
   /** objects this store wrote or found, so repeated checks cost nothing */
   private readonly known = new Set<string>();
   /** packs read from so far, kept open until close() */
@@ -178,6 +206,29 @@ export class ObjectStore {
     this.reader = options.reader ?? (process.env.PATCHTX_OBJECT_READER === 'isomorphic-git' ? 'isomorphic-git' : 'patchtx');
     this.compression = options.compression ?? 1;
     this.promisor = options.promisor ?? null;
+    this.trees = new ByteCache(options.treeCacheBytes ?? TREE_CACHE_BYTES);
+  }
+
+  /** The bytes of the parsed trees kept now (at most the ceiling; see ByteCache). */
+  get treeCacheBytes(): number {
+    return this.trees.bytes;
+  }
+
+  /**
+   * For a store kept between commands, before each: forgets which objects it found stored (a
+   * prune may have removed one since, and an object believed stored is not written again), and
+   * looks at the packs again when their directory changed (a repack, a gc, a fetch), closing the
+   * packs it had open. Trees stay: an object id names the same content for good.
+   */
+  revalidate(): void {
+    this.known.clear();
+    const stamp = dirStamp(path.join(this.objectsDir, 'pack'));
+    if (stamp === this.packDirStamp) return;
+    // taken before the packs are listed again: a pack added meanwhile is seen at the next call anyway
+    this.packDirStamp = stamp;
+    this.packs.refresh();
+    this.close();
+    this.cache = {};
   }
 
   /**
@@ -317,11 +368,11 @@ export class ObjectStore {
 
   /** A tree as read, parsed once per store and cached: not to be changed (see treeIndex). */
   private async parsedTree(oid: string): Promise<ParsedTree> {
-    let tree = this.trees.get(oid);
-    if (!tree) {
-      tree = oid === EMPTY_TREE_OID ? EMPTY_PARSED_TREE : parseTreeObject(await this.readTyped(oid, 'tree'), oid);
-      this.trees.set(oid, tree);
-    }
+    if (oid === EMPTY_TREE_OID) return EMPTY_PARSED_TREE;
+    const cached = this.trees.get(oid);
+    if (cached) return cached.tree;
+    const tree = parseTreeObject(await this.readTyped(oid, 'tree'), oid);
+    this.trees.set(oid, { tree }, treeBytes(tree));
     return tree;
   }
 
@@ -333,16 +384,22 @@ export class ObjectStore {
    * about 2 ms of a 10-file patch.
    */
   treeIndex(oid: string): Promise<ReadonlyMap<string, Readonly<TreeEntry>>> {
-    let index = this.treeIndexes.get(oid);
+    const byKey = this.trees.get(oid)?.byKey;
+    if (byKey) return Promise.resolve(byKey);
+    let index = this.treeIndexReads.get(oid);
     if (!index) {
       const reading = this.parsedTree(oid).then((tree) => {
         const byKey = new Map<string, TreeEntry>();
         for (const e of tree.entries) byKey.set(e.rawName ? entryKey(e) : e.name, e);
+        if (oid !== EMPTY_TREE_OID) this.trees.set(oid, { tree, byKey }, treeBytes(tree));
         return byKey;
       });
-      // a failed read is not remembered
-      reading.catch(() => this.treeIndexes.get(oid) === reading && this.treeIndexes.delete(oid));
-      this.treeIndexes.set(oid, (index = reading));
+      // kept in the tree cache once read; a failed read is not remembered
+      void reading.then(
+        () => this.treeIndexReads.delete(oid),
+        () => this.treeIndexReads.delete(oid),
+      );
+      this.treeIndexReads.set(oid, (index = reading));
     }
     return index;
   }

@@ -163,10 +163,10 @@ async function readOutside(file: string): Promise<string | null> {
 }
 
 /**
- * Loads every attributes file that can apply to any of `paths` (each read once) and returns the
- * attribute lists per path, lowest precedence first.
+ * The attributes files read from disk rather than from a tree: core.attributesFile (or its
+ * default under $XDG_CONFIG_HOME) and $GIT_DIR/info/attributes.
  */
-export async function loadAttributeFiles(sources: AttributeSources, paths: readonly string[]): Promise<Map<string, AttributeFile[]>> {
+export function outerAttributeFiles(sources: Omit<AttributeSources, 'readTextAt'>): { globalFile: string; infoFile: string } {
   const env = sources.env ?? process.env;
   const home = env.HOME || homedir();
   const configured = sources.config?.get('core.attributesFile');
@@ -176,15 +176,21 @@ export async function loadAttributeFiles(sources: AttributeSources, paths: reado
         ? path.join(home, configured.slice(2))
         : configured
       : path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'git', 'attributes');
+  return { globalFile, infoFile: path.join(sources.repo.commonDir, 'info', 'attributes') };
+}
+
+/**
+ * Loads every attributes file that can apply to any of `paths` (each read once) and returns the
+ * attribute lists per path, lowest precedence first.
+ */
+export async function loadAttributeFiles(sources: AttributeSources, paths: readonly string[]): Promise<Map<string, AttributeFile[]>> {
+  const { globalFile, infoFile } = outerAttributeFiles(sources);
 
   const outer = async (file: string, label: string): Promise<AttributeFile | null> => {
     const text = await readOutside(file);
     return text === null ? null : parseAttributes(text, '', label, true);
   };
-  const [globalAttrs, infoAttrs] = await Promise.all([
-    outer(globalFile, globalFile),
-    outer(path.join(sources.repo.commonDir, 'info', 'attributes'), 'info/attributes'),
-  ]);
+  const [globalAttrs, infoAttrs] = await Promise.all([outer(globalFile, globalFile), outer(infoFile, 'info/attributes')]);
 
   // each directory's file is read once, however many paths lie below it; then the lists per path
   // are put together without waiting (a 1,000-file patch has a few hundred directories but 4,000

@@ -240,6 +240,8 @@ interface IncludeContext {
   /** lazily computed: the repository's git dir (real path) and current branch, for includeIf */
   gitdir: () => Promise<string | null>;
   branch: () => Promise<string | null>;
+  /** told of every file just before it is read (see loadConfig) */
+  onRead?: (file: string) => void;
 }
 
 function expandHome(p: string, home: string): string {
@@ -269,6 +271,7 @@ async function includeIfHolds(condition: string, file: string, ctx: IncludeConte
 /** Reads a config file with its includes expanded in place; a missing file yields nothing. */
 async function readConfigFile(file: string, ctx: IncludeContext, depth = 0): Promise<ConfigEntry[]> {
   if (depth > 10) throw new PatchtxError('usage', `config include nesting too deep at ${file}`, { file });
+  ctx.onRead?.(file);
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -375,13 +378,20 @@ function envEntries(env: NodeJS.ProcessEnv): ConfigEntry[] {
   return out;
 }
 
-/** All configuration a repository sees, merged with git's precedence. */
-export async function loadConfig(repo: Repository, env: NodeJS.ProcessEnv = process.env): Promise<GitConfig> {
+/**
+ * All configuration a repository sees, merged with git's precedence. `onRead` is told of every
+ * file the result depends on (present or not: config files, included files, HEAD for an
+ * `onbranch:` condition) just before it is read, so that a caller keeping the result can tell
+ * when it is out of date (the environment aside).
+ */
+export async function loadConfig(repo: Repository, env: NodeJS.ProcessEnv = process.env, onRead?: (file: string) => void): Promise<GitConfig> {
   const home = env.HOME || homedir();
   const ctx: IncludeContext = {
     home,
+    onRead,
     gitdir: async () => realpath(repo.gitdir).catch(() => null),
     branch: async () => {
+      onRead?.(path.join(repo.gitdir, 'HEAD'));
       const head = await readFile(path.join(repo.gitdir, 'HEAD'), 'utf8').catch(() => '');
       const m = /^ref: refs\/heads\/(.+?)\s*$/.exec(head);
       return m ? m[1]! : null;
