@@ -28,6 +28,7 @@ interface ReplayFlags {
   limits?: string;
   progress?: 'jsonl';
   json?: boolean;
+  keepMetadata?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -68,10 +69,12 @@ function summaryLine(s: ReplaySummary): string {
 export function addReplayCommand(program: Command, streams: Streams, run: (json: boolean | undefined, fn: () => Promise<void>) => Promise<void>): void {
   program
     .command('replay')
-    .argument('<log...>', 'Codex session files or Responses API item lists (- : standard input)')
+    .argument('<log...>', 'Codex session files, Responses API item lists or patchtx exports (- : standard input)')
     .description('apply the patches of agent logs, one commit per call, resumable')
     .option('--repo <dir>', 'repository to work in (default: the one containing the current directory)')
-    .addOption(new Option('--format <format>', 'the log format (default: told from the content)').choices(['codex-rollout', 'responses-items']))
+    .addOption(
+      new Option('--format <format>', 'the log format (default: told from the content)').choices(['codex-rollout', 'responses-items', 'patchtx-export']),
+    )
     .option('--include-failed', 'also replay calls the log records as failed or without an outcome')
     .option(
       '--map <old=new>',
@@ -79,6 +82,7 @@ export function addReplayCommand(program: Command, streams: Streams, run: (json:
       collect,
     )
     .option('--dry-run', 'check every entry, write nothing')
+    .option('--keep-metadata', "patchtx's export: keep each commit's recorded message, author and committer (and so its id)")
     .option('--continue', 'go on after a stop: retry the entry the last replay stopped at')
     .option('--skip', 'go on after a stop: drop the entry the last replay stopped at')
     .option('--author <ident>', 'author, "Name <email>"')
@@ -111,6 +115,7 @@ export function addReplayCommand(program: Command, streams: Streams, run: (json:
             dirty: flags.dirty,
             strict: flags.strict,
             limits,
+            keepMetadata: flags.keepMetadata,
             onEntry: (r, { done, total }) => {
               if (events) streams.err(JSON.stringify({ event: r.status, ...r, done, total }) + '\n');
               if (flags.json) streams.out(JSON.stringify(r) + '\n');

@@ -10,7 +10,7 @@ import { parseIdentityOverride, resolveIdentity } from '../git/repo/identity.js'
 import type { GitIndex } from '../git/index/format.js';
 import { readIndex } from '../git/index/read.js';
 import { validateIndexUpdates } from '../git/index/updates.js';
-import { appendTrailers, type Trailer } from '../git/objects/model/trailers.js';
+import { appendTrailers, readTrailers, type Trailer } from '../git/objects/model/trailers.js';
 import type { Identity } from '../git/objects/model/identity.js';
 import { EMPTY_TREE_OID, type TreeMode } from '../git/objects/model/tree.js';
 import { editTree, type TreeEdit } from '../git/objects/tree-edit.js';
@@ -68,6 +68,16 @@ export interface ApplyOptions extends SessionOptions, TargetOptions {
    * patch, which re-applies to the same result.
    */
   laterPatches?: readonly string[];
+  /**
+   * The tree the commit must have (a replay of patchtx's export): a patch that makes another one
+   * is refused (replay_mismatch) before anything is written.
+   */
+  expectTree?: string;
+  /**
+   * The commit as it was recorded (a replay that keeps metadata): this message, with patchtx's
+   * trailers (which must name this tree and Patch-Id), and these identities, dates included.
+   */
+  kept?: { message: string; author: Identity; committer: Identity };
 }
 
 /** Before and after bytes of a changed path; shared with the transaction (a pure rename's two
@@ -305,6 +315,13 @@ async function build(
   }
   plan.changes = asCommitted(plan.changes, states);
   const tree = await editTree(store, target.baseTree, edits);
+  if (opts.expectTree !== undefined && tree !== opts.expectTree) {
+    throw new PatchtxError('replay_mismatch', `the patch makes the tree ${tree.slice(0, 12)}, not the recorded ${opts.expectTree.slice(0, 12)}`, {
+      expected: opts.expectTree,
+      actual: tree,
+      reason: 'tree',
+    });
+  }
   const unchanged = tree === (target.baseTree ?? EMPTY_TREE_OID);
   const prepared: Prepared = {
     newOid: null,
@@ -325,11 +342,9 @@ async function build(
     return { prepared, saved, savedKey: record, plan, touched, states, overlay, commit: null, tree, message: null };
   }
 
-  const message = appendTrailers(opts.message ?? generatedMessage(plan.changes), [
-    ...trailers,
-    { key: TREE_TRAILER, value: tree },
-    { key: PATCH_ID_TRAILER, value: pid },
-  ]);
+  const message = opts.kept
+    ? keptMessage(opts.kept.message, tree, pid)
+    : appendTrailers(opts.message ?? generatedMessage(plan.changes), [...trailers, { key: TREE_TRAILER, value: tree }, { key: PATCH_ID_TRAILER, value: pid }]);
   const commit = await store.writeCommit({ tree, parents: target.base ? [target.base] : [], author, committer, message });
   prepared.newOid = commit;
   prepared.reflogMessage = `patchtx: ${message.split('\n')[0]}`;
@@ -339,6 +354,26 @@ async function build(
   if (saved.size > 0) prepared.note.attach = { path: savedRecordPath(commit), tree: await writeSavedRecord(store, [...saved.values()]) };
   prepared.redo = { clear: true };
   return { prepared, saved, plan, touched, states, overlay, commit, tree, message };
+}
+
+/** A recorded message kept as it is: only when its patchtx trailers name this tree and patch. */
+function keptMessage(message: string, tree: string, pid: string): string {
+  const trailers = readTrailers(message);
+  const recorded = (key: string): string | null => trailers.find((t) => t.key === key)?.value ?? null;
+  const [recordedId, recordedTree] = [recorded(PATCH_ID_TRAILER), recorded(TREE_TRAILER)];
+  if (recordedId !== pid) {
+    throw new PatchtxError('replay_mismatch', `the recorded message has the Patch-Id ${recordedId ?? '(none)'}, not this patch's ${pid}`, {
+      reason: 'patch_id',
+    });
+  }
+  if (recordedTree !== null && recordedTree !== tree) {
+    throw new PatchtxError('replay_mismatch', `the recorded message names the tree ${recordedTree.slice(0, 12)}, not this commit's ${tree.slice(0, 12)}`, {
+      expected: recordedTree,
+      actual: tree,
+      reason: 'tree',
+    });
+  }
+  return message;
 }
 
 function planOptions(opts: ApplyOptions): PlanOptions {
@@ -472,8 +507,8 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     // subdirectory is stored re-rooted at the repository, so `patchtx show X | patchtx apply` replays it
     const noteText = patch !== invocations[0]!.patch ? normalisePatch(patch) : opts.patchText;
     const target = await resolveTarget(session, { ...opts, commits: true, ...(opts.allowReapply ? {} : { patchId: pid }) });
-    const author = resolveIdentity(session.config, 'author', session.env, opts.author);
-    const committer = resolveCommitter(session, opts);
+    const author = opts.kept?.author ?? resolveIdentity(session.config, 'author', session.env, opts.author);
+    const committer = opts.kept?.committer ?? resolveCommitter(session, opts);
     if (!opts.allowReapply && (await tipPatchId(session, target)) === pid && (await checkoutHoldsTip(session, target, patch))) {
       return alreadyApplied(session, target, patch, pid, opts, { author, committer });
     }

@@ -16,11 +16,14 @@ import { openSession, withSession, type SessionOptions } from '../tx/session.js'
 import { resolveTarget } from '../tx/target.js';
 import { applyTransaction } from './apply.js';
 import { DryReplay } from './replay-dry.js';
+import { exportCommitOptions, refuseUnreproducible } from './replay-export.js';
 import { entryName, parseMaps, repositoryPatch, type DirectoryMap } from './replay-paths.js';
 import { readReplayState, writeReplayState, type ReplayState } from './replay-state.js';
 
 export const REPLAYED_FROM_TRAILER = 'Replayed-From';
 export const CALL_ID_TRAILER = 'Call-Id';
+/** a replayed entry of patchtx's export: the commit it came from */
+export const REPLAYED_COMMIT_TRAILER = 'Replayed-Commit';
 
 export interface ReplayLog {
   /** the file name as given ('-': standard input) */
@@ -44,6 +47,8 @@ export interface ReplayOptions extends SessionOptions {
   dirty?: 'refuse' | 'include';
   strict?: boolean;
   limits?: Partial<Limits>;
+  /** patchtx's export: each commit keeps the recorded message, author and committer (so its id) */
+  keepMetadata?: boolean;
   /** told of every entry as it is done (the failed one before the replay throws) */
   onEntry?: (result: ReplayEntryResult, progress: { done: number; total: number }) => void;
 }
@@ -110,7 +115,11 @@ function planEntries(opts: ReplayOptions): Planned[] {
   return out;
 }
 
-/** Call-Id trailers on the branch's first-parent history (bounded as log and undo are). */
+/**
+ * Call-Id and Replayed-Commit trailers on the branch's first-parent history, and its commit ids
+ * (an export replayed with its metadata makes the very commits it records), bounded as log and
+ * undo are.
+ */
 async function replayedKeys(opts: ReplayOptions): Promise<{ keys: Set<string>; tip: string | null; tipTree: string | null }> {
   return withSession({ ...opts, noRecover: true }, async (session) => {
     const target = await resolveTarget(session, { readOnly: true });
@@ -118,7 +127,8 @@ async function replayedKeys(opts: ReplayOptions): Promise<{ keys: Set<string>; t
     let tipTree: string | null = null;
     for await (const { oid, commit } of firstParents(session.store, target.oldOid)) {
       if (oid === target.oldOid) tipTree = commit.tree;
-      for (const t of readTrailers(commit.message)) if (t.key === CALL_ID_TRAILER) keys.add(t.value);
+      keys.add(oid);
+      for (const t of readTrailers(commit.message)) if (t.key === CALL_ID_TRAILER || t.key === REPLAYED_COMMIT_TRAILER) keys.add(t.value);
     }
     return { keys, tip: target.oldOid, tipTree };
   });
@@ -140,9 +150,25 @@ function resumeState(opts: ReplayOptions, state: ReplayState): ReplayState {
   return { ...state, stopped: null };
 }
 
+/** --keep-metadata is for patchtx's export, and keeps its identities. */
+function checkKeepMetadata(opts: ReplayOptions, planned: readonly Planned[]): void {
+  if (!opts.keepMetadata) return;
+  if (opts.author !== undefined || opts.committer !== undefined)
+    throw new PatchtxError('usage', 'keeping the recorded metadata keeps the recorded author and committer: none can be given besides', {
+      option: 'keepMetadata',
+    });
+  const other = planned.find((p) => p.entry.record === undefined);
+  if (other !== undefined)
+    throw new PatchtxError('usage', `${other.log.name} is not a patchtx export: only an export records the metadata to keep`, {
+      option: 'keepMetadata',
+      log: other.log.name,
+    });
+}
+
 export async function replayLogs(opts: ReplayOptions): Promise<ReplaySummary> {
   const maps: DirectoryMap[] = parseMaps(opts.maps ?? []);
   const planned = planEntries(opts);
+  checkKeepMetadata(opts, planned);
   const { keys, tip, tipTree } = await replayedKeys(opts);
   const state = await withSession({ ...opts, noRecover: true }, async (s) => {
     const resumed = resumeState(opts, readReplayState(s.repo));
@@ -154,6 +180,7 @@ export async function replayLogs(opts: ReplayOptions): Promise<ReplaySummary> {
   const dry = session ? new DryReplay(session, tipTree, opts) : null;
   const results: ReplayEntryResult[] = [];
   let head = tip;
+  let treeBefore = tipTree;
   const done = (r: ReplayEntryResult): void => {
     results.push(r);
     opts.onEntry?.(r, { done: results.length, total: planned.length });
@@ -166,19 +193,31 @@ export async function replayLogs(opts: ReplayOptions): Promise<ReplaySummary> {
       else if (p.entry.outcome !== 'success' && !opts.includeFailed) done({ ...base, status: 'skipped', reason: 'not_successful' });
       else {
         try {
-          const patchText = repositoryPatch(p.entry, maps, opts.limits);
+          const record = p.entry.record;
+          if (record) refuseUnreproducible(record);
+          const patchText = record ? record.patch : repositoryPatch(p.entry, maps, opts.limits);
           if (dry) {
             await dry.check(patchText);
             done({ ...base, status: 'checked' });
             continue;
           }
           const { cwd, repoDir, env, author, committer, dirty, strict, limits } = opts;
+          const how = record
+            ? exportCommitOptions(record, {
+                keep: opts.keepMetadata === true,
+                source: p.source,
+                treeBefore,
+                replayedFromTrailer: REPLAYED_FROM_TRAILER,
+                replayedCommitTrailer: REPLAYED_COMMIT_TRAILER,
+              })
+            : { trailers: [`${REPLAYED_FROM_TRAILER}=${p.source}`, `${CALL_ID_TRAILER}=${p.key}`] };
           const result = await applyTransaction({
             ...{ cwd, repoDir, env, author, committer, dirty, strict, limits },
             patchText,
             check: false,
-            trailers: [`${REPLAYED_FROM_TRAILER}=${p.source}`, `${CALL_ID_TRAILER}=${p.key}`],
+            ...how,
           });
+          treeBefore = result.tree;
           if (result.commit !== null) head = result.commit;
           done({
             ...base,
