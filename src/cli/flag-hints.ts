@@ -17,6 +17,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   dirty: '--dirty',
   revert: '--revert',
   keepMetadata: '--keep-metadata',
+  grouping: '--commit',
 };
 
 /** `--flag VALUE`; a choice among fixed words is spelled `--flag=WORD`, as the help shows it; a

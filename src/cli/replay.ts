@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import { PatchtxError } from '../errors.js';
 import { replayLogs, type ReplayEntryResult, type ReplaySummary } from '../commands/replay.js';
+import { GROUPINGS, type Grouping } from '../commands/replay-groups.js';
 import type { LogFormat } from '../logs/types.js';
 import { limitsFrom } from './limits.js';
 import type { Streams } from './output.js';
@@ -29,6 +30,7 @@ interface ReplayFlags {
   progress?: 'jsonl';
   json?: boolean;
   keepMetadata?: boolean;
+  commit?: Grouping;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -81,6 +83,12 @@ export function addReplayCommand(program: Command, streams: Streams, run: (json:
       "the session's directory OLD is the repository's directory NEW (repeatable; default: the session's directory is the root)",
       collect,
     )
+    .addOption(
+      new Option(
+        '--commit <grouping>',
+        'one commit per call, per turn (Responses items: per response), or one for the whole replay (default: per-call; Responses items: per-turn)',
+      ).choices([...GROUPINGS]),
+    )
     .option('--dry-run', 'check every entry, write nothing')
     .option('--keep-metadata', "patchtx's export: keep each commit's recorded message, author and committer (and so its id)")
     .option('--continue', 'go on after a stop: retry the entry the last replay stopped at')
@@ -116,6 +124,7 @@ export function addReplayCommand(program: Command, streams: Streams, run: (json:
             strict: flags.strict,
             limits,
             keepMetadata: flags.keepMetadata,
+            grouping: flags.commit,
             onEntry: (r, { done, total }) => {
               if (events) streams.err(JSON.stringify({ event: r.status, ...r, done, total }) + '\n');
               if (flags.json) streams.out(JSON.stringify(r) + '\n');

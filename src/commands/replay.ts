@@ -17,6 +17,7 @@ import { resolveTarget } from '../tx/target.js';
 import { applyTransaction } from './apply.js';
 import { DryReplay } from './replay-dry.js';
 import { exportCommitOptions, refuseUnreproducible } from './replay-export.js';
+import { groupEntries, groupTrailers, type Grouping } from './replay-groups.js';
 import { entryName, parseMaps, repositoryPatch, type DirectoryMap } from './replay-paths.js';
 import { readReplayState, writeReplayState, type ReplayState } from './replay-state.js';
 
@@ -47,6 +48,8 @@ export interface ReplayOptions extends SessionOptions {
   dirty?: 'refuse' | 'include';
   strict?: boolean;
   limits?: Partial<Limits>;
+  /** how entries become commits (default: per call; Responses items: per response) */
+  grouping?: Grouping;
   /** patchtx's export: each commit keeps the recorded message, author and committer (so its id) */
   keepMetadata?: boolean;
   /** told of every entry as it is done (the failed one before the replay throws) */
@@ -141,12 +144,27 @@ function entryError(e: unknown, p: Planned): unknown {
   return new PatchtxError(e.kind, `${p.log.name}, ${message}`, { ...e.data, log: p.log.name, entry: p.entry.index + 1, callId: p.entry.callId });
 }
 
+/** The error of a commit of several entries, naming them all (its data: the first, and `entries`). */
+function groupError(e: unknown, group: readonly Planned[]): unknown {
+  if (!(e instanceof PatchtxError)) return e;
+  const first = group[0]!;
+  const turn = first.entry.turn === null ? '' : ` (turn ${first.entry.turn})`;
+  const names = `entries ${group.map((p) => p.entry.index + 1).join(', ')}${turn}, one commit`;
+  return new PatchtxError(e.kind, `${first.log.name}, ${names}: ${e.message}`, {
+    ...e.data,
+    log: first.log.name,
+    entry: first.entry.index + 1,
+    entries: group.map((p) => p.entry.index + 1),
+    callId: first.entry.callId,
+  });
+}
+
 /** What the state says about a run that resumes (or a run that must not start over a stop). */
 function resumeState(opts: ReplayOptions, state: ReplayState): ReplayState {
   if (opts.resume === undefined) return state;
   if (state.stopped === null)
     throw new PatchtxError('usage', 'no replay stopped in this repository: there is nothing to continue or skip', { option: opts.resume });
-  if (opts.resume === 'skip') return { stopped: null, skipped: [...state.skipped, state.stopped.key] };
+  if (opts.resume === 'skip') return { stopped: null, skipped: [...state.skipped, ...(state.stopped.keys ?? [state.stopped.key])] };
   return { ...state, stopped: null };
 }
 
@@ -185,52 +203,73 @@ export async function replayLogs(opts: ReplayOptions): Promise<ReplaySummary> {
     results.push(r);
     opts.onEntry?.(r, { done: results.length, total: planned.length });
   };
+  const baseOf = (p: Planned) => ({ log: p.log.name, entry: p.entry.index + 1, callId: p.entry.callId, key: p.key, commit: null });
   try {
-    for (const p of planned) {
-      const base = { log: p.log.name, entry: p.entry.index + 1, callId: p.entry.callId, key: p.key, commit: null };
-      if (keys.has(p.key)) done({ ...base, status: 'skipped', reason: 'already_replayed' });
-      else if (skipped.has(p.key)) done({ ...base, status: 'skipped', reason: 'skipped_after_failure' });
-      else if (p.entry.outcome !== 'success' && !opts.includeFailed) done({ ...base, status: 'skipped', reason: 'not_successful' });
-      else {
-        try {
-          const record = p.entry.record;
-          if (record) refuseUnreproducible(record);
-          const patchText = record ? record.patch : repositoryPatch(p.entry, maps, opts.limits);
-          if (dry) {
-            await dry.check(patchText);
-            done({ ...base, status: 'checked' });
-            continue;
+    for (const group of groupEntries(planned, opts.grouping)) {
+      // the group's entries still to apply; the others are reported as skipped
+      const active: Planned[] = [];
+      for (const p of group) {
+        if (keys.has(p.key)) done({ ...baseOf(p), status: 'skipped', reason: 'already_replayed' });
+        else if (skipped.has(p.key)) done({ ...baseOf(p), status: 'skipped', reason: 'skipped_after_failure' });
+        else if (p.entry.outcome !== 'success' && !opts.includeFailed) done({ ...baseOf(p), status: 'skipped', reason: 'not_successful' });
+        else active.push(p);
+      }
+      if (active.length === 0) continue;
+      // the entry an error is reported at: in a dry run the one checked, else the group's first
+      let failing = active[0]!;
+      let applying = false;
+      try {
+        const record = active.length === 1 ? active[0]!.entry.record : undefined;
+        if (record) refuseUnreproducible(record);
+        const texts: string[] = [];
+        for (const p of active) {
+          failing = p;
+          texts.push(p.entry.record ? p.entry.record.patch : repositoryPatch(p.entry, maps, opts.limits));
+        }
+        failing = active[0]!;
+        if (dry) {
+          for (const [i, p] of active.entries()) {
+            failing = p;
+            await dry.check(texts[i]!);
+            done({ ...baseOf(p), status: 'checked' });
           }
-          const { cwd, repoDir, env, author, committer, dirty, strict, limits } = opts;
-          const how = record
-            ? exportCommitOptions(record, {
-                keep: opts.keepMetadata === true,
-                source: p.source,
-                treeBefore,
-                replayedFromTrailer: REPLAYED_FROM_TRAILER,
-                replayedCommitTrailer: REPLAYED_COMMIT_TRAILER,
-              })
-            : { trailers: [`${REPLAYED_FROM_TRAILER}=${p.source}`, `${CALL_ID_TRAILER}=${p.key}`] };
-          const result = await applyTransaction({
-            ...{ cwd, repoDir, env, author, committer, dirty, strict, limits },
-            patchText,
-            check: false,
-            ...how,
-          });
-          treeBefore = result.tree;
-          if (result.commit !== null) head = result.commit;
+          continue;
+        }
+        const { cwd, repoDir, env, author, committer, dirty, strict, limits } = opts;
+        const how = record
+          ? exportCommitOptions(record, {
+              keep: opts.keepMetadata === true,
+              source: active[0]!.source,
+              treeBefore,
+              replayedFromTrailer: REPLAYED_FROM_TRAILER,
+              replayedCommitTrailer: REPLAYED_COMMIT_TRAILER,
+            })
+          : { trailers: groupTrailers(active, REPLAYED_FROM_TRAILER, CALL_ID_TRAILER) };
+        applying = true;
+        const result = await applyTransaction({
+          ...{ cwd, repoDir, env, author, committer, dirty, strict, limits },
+          patchText: texts[0]!,
+          laterPatches: texts.slice(1),
+          check: false,
+          ...how,
+        });
+        treeBefore = result.tree;
+        if (result.commit !== null) head = result.commit;
+        for (const p of active) {
           done({
-            ...base,
+            ...baseOf(p),
             status: result.commit === null ? 'skipped' : 'applied',
             commit: result.commit,
             ...(result.commit === null ? { reason: 'no_changes' as const } : {}),
           });
-        } catch (e) {
-          const err = entryError(e, p);
-          if (err instanceof PatchtxError) done({ ...base, status: 'failed', error: { kind: err.kind, message: err.message } });
-          if (!opts.dryRun) state.save({ stopped: { key: p.key, entry: p.entry.index + 1, log: p.log.name }, skipped: [...skipped] });
-          throw err;
         }
+      } catch (e) {
+        const whole = applying && active.length > 1;
+        const err = whole ? groupError(e, active) : entryError(e, failing);
+        if (err instanceof PatchtxError) done({ ...baseOf(failing), status: 'failed', error: { kind: err.kind, message: err.message } });
+        const stopped = { key: failing.key, entry: failing.entry.index + 1, log: failing.log.name, keys: (whole ? active : [failing]).map((p) => p.key) };
+        if (!opts.dryRun) state.save({ stopped, skipped: [...skipped] });
+        throw err;
       }
     }
   } finally {
