@@ -21,6 +21,7 @@ import type { TouchedFiles } from '../tx/touched-files.js';
 import { stampsOf } from '../tx/as-read.js';
 import { crashPoint } from '../tx/crash.js';
 import { DryRunObjectStore } from './dry-store.js';
+import type { ReplayedFiles } from './replay-verify.js';
 import { patchtxInfo } from '../tx/history.js';
 import { planAhead, planMadeAhead, type PlannedAhead } from './plan-ahead.js';
 import { savedPathOf, savedRecordPath, savedSpec, writeSavedRecord, type SavedPath } from '../tx/saved.js';
@@ -78,6 +79,9 @@ export interface ApplyOptions extends SessionOptions, TargetOptions {
    * trailers (which must name this tree and Patch-Id), and these identities, dates included.
    */
   kept?: { message: string; author: Identity; committer: Identity };
+  /** shown the result before the commit is written; throws to refuse it (a replay comparing it
+   * with the changes its log records) */
+  verify?: (files: ReplayedFiles) => void;
 }
 
 /** Before and after bytes of a changed path; shared with the transaction (a pure rename's two
@@ -322,6 +326,7 @@ async function build(
       reason: 'tree',
     });
   }
+  opts.verify?.({ changes: plan.changes, before: (p) => overlay.read(p), after: (p) => plan.files.get(p) });
   const unchanged = tree === (target.baseTree ?? EMPTY_TREE_OID);
   const prepared: Prepared = {
     newOid: null,

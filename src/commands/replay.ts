@@ -18,7 +18,8 @@ import { applyTransaction } from './apply.js';
 import { DryReplay } from './replay-dry.js';
 import { exportCommitOptions, refuseUnreproducible } from './replay-export.js';
 import { groupEntries, groupTrailers, type Grouping } from './replay-groups.js';
-import { entryName, parseMaps, repositoryPatch, type DirectoryMap } from './replay-paths.js';
+import { entryName, mappedEntry, parseMaps, type DirectoryMap } from './replay-paths.js';
+import { compareWithRecorded, type ReplayedFiles } from './replay-verify.js';
 import { readReplayState, writeReplayState, type ReplayState } from './replay-state.js';
 
 export const REPLAYED_FROM_TRAILER = 'Replayed-From';
@@ -137,6 +138,13 @@ async function replayedKeys(opts: ReplayOptions): Promise<{ keys: Set<string>; t
   });
 }
 
+/** The entry's patch at the repository root and, when its log records the changes it made, their check. */
+function verifiedEntry(entry: LogEntry, maps: readonly DirectoryMap[], limits?: Partial<Limits>): { patch: string; verify?: (files: ReplayedFiles) => void } {
+  const { patch, at } = mappedEntry(entry, maps, limits);
+  const recorded = entry.recorded;
+  return recorded ? { patch, verify: (files) => compareWithRecorded(recorded, at, files) } : { patch };
+}
+
 /** The entry's error, saying which entry of which log it was. */
 function entryError(e: unknown, p: Planned): unknown {
   if (!(e instanceof PatchtxError)) return e;
@@ -221,16 +229,17 @@ export async function replayLogs(opts: ReplayOptions): Promise<ReplaySummary> {
       try {
         const record = active.length === 1 ? active[0]!.entry.record : undefined;
         if (record) refuseUnreproducible(record);
-        const texts: string[] = [];
+        const mapped: { patch: string; verify?: (files: ReplayedFiles) => void }[] = [];
         for (const p of active) {
           failing = p;
-          texts.push(p.entry.record ? p.entry.record.patch : repositoryPatch(p.entry, maps, opts.limits));
+          mapped.push(p.entry.record ? { patch: p.entry.record.patch } : verifiedEntry(p.entry, maps, opts.limits));
         }
+        const texts = mapped.map((m) => m.patch);
         failing = active[0]!;
         if (dry) {
           for (const [i, p] of active.entries()) {
             failing = p;
-            await dry.check(texts[i]!);
+            await dry.check(texts[i]!, mapped[i]!.verify);
             done({ ...baseOf(p), status: 'checked' });
           }
           continue;
@@ -251,6 +260,8 @@ export async function replayLogs(opts: ReplayOptions): Promise<ReplaySummary> {
           patchText: texts[0]!,
           laterPatches: texts.slice(1),
           check: false,
+          // a commit of several calls is one result: only a single call's is compared with its log
+          ...(active.length === 1 && mapped[0]!.verify ? { verify: mapped[0]!.verify } : {}),
           ...how,
         });
         treeBefore = result.tree;
