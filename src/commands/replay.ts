@@ -12,7 +12,8 @@ import { readLog } from '../logs/read-log.js';
 import type { LogEntry, LogFormat } from '../logs/types.js';
 import type { Limits } from '../patch/limits.js';
 import { firstParents } from '../tx/history.js';
-import { openSession, withSession, type SessionOptions } from '../tx/session.js';
+import { openSession, withSession, type Session, type SessionOptions } from '../tx/session.js';
+import { resolveRevision } from '../git/refs/refs.js';
 import { resolveTarget } from '../tx/target.js';
 import { applyTransaction } from './apply.js';
 import { DryReplay } from './replay-dry.js';
@@ -49,6 +50,8 @@ export interface ReplayOptions extends SessionOptions {
   dirty?: 'refuse' | 'include';
   strict?: boolean;
   limits?: Partial<Limits>;
+  /** the commit to start a branch (`ref`) that does not exist yet from */
+  base?: string;
   /** how entries become commits (default: per call; Responses items: per response) */
   grouping?: Grouping;
   /** patchtx's export: each commit keeps the recorded message, author and committer (so its id) */
@@ -126,16 +129,26 @@ function planEntries(opts: ReplayOptions): Planned[] {
  */
 async function replayedKeys(opts: ReplayOptions): Promise<{ keys: Set<string>; tip: string | null; tipTree: string | null }> {
   return withSession({ ...opts, noRecover: true }, async (session) => {
-    const target = await resolveTarget(session, { readOnly: true });
+    const start = await startOf(session, opts);
     const keys = new Set<string>();
     let tipTree: string | null = null;
-    for await (const { oid, commit } of firstParents(session.store, target.oldOid)) {
-      if (oid === target.oldOid) tipTree = commit.tree;
+    for await (const { oid, commit } of firstParents(session.store, start)) {
+      if (oid === start) tipTree = commit.tree;
       keys.add(oid);
       for (const t of readTrailers(commit.message)) if (t.key === CALL_ID_TRAILER || t.key === REPLAYED_COMMIT_TRAILER) keys.add(t.value);
     }
-    return { keys, tip: target.oldOid, tipTree };
+    return { keys, tip: start, tipTree };
   });
+}
+
+/** The commit the replay goes on from: the branch's tip, or for a branch yet to make, its base. */
+async function startOf(session: Session, opts: ReplayOptions): Promise<string | null> {
+  try {
+    return (await resolveTarget(session, { ref: opts.ref, readOnly: true })).oldOid;
+  } catch (e) {
+    if (!(e instanceof PatchtxError && e.kind === 'bad_revision' && opts.base !== undefined)) throw e;
+    return resolveRevision(session.store, session.repo, opts.base);
+  }
 }
 
 /** The entry's patch at the repository root and, when its log records the changes it made, their check. */
@@ -207,6 +220,7 @@ export async function replayLogs(opts: ReplayOptions): Promise<ReplaySummary> {
   const results: ReplayEntryResult[] = [];
   let head = tip;
   let treeBefore = tipTree;
+  let onto = opts.base;
   const done = (r: ReplayEntryResult): void => {
     results.push(r);
     opts.onEntry?.(r, { done: results.length, total: planned.length });
@@ -244,7 +258,7 @@ export async function replayLogs(opts: ReplayOptions): Promise<ReplaySummary> {
           }
           continue;
         }
-        const { cwd, repoDir, env, author, committer, dirty, strict, limits } = opts;
+        const { cwd, repoDir, env, author, committer, dirty, strict, limits, ref } = opts;
         const how = record
           ? exportCommitOptions(record, {
               keep: opts.keepMetadata === true,
@@ -256,7 +270,7 @@ export async function replayLogs(opts: ReplayOptions): Promise<ReplaySummary> {
           : { trailers: groupTrailers(active, REPLAYED_FROM_TRAILER, CALL_ID_TRAILER) };
         applying = true;
         const result = await applyTransaction({
-          ...{ cwd, repoDir, env, author, committer, dirty, strict, limits },
+          ...{ cwd, repoDir, env, author, committer, dirty, strict, limits, ref, base: onto },
           patchText: texts[0]!,
           laterPatches: texts.slice(1),
           check: false,
@@ -266,6 +280,8 @@ export async function replayLogs(opts: ReplayOptions): Promise<ReplaySummary> {
         });
         treeBefore = result.tree;
         if (result.commit !== null) head = result.commit;
+        // --base is where the branch starts: later entries go on from the branch itself
+        if (result.commit !== null && onto !== undefined) onto = result.commit;
         for (const p of active) {
           done({
             ...baseOf(p),

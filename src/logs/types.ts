@@ -3,7 +3,7 @@
 // on its commit), the directory its relative paths meant, and what the log says became of it.
 // Readers of the formats (codex-rollout.ts, responses-items.ts) produce these; replay consumes them.
 
-export type LogFormat = 'codex-rollout' | 'responses-items' | 'patchtx-export';
+export type LogFormat = 'codex-rollout' | 'responses-items' | 'patchtx-export' | 'patch';
 
 /** A change as the log recorded it after the call ran (Codex's patch_apply_end `changes`). */
 export type RecordedChange =
