@@ -1,7 +1,7 @@
 // The library's way into the transaction: `await openRepository({ dir })` finds the repository the
 // way the CLI does (a checkout or any directory in it, a bare repository, a linked worktree) and
 // returns an object whose methods are the commands: apply, check, undo, redo, log, show, recover,
-// and begin (a transaction of several steps landed as one commit).
+// replay, and begin (a transaction of several steps landed as one commit).
 // Each call opens the repository afresh, exactly as one run of the CLI does, so nothing read
 // before can be stale; each returns the object the CLI prints with --json, or throws a
 // PatchtxError of the kind the CLI maps to its exit code.
@@ -16,6 +16,7 @@ import { log, type LogOptions } from './log.js';
 import { settled, type Place } from './place.js';
 import { recover } from './recover.js';
 import { redo, type RedoOptions } from './redo.js';
+import { replay, type ReplayOptions, type ReplaySummary } from './replay.js';
 import { show } from './show.js';
 import { undo, type UndoOptions } from './undo.js';
 
@@ -40,6 +41,8 @@ export interface Repository {
   recover(): Promise<RecoverJson>;
   /** a transaction of several steps, each seeing the ones before, landed by commit() as one commit */
   begin(options?: BeginOptions): Promise<Transaction>;
+  /** the patches of a log (its text, or an array of items or export records), a commit per call */
+  replay(log: string | readonly unknown[], options?: ReplayOptions): Promise<ReplaySummary>;
 }
 
 export async function openRepository(options: OpenRepositoryOptions): Promise<Repository> {
@@ -63,5 +66,6 @@ export async function openRepository(options: OpenRepositoryOptions): Promise<Re
     show: (commit: string) => show(place, commit),
     recover: () => recover(place),
     begin: (opts?: BeginOptions) => begin(place, opts),
+    replay: (log: string | readonly unknown[], opts?: ReplayOptions) => replay(place, log, opts),
   });
 }
