@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { patchtx, patchtxJson } from '../helpers/cli.js';
+import { applyPatch, patchtx, patchtxJson } from '../helpers/cli.js';
 import { git, gitTry, rev } from '../helpers/repos.js';
 import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a, withEnv } from '../helpers/scratch.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
@@ -275,5 +275,28 @@ describe('a transaction that took in uncommitted content', () => {
     expect(commitsAfter(b, a.base)).toHaveLength(5);
     const dry = await patchtxJson('replay', '--dry-run', '--repo', cloneAt(a.dir, a.base), file);
     expect(dry.json.error.kind).toBe('replay_mismatch');
+  });
+
+  it('apply_patch taking in an uncommitted edit is marked too; one replacing the edit is not', async () => {
+    const a = await historyA();
+    writeFileSync(path.join(a.dir, 'app.txt'), 'alpha\nBETA\ngamma\nedited\n');
+    const took = await applyPatch(a.dir, v4a('*** Update File: app.txt', '@@', '-alpha', '+ALPHA'));
+    expect(took.code, took.err).toBe(0);
+    // an uncommitted edit of a file the patch deletes is replaced, not committed: the patch makes the tree
+    writeFileSync(path.join(a.dir, 'lib', 'new.txt'), 'moved, and edited\n');
+    const replaced = await applyPatch(a.dir, v4a('*** Delete File: lib/new.txt'));
+    expect(replaced.code, replaced.err).toBe(0);
+    const { records } = await exportOf(a.dir);
+    // both saved the edit beside their notes, as undo needs it
+    const saved = git(a.dir, 'ls-tree', '-r', '--name-only', 'refs/notes/patchtx');
+    for (const [r, p] of [
+      [records[5], 'app.txt'],
+      [records[6], 'lib/new.txt'],
+    ] as const)
+      expect(saved).toContain(`patchtx-saved/${r.commit.slice(0, 2)}/${r.commit.slice(2)}/worktree/${p}`);
+    expect(records.slice(5).map((r) => [r.files.map((f: any) => f.path).join(), r.uncommitted])).toEqual([
+      ['app.txt', ['app.txt']],
+      ['lib/new.txt', undefined],
+    ]);
   });
 });
