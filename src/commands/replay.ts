@@ -19,7 +19,7 @@ import { applyTransaction } from './apply.js';
 import { DryReplay } from './replay-dry.js';
 import { exportCommitOptions, refuseUnreproducible } from './replay-export.js';
 import { groupEntries, groupTrailers, type Grouping } from './replay-groups.js';
-import { entryName, mappedEntry, parseMaps, type DirectoryMap } from './replay-paths.js';
+import { entryName, mappedEntry, parseMaps, repositoryPatch, type DirectoryMap } from './replay-paths.js';
 import { compareWithRecorded, type ReplayedFiles } from './replay-verify.js';
 import { readReplayState, writeReplayState, type ReplayState } from './replay-state.js';
 
@@ -204,10 +204,120 @@ function checkKeepMetadata(opts: ReplayOptions, planned: readonly Planned[]): vo
     });
 }
 
+/** A replay under way: what it knows of the branch and what it has done so far. */
+interface Run {
+  opts: ReplayOptions;
+  maps: DirectoryMap[];
+  keys: Set<string>;
+  skipped: Set<string>;
+  dry: DryReplay | null;
+  results: ReplayEntryResult[];
+  total: number;
+  head: string | null;
+  /** the tree the next entry applies onto */
+  treeBefore: string | null;
+  /** --base, then each new commit: where the next entry applies */
+  onto: string | undefined;
+}
+
+type Mapped = { patch: string; verify?: (files: ReplayedFiles) => void };
+
+const resultOf = (p: Planned) => ({ log: p.log.name, entry: p.entry.index + 1, callId: p.entry.callId, key: p.key, commit: null });
+
+function report(run: Run, r: ReplayEntryResult): void {
+  run.results.push(r);
+  run.opts.onEntry?.(r, { done: run.results.length, total: run.total });
+}
+
+/** The group's entries still to apply; the others are reported as skipped. */
+function entriesToApply(run: Run, group: readonly Planned[]): Planned[] {
+  const active: Planned[] = [];
+  for (const p of group) {
+    if (run.keys.has(p.key)) report(run, { ...resultOf(p), status: 'skipped', reason: 'already_replayed' });
+    else if (run.skipped.has(p.key)) report(run, { ...resultOf(p), status: 'skipped', reason: 'skipped_after_failure' });
+    else if (p.entry.outcome !== 'success' && !run.opts.includeFailed) report(run, { ...resultOf(p), status: 'skipped', reason: 'not_successful' });
+    else active.push(p);
+  }
+  return active;
+}
+
+/** One commit of the group's entries (their patches in order); reports each. */
+async function commitEntries(run: Run, active: readonly Planned[], mapped: readonly Mapped[]): Promise<void> {
+  const { opts } = run;
+  const record = active.length === 1 ? active[0]!.entry.record : undefined;
+  const how = record
+    ? exportCommitOptions(record, {
+        keep: opts.keepMetadata === true,
+        source: active[0]!.source,
+        treeBefore: run.treeBefore,
+        replayedFromTrailer: REPLAYED_FROM_TRAILER,
+        replayedCommitTrailer: REPLAYED_COMMIT_TRAILER,
+      })
+    : { trailers: groupTrailers(active, REPLAYED_FROM_TRAILER, CALL_ID_TRAILER) };
+  const { cwd, repoDir, env, author, committer, dirty, strict, limits, ref } = opts;
+  const result = await applyTransaction({
+    ...{ cwd, repoDir, env, author, committer, dirty, strict, limits, ref, base: run.onto },
+    patchText: mapped[0]!.patch,
+    laterPatches: mapped.slice(1).map((m) => m.patch),
+    check: false,
+    // a commit of several calls is one result: only a single call's is compared with its log
+    ...(active.length === 1 && mapped[0]!.verify ? { verify: mapped[0]!.verify } : {}),
+    ...how,
+  });
+  run.treeBefore = result.tree;
+  if (result.commit !== null) run.head = result.commit;
+  // --base is where the branch starts: later entries go on from the branch itself
+  if (result.commit !== null && run.onto !== undefined) run.onto = result.commit;
+  for (const p of active) {
+    const noop = result.commit === null;
+    report(run, { ...resultOf(p), status: noop ? 'skipped' : 'applied', commit: result.commit, ...(noop ? { reason: 'no_changes' as const } : {}) });
+  }
+}
+
+/**
+ * Applies (or in a dry run checks) a group's entries; on a failure, reports it, keeps where the
+ * replay stopped and throws the error, naming the entry (or every entry of a failed commit).
+ */
+async function replayGroup(run: Run, active: readonly Planned[], saveStop: (stopped: NonNullable<ReplayState['stopped']>) => void): Promise<void> {
+  // the entry an error is reported at: the one being read or checked, else the whole commit
+  let failing = active[0]!;
+  let committing = false;
+  try {
+    const record = active.length === 1 ? active[0]!.entry.record : undefined;
+    if (record) refuseUnreproducible(record);
+    const mapped: Mapped[] = [];
+    for (const p of active) {
+      failing = p;
+      mapped.push(p.entry.record ? { patch: p.entry.record.patch } : verifiedEntry(p.entry, run.maps, run.opts.limits));
+    }
+    if (run.dry) {
+      for (const [i, p] of active.entries()) {
+        failing = p;
+        // a kept note may be an apply_patch invocation: the check plans the patch it holds
+        const text = p.entry.record ? repositoryPatch(p.entry, [], run.opts.limits) : mapped[i]!.patch;
+        await run.dry.check(text, mapped[i]!.verify);
+        report(run, { ...resultOf(p), status: 'checked' });
+      }
+      return;
+    }
+    failing = active[0]!;
+    committing = true;
+    await commitEntries(run, active, mapped);
+  } catch (e) {
+    const whole = committing && active.length > 1;
+    const err = whole ? groupError(e, active) : entryError(e, failing);
+    if (err instanceof PatchtxError) report(run, { ...resultOf(failing), status: 'failed', error: { kind: err.kind, message: err.message } });
+    if (!run.opts.dryRun)
+      saveStop({ key: failing.key, entry: failing.entry.index + 1, log: failing.log.name, keys: (whole ? active : [failing]).map((p) => p.key) });
+    throw err;
+  }
+}
+
 export async function replayLogs(opts: ReplayOptions): Promise<ReplaySummary> {
   const maps: DirectoryMap[] = parseMaps(opts.maps ?? []);
   const planned = planEntries(opts);
   checkKeepMetadata(opts, planned);
+  const groups = groupEntries(planned, opts.grouping);
   const { keys, tip, tipTree } = await replayedKeys(opts);
   const state = await withSession({ ...opts, noRecover: true }, async (s) => {
     const resumed = resumeState(opts, readReplayState(s.repo));
@@ -216,94 +326,28 @@ export async function replayLogs(opts: ReplayOptions): Promise<ReplaySummary> {
   });
   const skipped = new Set(state.value.skipped);
   const session = opts.dryRun ? await openSession({ ...opts, noRecover: true }) : null;
-  const dry = session ? new DryReplay(session, tipTree, opts) : null;
-  const results: ReplayEntryResult[] = [];
-  let head = tip;
-  let treeBefore = tipTree;
-  let onto = opts.base;
-  const done = (r: ReplayEntryResult): void => {
-    results.push(r);
-    opts.onEntry?.(r, { done: results.length, total: planned.length });
+  const run: Run = {
+    opts,
+    maps,
+    keys,
+    skipped,
+    dry: session ? new DryReplay(session, tipTree, opts) : null,
+    results: [],
+    total: planned.length,
+    head: tip,
+    treeBefore: tipTree,
+    onto: opts.base,
   };
-  const baseOf = (p: Planned) => ({ log: p.log.name, entry: p.entry.index + 1, callId: p.entry.callId, key: p.key, commit: null });
   try {
-    for (const group of groupEntries(planned, opts.grouping)) {
-      // the group's entries still to apply; the others are reported as skipped
-      const active: Planned[] = [];
-      for (const p of group) {
-        if (keys.has(p.key)) done({ ...baseOf(p), status: 'skipped', reason: 'already_replayed' });
-        else if (skipped.has(p.key)) done({ ...baseOf(p), status: 'skipped', reason: 'skipped_after_failure' });
-        else if (p.entry.outcome !== 'success' && !opts.includeFailed) done({ ...baseOf(p), status: 'skipped', reason: 'not_successful' });
-        else active.push(p);
-      }
-      if (active.length === 0) continue;
-      // the entry an error is reported at: in a dry run the one checked, else the group's first
-      let failing = active[0]!;
-      let applying = false;
-      try {
-        const record = active.length === 1 ? active[0]!.entry.record : undefined;
-        if (record) refuseUnreproducible(record);
-        const mapped: { patch: string; verify?: (files: ReplayedFiles) => void }[] = [];
-        for (const p of active) {
-          failing = p;
-          mapped.push(p.entry.record ? { patch: p.entry.record.patch } : verifiedEntry(p.entry, maps, opts.limits));
-        }
-        const texts = mapped.map((m) => m.patch);
-        failing = active[0]!;
-        if (dry) {
-          for (const [i, p] of active.entries()) {
-            failing = p;
-            await dry.check(texts[i]!, mapped[i]!.verify);
-            done({ ...baseOf(p), status: 'checked' });
-          }
-          continue;
-        }
-        const { cwd, repoDir, env, author, committer, dirty, strict, limits, ref } = opts;
-        const how = record
-          ? exportCommitOptions(record, {
-              keep: opts.keepMetadata === true,
-              source: active[0]!.source,
-              treeBefore,
-              replayedFromTrailer: REPLAYED_FROM_TRAILER,
-              replayedCommitTrailer: REPLAYED_COMMIT_TRAILER,
-            })
-          : { trailers: groupTrailers(active, REPLAYED_FROM_TRAILER, CALL_ID_TRAILER) };
-        applying = true;
-        const result = await applyTransaction({
-          ...{ cwd, repoDir, env, author, committer, dirty, strict, limits, ref, base: onto },
-          patchText: texts[0]!,
-          laterPatches: texts.slice(1),
-          check: false,
-          // a commit of several calls is one result: only a single call's is compared with its log
-          ...(active.length === 1 && mapped[0]!.verify ? { verify: mapped[0]!.verify } : {}),
-          ...how,
-        });
-        treeBefore = result.tree;
-        if (result.commit !== null) head = result.commit;
-        // --base is where the branch starts: later entries go on from the branch itself
-        if (result.commit !== null && onto !== undefined) onto = result.commit;
-        for (const p of active) {
-          done({
-            ...baseOf(p),
-            status: result.commit === null ? 'skipped' : 'applied',
-            commit: result.commit,
-            ...(result.commit === null ? { reason: 'no_changes' as const } : {}),
-          });
-        }
-      } catch (e) {
-        const whole = applying && active.length > 1;
-        const err = whole ? groupError(e, active) : entryError(e, failing);
-        if (err instanceof PatchtxError) done({ ...baseOf(failing), status: 'failed', error: { kind: err.kind, message: err.message } });
-        const stopped = { key: failing.key, entry: failing.entry.index + 1, log: failing.log.name, keys: (whole ? active : [failing]).map((p) => p.key) };
-        if (!opts.dryRun) state.save({ stopped, skipped: [...skipped] });
-        throw err;
-      }
+    for (const group of groups) {
+      const active = entriesToApply(run, group);
+      if (active.length > 0) await replayGroup(run, active, (stopped) => state.save({ stopped, skipped: [...skipped] }));
     }
   } finally {
     session?.store.close();
   }
   if (!opts.dryRun && state.value.stopped !== null) state.save({ stopped: null, skipped: [...skipped] });
-  const count = (s: ReplayStatus): number => results.filter((r) => r.status === s).length;
+  const count = (s: ReplayStatus): number => run.results.filter((r) => r.status === s).length;
   return {
     ok: true,
     dryRun: opts.dryRun === true,
@@ -311,7 +355,7 @@ export async function replayLogs(opts: ReplayOptions): Promise<ReplaySummary> {
     applied: count('applied'),
     checked: count('checked'),
     skipped: count('skipped'),
-    head,
-    entries: results,
+    head: run.head,
+    entries: run.results,
   };
 }

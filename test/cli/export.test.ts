@@ -240,6 +240,17 @@ describe('patchtx replay of an export', () => {
     expectFsckClean(b);
   });
 
+  it('--dry-run checks every entry of an export and writes nothing', async () => {
+    const a = await historyA();
+    const { file } = await exportOf(a.dir);
+    const b = cloneAt(a.dir, a.base);
+    const r = await patchtxJson('replay', '--dry-run', '--repo', b, file);
+    expect(r.code, r.err).toBe(0);
+    expect(r.lines.slice(0, -1).map((l) => l.status)).toEqual(['checked', 'checked', 'checked', 'checked', 'checked']);
+    expect(rev(b)).toBe(a.base);
+    expect(git(b, 'status', '--porcelain')).toBe('');
+  });
+
   it('--keep-metadata wants an export, and no identity besides', async () => {
     const a = await historyA();
     const { file } = await exportOf(a.dir);
