@@ -68,6 +68,7 @@ export async function exportTransactions(opts: ExportOptions): Promise<ExportRes
     // commits older than the oldest transaction are the base a replay starts from: only those
     // between transactions are worth a word
     let between: string[] = [];
+    let walked = 0;
     for await (const { oid, commit, boundary } of firstParents(s.store, tip)) {
       if (exclude.has(oid)) break;
       const short = oid.slice(0, 12);
@@ -81,6 +82,12 @@ export async function exportTransactions(opts: ExportOptions): Promise<ExportRes
           warnings.push(`${short} took in uncommitted content besides its patch (${record.uncommitted.join(', ')}): a replay cannot reproduce it`);
       } else if (patchtxInfo(commit) !== null) between.push(`${short} is a patchtx commit without its patch text (${NOTES_REF} not fetched?): left out`);
       else between.push(`${short} was not made by patchtx: left out (a replay of this export does not reproduce it)`);
+      if (++walked === HISTORY_LIMIT && commit.parents.length > 0 && !boundary) {
+        warnings.push(
+          `only the newest ${HISTORY_LIMIT} commits were looked at: older transactions are not exported (export them from the parent of the oldest one exported)`,
+        );
+        break;
+      }
       if (boundary && commit.parents.length > 0) {
         warnings.push(`${short} is where this shallow clone's history ends: older transactions are not exported`);
         break;
