@@ -361,7 +361,11 @@ async function build(
   return { prepared, saved, plan, touched, states, overlay, commit, tree, message };
 }
 
-/** A recorded message kept as it is: only when its patchtx trailers name this tree and patch. */
+/**
+ * A recorded message kept as it is, when its Patch-Id is this patch's. Its Patchtx-Tree trailer is
+ * made to name this commit's tree (undo trusts it): the same on the recorded parent's tree, the
+ * new one where the patch lands on another.
+ */
 function keptMessage(message: string, tree: string, pid: string): string {
   const trailers = readTrailers(message);
   const recorded = (key: string): string | null => trailers.find((t) => t.key === key)?.value ?? null;
@@ -371,14 +375,14 @@ function keptMessage(message: string, tree: string, pid: string): string {
       reason: 'patch_id',
     });
   }
-  if (recordedTree !== null && recordedTree !== tree) {
-    throw new PatchtxError('replay_mismatch', `the recorded message names the tree ${recordedTree.slice(0, 12)}, not this commit's ${tree.slice(0, 12)}`, {
-      expected: recordedTree,
-      actual: tree,
-      reason: 'tree',
-    });
+  if (recordedTree === null || recordedTree === tree) return message;
+  const lines = message.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (!lines[i]!.startsWith(`${TREE_TRAILER}:`) || !lines[i]!.includes(recordedTree)) continue;
+    lines[i] = `${TREE_TRAILER}: ${tree}`;
+    break;
   }
-  return message;
+  return lines.join('\n');
 }
 
 function planOptions(opts: ApplyOptions): PlanOptions {

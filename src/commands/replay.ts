@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { PatchtxError, type ErrorKind } from '../errors.js';
 import { readTrailers } from '../git/objects/model/trailers.js';
+import { PATCH_ID_TRAILER } from '../tx/message.js';
 import { readLog } from '../logs/read-log.js';
 import type { LogEntry, LogFormat } from '../logs/types.js';
 import type { Limits } from '../patch/limits.js';
@@ -135,11 +136,20 @@ async function replayedKeys(opts: ReplayOptions): Promise<{ keys: Set<string>; t
     for await (const { oid, commit } of firstParents(session.store, start)) {
       if (oid === start) tipTree = commit.tree;
       keys.add(oid);
-      for (const t of readTrailers(commit.message)) if (t.key === CALL_ID_TRAILER || t.key === REPLAYED_COMMIT_TRAILER) keys.add(t.value);
+      for (const t of readTrailers(commit.message)) {
+        if (t.key === CALL_ID_TRAILER || t.key === REPLAYED_COMMIT_TRAILER) keys.add(t.value);
+        if (t.key === PATCH_ID_TRAILER) keys.add(keptKey(t.value, commit.author));
+      }
     }
     return { keys, tip: start, tipTree };
   });
 }
+
+/**
+ * An export entry replayed with its metadata onto another parent makes another commit id, with
+ * the recorded Patch-Id and author: those find it on the branch.
+ */
+const keptKey = (patchId: string, author: { email: string; timestamp: number }): string => `kept ${patchId} ${author.email} ${author.timestamp}`;
 
 /** The commit the replay goes on from: the branch's tip, or for a branch yet to make, its base. */
 async function startOf(session: Session, opts: ReplayOptions): Promise<string | null> {
@@ -233,7 +243,8 @@ function report(run: Run, r: ReplayEntryResult): void {
 function entriesToApply(run: Run, group: readonly Planned[]): Planned[] {
   const active: Planned[] = [];
   for (const p of group) {
-    if (run.keys.has(p.key)) report(run, { ...resultOf(p), status: 'skipped', reason: 'already_replayed' });
+    const kept = p.entry.record && run.opts.keepMetadata ? keptKey(p.entry.record.patchId, p.entry.record.author) : null;
+    if (run.keys.has(p.key) || (kept !== null && run.keys.has(kept))) report(run, { ...resultOf(p), status: 'skipped', reason: 'already_replayed' });
     else if (run.skipped.has(p.key)) report(run, { ...resultOf(p), status: 'skipped', reason: 'skipped_after_failure' });
     else if (p.entry.outcome !== 'success' && !run.opts.includeFailed) report(run, { ...resultOf(p), status: 'skipped', reason: 'not_successful' });
     else active.push(p);

@@ -199,6 +199,30 @@ describe('patchtx replay of an export', () => {
     expectFsckClean(b);
   });
 
+  it('with --keep-metadata onto another parent: other commit ids, the recorded metadata, and a second run changes nothing', async () => {
+    const a = await historyA();
+    const { file } = await exportOf(a.dir);
+    const b = cloneAt(a.dir, a.base);
+    writeFileSync(path.join(b, 'unrelated.txt'), 'not in A\n');
+    git(b, 'add', 'unrelated.txt');
+    git(b, 'commit', '-q', '-m', 'a commit A does not have');
+    const parent = rev(b);
+    const r = await patchtx('replay', '--keep-metadata', '--repo', b, file);
+    expect(r.code, r.err).toBe(0);
+    const made = commitsAfter(b, parent);
+    expect(made).toHaveLength(5);
+    expect(made.filter((c) => a.commits.includes(c))).toEqual([]);
+    // the recorded identities, dates, message and trailers; Patchtx-Tree names the commit's own tree
+    const meta = (dir: string, c: string): string =>
+      git(dir, 'log', '-1', '--format=%an %ae %ad %cn %ce %cd %B', '--date=raw', c).replace(/^Patchtx-Tree: .*$/m, '');
+    expect(made.map((c) => meta(b, c))).toEqual(a.commits.map((c) => meta(a.dir, c)));
+    for (const c of made) expect(git(b, 'log', '-1', '--format=%(trailers:key=Patchtx-Tree,valueonly)', c).trim()).toBe(rev(b, `${c}^{tree}`));
+    const again = await patchtxJson('replay', '--keep-metadata', '--repo', b, file);
+    expect(again.code).toBe(0);
+    expect(again.json).toMatchObject({ applied: 0, skipped: 5 });
+    expect(rev(b)).toBe(made[4]);
+  });
+
   it('stops at an entry that fails, and --continue after the fix goes on to the same commits', async () => {
     const a = await historyA();
     const { file } = await exportOf(a.dir);
