@@ -20,5 +20,6 @@ export type { BeginOptions, CommitOptions, Transaction } from './api/begin.js';
 export type { UndoOptions } from './api/undo.js';
 export type { RedoOptions } from './api/redo.js';
 export type { LogOptions } from './api/log.js';
+export type { ReplayEntryResult, ReplayOptions, ReplaySummary } from './api/replay.js';
 export type { ApplyJson, IdentityJson, LogEntryJson, RecoverJson, UndoJson } from './commands/results.js';
 export type { RecoveryReport } from './tx/recover.js';

@@ -1,7 +1,7 @@
 // The library's way into the transaction: `await openRepository({ dir })` finds the repository the
 // way the CLI does (a checkout or any directory in it, a bare repository, a linked worktree) and
 // returns an object whose methods are the commands: apply, check, undo, redo, log, show, recover,
-// and begin (a transaction of several steps landed as one commit).
+// replay, and begin (a transaction of several steps landed as one commit).
 // The object keeps what it has read between its calls (the configuration, the parsed index, pack
 // indexes and open packs, trees) and checks all of it cheaply before each call (tx/warm.ts), so
 // that a change made meanwhile by git, the user or another process is always seen; close()
@@ -18,6 +18,7 @@ import { log, type LogOptions } from './log.js';
 import { settled, type Place } from './place.js';
 import { recover } from './recover.js';
 import { redo, type RedoOptions } from './redo.js';
+import { replay, type ReplayOptions, type ReplaySummary } from './replay.js';
 import { show } from './show.js';
 import { undo, type UndoOptions } from './undo.js';
 import { WarmRepository } from '../tx/warm.js';
@@ -48,6 +49,8 @@ export interface Repository {
    * later call reads what it needs again. A call running meanwhile keeps its own until it ends.
    */
   close(): void;
+  /** the patches of a log (its text, or an array of items or export records), a commit per call */
+  replay(log: string | readonly unknown[], options?: ReplayOptions): Promise<ReplaySummary>;
 }
 
 export async function openRepository(options: OpenRepositoryOptions): Promise<Repository> {
@@ -74,5 +77,6 @@ export async function openRepository(options: OpenRepositoryOptions): Promise<Re
     recover: () => recover(place),
     begin: (opts?: BeginOptions) => begin(place, opts),
     close: () => warm.close(),
+    replay: (log: string | readonly unknown[], opts?: ReplayOptions) => replay(place, log, opts),
   });
 }

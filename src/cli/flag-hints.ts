@@ -16,6 +16,8 @@ const FLAGS: Readonly<Record<string, string>> = {
   repoDir: '--repo',
   dirty: '--dirty',
   revert: '--revert',
+  keepMetadata: '--keep-metadata',
+  grouping: '--commit',
 };
 
 /** `--flag VALUE`; a choice among fixed words is spelled `--flag=WORD`, as the help shows it; a

@@ -9,7 +9,7 @@ import { listTransactions } from '../commands/log.js';
 import { exitStatusFor, receivedSignal, throwIfInterrupted } from '../tx/interrupt.js';
 import { recoverCommand } from '../commands/recover.js';
 import { recoverJson } from '../commands/results.js';
-import { showPatch } from '../commands/show.js';
+import { showPatch, showRecord } from '../commands/show.js';
 import { pushAfterApply, pushBranch, type PushResult } from '../commands/push.js';
 import { redoTransaction, undoTransaction } from '../commands/undo.js';
 import { parseWaitSeconds, waitingForLocks } from '../tx/wait.js';
@@ -18,6 +18,7 @@ import { withFlagHints } from './flag-hints.js';
 import { limitsFrom, withLimitRemedy } from './limits.js';
 import { readPatchSource } from './read-patch.js';
 import { printLog, printUndo } from './print.js';
+import { addExportCommand } from './export.js';
 import { addReplayCommand } from './replay.js';
 
 interface CommonFlags {
@@ -207,6 +208,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     );
 
   addReplayCommand(program, streams, runWithIdentityOptions);
+  addExportCommand(program, streams, run);
 
   program
     .command('mcp')
@@ -293,9 +295,11 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .argument('<commit>', 'a patchtx commit')
     .description('print the original patch text of a transaction')
     .option('--repo <dir>', 'repository to work in')
+    .option('--json', "print the transaction's record, as a line of patchtx export")
     .action((commit: string, flags: CommonFlags) =>
-      run(false, async () => {
-        streams.out(await showPatch({ repoDir: flags.repo, commit }));
+      run(flags.json, async () => {
+        if (flags.json) streams.out(JSON.stringify(await showRecord({ repoDir: flags.repo, commit })) + '\n');
+        else streams.out(await showPatch({ repoDir: flags.repo, commit }));
       }),
     );
 

@@ -3,10 +3,12 @@
 // instead); `--json` one object per entry on stdout and the summary last; `--progress=jsonl` one
 // event per entry on stderr and the summary last, for CI logs. The progress line is a few lines
 // here rather than a package: it is one redrawn line, and the build bundles no terminal library.
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { PatchtxError } from '../errors.js';
 import { replayLogs, type ReplayEntryResult, type ReplaySummary } from '../commands/replay.js';
+import { GROUPINGS, type Grouping } from '../commands/replay-groups.js';
 import type { LogFormat } from '../logs/types.js';
 import { limitsFrom } from './limits.js';
 import type { Streams } from './output.js';
@@ -15,6 +17,8 @@ import { isTerminal } from './stdio.js';
 
 interface ReplayFlags {
   repo?: string;
+  ref?: string;
+  base?: string;
   format?: LogFormat;
   includeFailed?: boolean;
   map?: string[];
@@ -28,6 +32,8 @@ interface ReplayFlags {
   limits?: string;
   progress?: 'jsonl';
   json?: boolean;
+  keepMetadata?: boolean;
+  commit?: Grouping;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -60,6 +66,23 @@ function terminalProgress(streams: Streams): { update: (r: ReplayEntryResult, do
   };
 }
 
+/** A directory stands for its files (hidden ones left out), sorted by name; anything else for itself. */
+function filesOf(source: string): string[] {
+  let isDir = false;
+  try {
+    isDir = source !== '-' && statSync(source).isDirectory();
+  } catch {
+    return [source]; // reading it says what is wrong
+  }
+  if (!isDir) return [source];
+  const names = readdirSync(source, { withFileTypes: true })
+    .filter((d) => !d.name.startsWith('.') && (d.isFile() || d.isSymbolicLink()))
+    .map((d) => d.name)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  if (names.length === 0) throw new PatchtxError('usage', `the directory ${source} holds no patch files`, { path: source });
+  return names.map((n) => path.join(source, n));
+}
+
 function summaryLine(s: ReplaySummary): string {
   const did = s.dryRun ? `${s.checked} would apply` : `${s.applied} applied`;
   return `Replayed ${s.total} entr${s.total === 1 ? 'y' : 'ies'}: ${did}, ${s.skipped} skipped.${s.head && !s.dryRun ? ` Branch at ${short(s.head)}.` : ''}\n`;
@@ -68,17 +91,33 @@ function summaryLine(s: ReplaySummary): string {
 export function addReplayCommand(program: Command, streams: Streams, run: (json: boolean | undefined, fn: () => Promise<void>) => Promise<void>): void {
   program
     .command('replay')
-    .argument('<log...>', 'Codex session files or Responses API item lists (- : standard input)')
+    .argument('<log...>', 'Codex session files, Responses API item lists, patchtx exports, patch files or directories of them (- : standard input)')
     .description('apply the patches of agent logs, one commit per call, resumable')
     .option('--repo <dir>', 'repository to work in (default: the one containing the current directory)')
-    .addOption(new Option('--format <format>', 'the log format (default: told from the content)').choices(['codex-rollout', 'responses-items']))
+    .option('--ref <branch>', 'replay onto this branch, without a working tree or index unless it is checked out (default: the checked-out branch)')
+    .option('--base <rev>', 'the commit a --ref branch that does not exist yet starts from')
+    .addOption(
+      new Option('--format <format>', 'the log format (default: told from the content)').choices([
+        'codex-rollout',
+        'responses-items',
+        'patchtx-export',
+        'patch',
+      ]),
+    )
     .option('--include-failed', 'also replay calls the log records as failed or without an outcome')
     .option(
       '--map <old=new>',
       "the session's directory OLD is the repository's directory NEW (repeatable; default: the session's directory is the root)",
       collect,
     )
+    .addOption(
+      new Option(
+        '--commit <grouping>',
+        'one commit per call, per turn (Responses items: per response), or one for the whole replay (default: per-call; Responses items: per-turn)',
+      ).choices([...GROUPINGS]),
+    )
     .option('--dry-run', 'check every entry, write nothing')
+    .option('--keep-metadata', "patchtx's export: keep each commit's recorded message, author and committer (and so its id)")
     .option('--continue', 'go on after a stop: retry the entry the last replay stopped at')
     .option('--skip', 'go on after a stop: drop the entry the last replay stopped at')
     .option('--author <ident>', 'author, "Name <email>"')
@@ -94,12 +133,14 @@ export function addReplayCommand(program: Command, streams: Streams, run: (json:
         if (sources.filter((s) => s === '-').length > 1) throw new PatchtxError('usage', 'standard input (-) can be given only once');
         const limits = limitsFrom(flags.limits);
         const logs = [];
-        for (const name of sources) logs.push({ name, text: await readPatchSource(name, limits) });
+        for (const name of sources.flatMap(filesOf)) logs.push({ name, text: await readPatchSource(name, limits) });
         const events = flags.progress === 'jsonl';
         const bar = !events && !flags.json && isTerminal(2) ? terminalProgress(streams) : null;
         try {
           const summary = await replayLogs({
             repoDir: flags.repo,
+            ref: flags.ref,
+            base: flags.base,
             logs,
             format: flags.format,
             includeFailed: flags.includeFailed,
@@ -111,6 +152,8 @@ export function addReplayCommand(program: Command, streams: Streams, run: (json:
             dirty: flags.dirty,
             strict: flags.strict,
             limits,
+            keepMetadata: flags.keepMetadata,
+            grouping: flags.commit,
             onEntry: (r, { done, total }) => {
               if (events) streams.err(JSON.stringify({ event: r.status, ...r, done, total }) + '\n');
               if (flags.json) streams.out(JSON.stringify(r) + '\n');

@@ -10,7 +10,7 @@ import { parseIdentityOverride, resolveIdentity } from '../git/repo/identity.js'
 import type { GitIndex } from '../git/index/format.js';
 import { readIndex } from '../git/index/read.js';
 import { validateIndexUpdates } from '../git/index/updates.js';
-import { appendTrailers, type Trailer } from '../git/objects/model/trailers.js';
+import { appendTrailers, readTrailers, type Trailer } from '../git/objects/model/trailers.js';
 import type { Identity } from '../git/objects/model/identity.js';
 import { EMPTY_TREE_OID, type TreeMode } from '../git/objects/model/tree.js';
 import { editTree, type TreeEdit } from '../git/objects/tree-edit.js';
@@ -21,6 +21,7 @@ import type { TouchedFiles } from '../tx/touched-files.js';
 import { stampsOf } from '../tx/as-read.js';
 import { crashPoint } from '../tx/crash.js';
 import { DryRunObjectStore } from './dry-store.js';
+import type { ReplayedFiles } from './replay-verify.js';
 import { patchtxInfo } from '../tx/history.js';
 import { planAhead, planMadeAhead, planOutcome, type PlannedAhead } from './plan-ahead.js';
 import { savedPathOf, savedRecordPath, savedSpec, writeSavedRecord, type SavedPath } from '../tx/saved.js';
@@ -72,6 +73,19 @@ export interface ApplyOptions extends SessionOptions, TargetOptions {
   laterPatches?: readonly string[];
   /** whose final-newline rules the patch is applied with (default: Codex's; see PlanOptions) */
   dialect?: Dialect;
+  /**
+   * The tree the commit must have (a replay of patchtx's export): a patch that makes another one
+   * is refused (replay_mismatch) before anything is written.
+   */
+  expectTree?: string;
+  /**
+   * The commit as it was recorded (a replay that keeps metadata): this message, with patchtx's
+   * trailers (which must name this tree and Patch-Id), and these identities, dates included.
+   */
+  kept?: { message: string; author: Identity; committer: Identity };
+  /** shown the result before the commit is written; throws to refuse it (a replay comparing it
+   * with the changes its log records) */
+  verify?: (files: ReplayedFiles) => void;
 }
 
 /** Before and after bytes of a changed path; shared with the transaction (a pure rename's two
@@ -318,6 +332,14 @@ async function build(
   }
   plan.changes = asCommitted(plan.changes, states);
   const tree = await editTree(store, target.baseTree, edits);
+  if (opts.expectTree !== undefined && tree !== opts.expectTree) {
+    throw new PatchtxError('replay_mismatch', `the patch makes the tree ${tree.slice(0, 12)}, not the recorded ${opts.expectTree.slice(0, 12)}`, {
+      expected: opts.expectTree,
+      actual: tree,
+      reason: 'tree',
+    });
+  }
+  opts.verify?.({ changes: plan.changes, before: (p) => overlay.read(p), after: (p) => plan.files.get(p) });
   const unchanged = tree === (target.baseTree ?? EMPTY_TREE_OID);
   const prepared: Prepared = {
     newOid: null,
@@ -338,11 +360,9 @@ async function build(
     return { prepared, saved, savedKey: record, plan, touched, states, overlay, commit: null, tree, message: null };
   }
 
-  const message = appendTrailers(opts.message ?? generatedMessage(plan.changes), [
-    ...trailers,
-    { key: TREE_TRAILER, value: tree },
-    { key: PATCH_ID_TRAILER, value: pid },
-  ]);
+  const message = opts.kept
+    ? keptMessage(opts.kept.message, tree, pid)
+    : appendTrailers(opts.message ?? generatedMessage(plan.changes), [...trailers, { key: TREE_TRAILER, value: tree }, { key: PATCH_ID_TRAILER, value: pid }]);
   const commit = await store.writeCommit({ tree, parents: target.base ? [target.base] : [], author, committer, message });
   prepared.newOid = commit;
   prepared.reflogMessage = `patchtx: ${message.split('\n')[0]}`;
@@ -353,6 +373,30 @@ async function build(
   prepared.redo = { clear: true };
   mark('objects: hash');
   return { prepared, saved, plan, touched, states, overlay, commit, tree, message };
+}
+
+/**
+ * A recorded message kept as it is, when its Patch-Id is this patch's. Its Patchtx-Tree trailer is
+ * made to name this commit's tree (undo trusts it): the same on the recorded parent's tree, the
+ * new one where the patch lands on another.
+ */
+function keptMessage(message: string, tree: string, pid: string): string {
+  const trailers = readTrailers(message);
+  const recorded = (key: string): string | null => trailers.find((t) => t.key === key)?.value ?? null;
+  const [recordedId, recordedTree] = [recorded(PATCH_ID_TRAILER), recorded(TREE_TRAILER)];
+  if (recordedId !== pid) {
+    throw new PatchtxError('replay_mismatch', `the recorded message has the Patch-Id ${recordedId ?? '(none)'}, not this patch's ${pid}`, {
+      reason: 'patch_id',
+    });
+  }
+  if (recordedTree === null || recordedTree === tree) return message;
+  const lines = message.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (!lines[i]!.startsWith(`${TREE_TRAILER}:`) || !lines[i]!.includes(recordedTree)) continue;
+    lines[i] = `${TREE_TRAILER}: ${tree}`;
+    break;
+  }
+  return lines.join('\n');
 }
 
 function planOptions(opts: ApplyOptions): PlanOptions {
@@ -500,8 +544,8 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     // subdirectory is stored re-rooted at the repository, so `patchtx show X | patchtx apply` replays it
     const noteText = patch !== invocations[0]!.patch ? normalisePatch(patch) : opts.patchText;
     const target = await resolveTarget(session, { ...opts, commits: true, ...(opts.allowReapply ? {} : { patchId: pid }) });
-    const author = resolveIdentity(session.config, 'author', session.env, opts.author);
-    const committer = resolveCommitter(session, opts);
+    const author = opts.kept?.author ?? resolveIdentity(session.config, 'author', session.env, opts.author);
+    const committer = opts.kept?.committer ?? resolveCommitter(session, opts);
     if (!opts.allowReapply && (await tipPatchId(session, target)) === pid && (await checkoutHoldsTip(session, target, patch))) {
       return alreadyApplied(session, target, patch, pid, opts, { author, committer });
     }

@@ -8,6 +8,7 @@ import { lookupPaths } from '../git/objects/tree-edit.js';
 import type { Limits } from '../patch/limits.js';
 import { parsePatch } from '../patch/parse.js';
 import type { Session } from '../tx/session.js';
+import type { ReplayedFiles } from './replay-verify.js';
 
 export class DryReplay {
   /** the files the entries so far have touched: content, or null once deleted */
@@ -20,8 +21,9 @@ export class DryReplay {
     private readonly options: { strict?: boolean; limits?: Partial<Limits> },
   ) {}
 
-  /** Plans `patchText` (repository paths) on the files as they are now; throws its error. */
-  async check(patchText: string): Promise<void> {
+  /** Plans `patchText` (repository paths) on the files as they are now; throws its error (or
+   * `verify`'s, shown the result). */
+  async check(patchText: string, verify?: (files: ReplayedFiles) => void): Promise<void> {
     const patch = parsePatch(patchText, this.options.limits);
     const paths = patch.hunks.flatMap((h) => (h.kind === 'update' && h.moveTo !== null ? [h.path, h.moveTo] : [h.path]));
     await this.load(paths.filter((p) => !this.files.has(p)));
@@ -30,6 +32,14 @@ export class DryReplay {
       isDirectory: (p) => this.directories.has(p) || [...this.files].some(([k, v]) => v !== null && k.startsWith(`${p}/`)),
     };
     const plan = planContents(patch, lookup, { strict: this.options.strict, matchWork: this.options.limits?.matchWork });
+    verify?.({
+      changes: plan.changes,
+      before: (p) => this.files.get(p)?.bytes() ?? undefined,
+      after: (p) => {
+        const content = plan.files.get(p);
+        return content === undefined ? undefined : content === null ? null : content.bytes();
+      },
+    });
     for (const [p, content] of plan.files) this.files.set(p, content);
   }
 

@@ -69,17 +69,34 @@ function mapPath(entry: LogEntry, written: string, dir: string | null, maps: rea
   throw reject(`the path '${written}' (${abs}) cannot be replayed: ${where}`);
 }
 
+/** The directory the entry's relative paths mean: the call's, below the heredoc's `cd DIR`. */
+function callDirectory(entry: LogEntry, cd: string | undefined): string | null {
+  const callDir = entry.cwd === null ? null : posix.normalize(entry.cwd);
+  if (cd === undefined || cd === '') return callDir;
+  return posix.isAbsolute(cd) ? posix.normalize(cd) : callDir === null ? posix.normalize(cd) : posix.join(callDir, cd);
+}
+
 /** The entry's patch with every path a repository path, as patch text to apply at the root. */
 export function repositoryPatch(entry: LogEntry, maps: readonly DirectoryMap[], limits?: Partial<Limits>): string {
+  return mappedEntry(entry, maps, limits).patch;
+}
+
+/** The entry's patch at the repository root, and how its session paths map onto the repository. */
+export function mappedEntry(entry: LogEntry, maps: readonly DirectoryMap[], limits?: Partial<Limits>): { patch: string; at: (written: string) => string } {
   const invocation = parsePatchInvocation(entry.patch, { limits, pathsFromCwd: true });
-  const cd = invocation.cwd;
-  const callDir = entry.cwd === null ? null : posix.normalize(entry.cwd);
-  const dir =
-    cd === undefined || cd === '' ? callDir : posix.isAbsolute(cd) ? posix.normalize(cd) : callDir === null ? posix.normalize(cd) : posix.join(callDir, cd);
-  const active = mapsFor(entry, maps);
-  const at = (p: string): string => mapPath(entry, p, dir, active);
+  const at = pathMapper(entry, maps, invocation.cwd);
   const hunks = invocation.patch.hunks.map((h): Hunk =>
     h.kind === 'update' ? { ...h, path: at(h.path), moveTo: h.moveTo === null ? null : at(h.moveTo) } : { ...h, path: at(h.path) },
   );
-  return normalisePatch({ ...invocation.patch, hunks });
+  return { patch: normalisePatch({ ...invocation.patch, hunks }), at };
+}
+
+/**
+ * Session paths of the entry (absolute, or relative to its directory and heredoc `cd`) as
+ * repository paths; the mapper throws path_rejected for one outside every mapped directory.
+ */
+function pathMapper(entry: LogEntry, maps: readonly DirectoryMap[], cd?: string): (written: string) => string {
+  const dir = callDirectory(entry, cd);
+  const active = mapsFor(entry, maps);
+  return (p) => mapPath(entry, p, dir, active);
 }

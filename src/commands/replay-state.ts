@@ -7,8 +7,9 @@ import { PatchtxError } from '../errors.js';
 import type { Repository } from '../git/repo/repository.js';
 
 export interface ReplayState {
-  /** the entry the last replay stopped at, or null when it finished */
-  stopped: { key: string; entry: number; log: string } | null;
+  /** the entry the last replay stopped at, or null when it finished (`keys`: the entries of the
+   * commit it stopped at, which `skip` drops together) */
+  stopped: { key: string; entry: number; log: string; keys?: string[] } | null;
   /** keys of entries dropped after they failed: later replays pass over them */
   skipped: string[];
 }
@@ -24,7 +25,9 @@ export function readReplayState(repo: Repository): ReplayState {
   }
   try {
     const v = JSON.parse(text) as Partial<ReplayState>;
-    return { stopped: v.stopped ?? null, skipped: Array.isArray(v.skipped) ? v.skipped.filter((s) => typeof s === 'string') : [] };
+    const strings = (list: unknown): string[] | undefined => (Array.isArray(list) ? list.filter((s) => typeof s === 'string') : undefined);
+    const stopped = v.stopped ? { ...v.stopped, keys: strings(v.stopped.keys) } : null;
+    return { stopped, skipped: strings(v.skipped) ?? [] };
   } catch {
     throw new PatchtxError('corrupt_repository', `the replay state ${replayStateFile(repo)} is not JSON: delete it to start over`, {});
   }

@@ -1,9 +1,12 @@
 // One entry point for patch logs: which format a log is, told from its content (the first JSON
 // value that says), and its entries. A Codex session file has `session_meta`, `turn_context`,
-// `response_item` or `event_msg` lines; a Responses item list has `apply_patch_call` items or
-// responses with an `output` array. `format` forces the choice.
+// `response_item` or `event_msg` lines; patchtx's export has `patchtx_transaction` records; a
+// Responses item list has `apply_patch_call` items or responses with an `output` array; a plain
+// patch file has a `*** Begin Patch` line. `format` forces the choice.
 import { PatchtxError } from '../errors.js';
 import { readCodexRollout } from './codex-rollout.js';
+import { isPatchText, readPatchFile } from './patch-files.js';
+import { EXPORT_RECORD_TYPE, readPatchtxExport } from './patchtx-export.js';
 import { readResponsesItems } from './responses-items.js';
 import type { LogEntry, LogFormat } from './types.js';
 
@@ -14,6 +17,7 @@ const ITEM_KINDS = new Set(['apply_patch_call', 'apply_patch_call_output']);
 export function detectLogFormat(text: string): LogFormat | null {
   const trimmed = text.trimStart();
   if (trimmed.startsWith('[')) return 'responses-items';
+  if (isPatchText(text)) return 'patch';
   for (const line of text.split('\n', 200)) {
     const t = line.trim();
     if (t === '') continue;
@@ -25,6 +29,7 @@ export function detectLogFormat(text: string): LogFormat | null {
     }
     if (typeof v !== 'object' || v === null) continue;
     const o = v as Record<string, unknown>;
+    if (o.type === EXPORT_RECORD_TYPE) return 'patchtx-export';
     if (typeof o.type === 'string' && 'payload' in o && ROLLOUT_KINDS.has(o.type)) return 'codex-rollout';
     if (typeof o.type === 'string' && ITEM_KINDS.has(o.type)) return 'responses-items';
     if (Array.isArray(o.output)) return 'responses-items';
@@ -40,11 +45,12 @@ export function readLog(text: string, format?: LogFormat): LogEntry[] {
   if (f === null) {
     throw new PatchtxError(
       'parse_error',
-      'not a patch log patchtx can read: neither a Codex session file (JSON lines of session_meta, response_item, …) nor a list of Responses API items (apply_patch_call …)',
+      'not a patch log patchtx can read: neither a Codex session file (JSON lines of session_meta, response_item, …), a list of Responses API items (apply_patch_call …), a patchtx export nor a V4A patch (*** Begin Patch …)',
       {
         format: null,
       },
     );
   }
-  return f === 'codex-rollout' ? readCodexRollout(text) : readResponsesItems(text);
+  if (f === 'patch') return readPatchFile(text);
+  return f === 'codex-rollout' ? readCodexRollout(text) : f === 'patchtx-export' ? readPatchtxExport(text) : readResponsesItems(text);
 }

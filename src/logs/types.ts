@@ -3,11 +3,50 @@
 // on its commit), the directory its relative paths meant, and what the log says became of it.
 // Readers of the formats (codex-rollout.ts, responses-items.ts) produce these; replay consumes them.
 
-export type LogFormat = 'codex-rollout' | 'responses-items';
+export type LogFormat = 'codex-rollout' | 'responses-items' | 'patchtx-export' | 'patch';
 
 /** A change as the log recorded it after the call ran (Codex's patch_apply_end `changes`). */
 export type RecordedChange =
   { type: 'add'; content: string } | { type: 'delete'; content?: string } | { type: 'update'; unifiedDiff?: string; movePath?: string };
+
+/** A person and a moment of an exported commit. */
+export interface ExportIdentity {
+  name: string;
+  email: string;
+  /** ISO 8601 in the identity's own time zone */
+  date: string;
+  /** seconds since the Unix epoch */
+  timestamp: number;
+  /** git's `+hhmm`/`-hhmm` (`-0000`: zone unknown) */
+  timezone: string;
+}
+
+export interface ExportRecord {
+  type: 'patchtx_transaction';
+  version: number;
+  commit: string;
+  /** the commit it was made on (null: the first commit of the branch) */
+  base: string | null;
+  tree: string;
+  baseTree: string | null;
+  patchId: string;
+  /** the patch text kept in the transaction's note */
+  patch: string;
+  /** the whole commit message, trailers included, byte for byte */
+  message: string;
+  subject: string;
+  trailers: { key: string; value: string }[];
+  author: ExportIdentity;
+  committer: ExportIdentity;
+  /** for a revert made by `patchtx undo`: the commit it reverts */
+  undoOf: string | null;
+  files: { op: string; path: string; from?: string }[];
+  /**
+   * Paths whose uncommitted content the commit took in besides the patch (`--dirty=include`,
+   * apply_patch): the patch text alone does not make this commit's tree.
+   */
+  uncommitted?: string[];
+}
 
 export interface LogEntry {
   /** 0-based position among the entries of this log */
@@ -34,4 +73,6 @@ export interface LogEntry {
   output?: string;
   /** Codex: the changes patch_apply_end recorded, keyed by path as written there */
   recorded?: Map<string, RecordedChange>;
+  /** patchtx's own export: the transaction's record (tree, message, author, committer) */
+  record?: ExportRecord;
 }

@@ -150,10 +150,10 @@ describe('patchtx replay of a Codex session file', () => {
 });
 
 describe('patchtx replay of Responses API items', () => {
-  it('replays a create and a move, one commit each, and leaves the failed call out', async () => {
+  it('with --commit per-call, replays a create and a move, one commit each, and leaves the failed call out', async () => {
     const dir = repoWith({ 'readme.txt': 'hi\n' });
     const base = rev(dir);
-    const r = await patchtxJson('replay', '--repo', dir, fixture('replay-responses.json'));
+    const r = await patchtxJson('replay', '--repo', dir, '--commit', 'per-call', fixture('replay-responses.json'));
     expect(r.code).toBe(0);
     expect(r.lines.slice(0, -1).map((l) => [l.callId, l.status])).toEqual([
       ['r-create', 'applied'],
@@ -212,7 +212,7 @@ describe('patchtx replay --dry-run and --progress=jsonl', () => {
 describe('patchtx replay: input', () => {
   it('reads a log on standard input (-), naming it stdin where the log has no session id', () => {
     const dir = repoWith({ 'readme.txt': 'hi\n' });
-    const r = runBin('patchtx', ['replay', '-'], {
+    const r = runBin('patchtx', ['replay', '--commit', 'per-call', '-'], {
       cwd: dir,
       input: readFileSync(fixture('replay-responses.json'), 'utf8'),
       env: { ...gitEnv, NO_COLOR: '1' },
@@ -272,7 +272,7 @@ describe('patchtx replay and a signal', () => {
     const dir = repoWith({ 'readme.txt': 'hi\n' });
     const base = rev(dir);
     const release = path.join(tempDir(), 'go');
-    const child = spawn(process.execPath, [binPath(), 'replay', '--repo', dir, fixture('replay-responses.json')], {
+    const child = spawn(process.execPath, [binPath(), 'replay', '--commit', 'per-call', '--repo', dir, fixture('replay-responses.json')], {
       env: { ...gitEnv, PATCHTX_TEST_PAUSE_AT: 'after-ref', PATCHTX_TEST_PAUSE_UNTIL: release },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -288,7 +288,7 @@ describe('patchtx replay and a signal', () => {
     expect(stderr).toMatch(/interrupted by SIGINT/);
     expect(git(dir, 'rev-list', '--count', `${base}..HEAD`).trim()).toBe('1');
     expect(trailersOf(dir, 'HEAD')).toBe('Replayed-From: replay-responses.json\nCall-Id: r-create');
-    const resumed = await patchtxJson('replay', '--repo', dir, '--continue', fixture('replay-responses.json'));
+    const resumed = await patchtxJson('replay', '--repo', dir, '--continue', '--commit', 'per-call', fixture('replay-responses.json'));
     expect(resumed.code).toBe(0);
     expect(trailersOf(dir, 'HEAD')).toBe('Replayed-From: replay-responses.json\nCall-Id: r-move');
     expectFsckClean(dir);

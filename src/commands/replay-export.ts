@@ -1,0 +1,48 @@
+// Replaying an entry of patchtx's own export: how its commit is made. The record says which
+// tree the patch made; where the replay starts from the tree the transaction started from, the
+// new commit must have that tree too (else replay_mismatch, before anything is written). With
+// its metadata kept, the commit gets the recorded message, author and committer, so on the same
+// parent it is the very commit the export records. A transaction that took in uncommitted content
+// besides its patch cannot be made again from the patch: it is refused, naming the paths.
+import { PatchtxError } from '../errors.js';
+import { parseTimezone, type Identity } from '../git/objects/model/identity.js';
+import type { ExportIdentity, ExportRecord } from '../logs/patchtx-export.js';
+import type { ApplyOptions } from './apply.js';
+
+const identityOf = (id: ExportIdentity): Identity => ({
+  name: id.name,
+  email: id.email,
+  timestamp: id.timestamp,
+  timezoneOffset: parseTimezone(id.timezone) ?? 0,
+});
+
+/** Throws replay_mismatch for a record whose commit the patch alone does not make. */
+export function refuseUnreproducible(record: ExportRecord): void {
+  if (record.uncommitted === undefined || record.uncommitted.length === 0) return;
+  throw new PatchtxError(
+    'replay_mismatch',
+    `the commit ${record.commit.slice(0, 12)} took in uncommitted content besides its patch (${record.uncommitted.join(', ')}), which the export does not hold: it cannot be replayed`,
+    { paths: record.uncommitted, reason: 'uncommitted', commit: record.commit },
+  );
+}
+
+export interface ExportCommitOptions {
+  /** keep the recorded message, author and committer */
+  keep: boolean;
+  /** the Replayed-From value */
+  source: string;
+  /** the tree of the commit the entry applies onto */
+  treeBefore: string | null;
+  replayedFromTrailer: string;
+  replayedCommitTrailer: string;
+}
+
+/** What the entry's transaction is given besides the patch text. */
+export function exportCommitOptions(record: ExportRecord, o: ExportCommitOptions): Pick<ApplyOptions, 'trailers' | 'expectTree' | 'kept' | 'allowReapply'> {
+  // the same start, the same patch: the same tree, or the replay stops
+  const compare = o.treeBefore === record.baseTree ? { expectTree: record.tree } : {};
+  // the branch's history says what was replayed: a patch that follows itself is applied again
+  const common = { ...compare, allowReapply: true };
+  if (o.keep) return { ...common, kept: { message: record.message, author: identityOf(record.author), committer: identityOf(record.committer) } };
+  return { ...common, trailers: [`${o.replayedFromTrailer}=${o.source}`, `${o.replayedCommitTrailer}=${record.commit}`] };
+}
