@@ -1,7 +1,7 @@
 // The library's way into the transaction: `await openRepository({ dir })` finds the repository the
 // way the CLI does (a checkout or any directory in it, a bare repository, a linked worktree) and
 // returns an object whose methods are the commands: apply, check, undo, redo, log, show, recover,
-// and begin (a transaction of several steps landed as one commit).
+// begin (a transaction of several steps landed as one commit) and edit (edit operations).
 // Each call opens the repository afresh, exactly as one run of the CLI does, so nothing read
 // before can be stale; each returns the object the CLI prints with --json, or throws a
 // PatchtxError of the kind the CLI maps to its exit code.
@@ -12,6 +12,8 @@ import { apply, type ApplyOptions } from './apply.js';
 import { begin, type BeginOptions, type Transaction } from './begin.js';
 import { describeValue, readOptionsObject, usageError } from './args.js';
 import { check } from './check.js';
+import { edit, type EditOptions } from './edit.js';
+import type { EditOp } from '../edits/ops.js';
 import { log, type LogOptions } from './log.js';
 import { settled, type Place } from './place.js';
 import { recover } from './recover.js';
@@ -40,6 +42,8 @@ export interface Repository {
   recover(): Promise<RecoverJson>;
   /** a transaction of several steps, each seeing the ones before, landed by commit() as one commit */
   begin(options?: BeginOptions): Promise<Transaction>;
+  /** edit operations applied in order as one commit (with `check`: nothing written) */
+  edit(ops: EditOp | readonly EditOp[], options?: EditOptions): Promise<ApplyJson>;
 }
 
 export async function openRepository(options: OpenRepositoryOptions): Promise<Repository> {
@@ -63,5 +67,6 @@ export async function openRepository(options: OpenRepositoryOptions): Promise<Re
     show: (commit: string) => show(place, commit),
     recover: () => recover(place),
     begin: (opts?: BeginOptions) => begin(place, opts),
+    edit: (ops: EditOp | readonly EditOp[], opts?: EditOptions) => edit(place, ops, opts),
   });
 }

@@ -25,6 +25,7 @@ export function touchedPaths(patch: Patch): Map<string, TouchedPath> {
   for (const h of patch.hunks) {
     if (h.kind === 'add') touch(h.path, 'add', h.line);
     else if (h.kind === 'delete') touch(h.path, 'delete', h.line);
+    else if (h.kind === 'edit') touch(h.path, 'update', h.line);
     else if (h.moveTo !== null && h.moveTo !== h.path) {
       touch(h.path, 'move-source', h.line);
       touch(h.moveTo, 'move-dest', h.line);

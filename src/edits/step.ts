@@ -1,0 +1,35 @@
+// One step of a transaction, read into a Patch by what it is: edit operations (given as values),
+// or text that is a V4A patch (it has a `*** Begin Patch` line, or is none of the others, so the
+// V4A parser reports what is wrong with it), a unified diff (`diff --git`, or `---`/`+++`/`@@`),
+// or Aider SEARCH/REPLACE blocks.
+import { checkPatchSize, limitsWith, type Limits } from '../patch/limits.js';
+import { parsePatchInvocation, type ParsedInvocation } from '../patch/parse.js';
+import { isAiderBlocks, parseAiderBlocks } from './aider.js';
+import { opsPatch, readOps, type EditOp } from './ops.js';
+import { isUnifiedDiff, parseUnifiedDiff } from './unified.js';
+
+/** A step: patch text, or a list of edit operations. */
+export type Step = string | { ops: readonly EditOp[] };
+
+export type StepFormat = 'v4a' | 'unified' | 'aider' | 'ops';
+
+export function stepFormat(step: Step): StepFormat {
+  if (typeof step !== 'string') return 'ops';
+  if (/^\s*\*\*\* Begin Patch/m.test(step)) return 'v4a';
+  if (isUnifiedDiff(step)) return 'unified';
+  if (isAiderBlocks(step)) return 'aider';
+  return 'v4a';
+}
+
+/** `v4aOnly`: patch text is V4A whatever it looks like (apply_patch's grammar is Codex's). */
+export function parseStep(step: Step, opts: { limits?: Partial<Limits>; pathsFromCwd?: boolean; v4aOnly?: boolean } = {}): ParsedInvocation {
+  const format = opts.v4aOnly && typeof step === 'string' ? 'v4a' : stepFormat(step);
+  if (format === 'ops') {
+    const ops = readOps((step as { ops: readonly EditOp[] }).ops);
+    return { patch: opsPatch(ops) };
+  }
+  const text = step as string;
+  if (format === 'v4a') return parsePatchInvocation(text, opts);
+  checkPatchSize(text, limitsWith(opts.limits));
+  return { patch: format === 'unified' ? parseUnifiedDiff(text) : parseAiderBlocks(text) };
+}
