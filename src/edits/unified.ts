@@ -20,6 +20,12 @@ export function isUnifiedDiff(text: string): boolean {
 }
 
 export function parseUnifiedDiff(text: string): Patch {
+  // the diff package reads `git diff --binary` output as a file without hunks
+  const binary = /^GIT binary patch\r?$/m.exec(text);
+  if (binary !== null) {
+    const line = text.slice(0, binary.index).split('\n').length;
+    throw new PatchtxError('parse_error', `line ${line}: the diff holds a binary patch, which patchtx does not apply`, { format: 'unified', line });
+  }
   let files: StructuredPatch[];
   try {
     files = parseUnified(text);
