@@ -161,6 +161,16 @@ describe('edit operations in one transaction', () => {
 
     const outside = await rejection(repo.edit({ op: 'create', path: '../x', content: '' }));
     expect(outside.kind).toBe('path_rejected');
+    // a symbolic link is refused by the transaction, which names the operation (it has no patch line)
+    const link = await rejection(
+      repo.edit([
+        { op: 'create', path: 'z', content: '' },
+        { op: 'str_replace', path: 'docs/src-link', old: 'src', new: 'lib' },
+      ]),
+    );
+    expect(link.kind).toBe('path_rejected');
+    expect(link.data).toMatchObject({ path: 'docs/src-link', operation: 1, reason: 'symlink' });
+    expect(link.data.line).toBeUndefined();
     expectUntouched(dir, before);
 
     // with replaceAll every occurrence is replaced
