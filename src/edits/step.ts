@@ -2,8 +2,9 @@
 // or text that is a V4A patch (it has a `*** Begin Patch` line, or is none of the others, so the
 // V4A parser reports what is wrong with it), a unified diff (`diff --git`, or `---`/`+++`/`@@`),
 // or Aider SEARCH/REPLACE blocks.
-import { checkPatchSize, limitsWith, type Limits } from '../patch/limits.js';
+import { checkPatchSize, limitExceeded, limitsWith, type Limits } from '../patch/limits.js';
 import { parsePatchInvocation, type ParsedInvocation } from '../patch/parse.js';
+import type { Patch } from '../patch/types.js';
 import { isAiderBlocks, parseAiderBlocks } from './aider.js';
 import { opsPatch, readOps, type EditOp } from './ops.js';
 import { isUnifiedDiff, parseUnifiedDiff } from './unified.js';
@@ -24,12 +25,20 @@ export function stepFormat(step: Step): StepFormat {
 /** `v4aOnly`: patch text is V4A whatever it looks like (apply_patch's grammar is Codex's). */
 export function parseStep(step: Step, opts: { limits?: Partial<Limits>; pathsFromCwd?: boolean; v4aOnly?: boolean } = {}): ParsedInvocation {
   const format = opts.v4aOnly && typeof step === 'string' ? 'v4a' : stepFormat(step);
-  if (format === 'ops') {
-    const ops = readOps((step as { ops: readonly EditOp[] }).ops);
-    return { patch: opsPatch(ops) };
-  }
+  const limits = limitsWith(opts.limits);
+  if (format === 'ops') return { patch: bounded(opsPatch(readOps((step as { ops: readonly EditOp[] }).ops)), limits) };
   const text = step as string;
   if (format === 'v4a') return parsePatchInvocation(text, opts);
-  checkPatchSize(text, limitsWith(opts.limits));
-  return { patch: format === 'unified' ? parseUnifiedDiff(text) : parseAiderBlocks(text) };
+  checkPatchSize(text, limits);
+  return { patch: bounded(format === 'unified' ? parseUnifiedDiff(text) : parseAiderBlocks(text), limits) };
+}
+
+/** The patch, held to the operations limit as a V4A patch is (counted in hunks). */
+function bounded(patch: Patch, limits: Limits): Patch {
+  if (patch.hunks.length <= limits.operations) return patch;
+  const over = patch.hunks[limits.operations]!;
+  const where = over.origin === undefined ? '' : `; operation ${over.origin.index} is over`;
+  throw limitExceeded('operations', `there are more than ${limits.operations.toLocaleString('en-US')} operations${where}`, limits.operations, {
+    ...(over.origin && { operation: over.origin.index }),
+  });
 }

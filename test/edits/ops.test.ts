@@ -2,7 +2,8 @@
 // line-ending rules, and the checks of the operations' JSON, each error naming the operation.
 import { describe, expect, it } from 'vitest';
 import { opsPatch, readOps } from '../../src/edits/ops.js';
-import { planPatch, PatchtxError } from '../../src/index.js';
+import { parseStep } from '../../src/edits/step.js';
+import { applyPatch, planPatch, PatchtxError } from '../../src/index.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -131,5 +132,22 @@ describe('reading the operations', () => {
       expect(e.kind).toBe('path_rejected');
       expect(e.data.operation).toBe(0);
     }
+  });
+});
+
+describe('bounds and the in-memory library', () => {
+  it('a list beyond the operations limit is limit_exceeded naming the first operation over', () => {
+    const ops = Array.from({ length: 4 }, (_, i) => ({ op: 'delete' as const, path: `f${i}` }));
+    const e = thrown(() => parseStep({ ops }, { limits: { operations: 3 } }));
+    expect(e.kind).toBe('limit_exceeded');
+    expect(e.data).toMatchObject({ limit: 'operations', max: 3, operation: 3 });
+    expect(parseStep({ ops }, { limits: { operations: 4 } }).patch.hunks).toHaveLength(4);
+  });
+
+  it('applyPatch takes a unified diff and Aider blocks as well as V4A', () => {
+    const diff = '--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n';
+    expect(applyPatch(diff, { f: 'a\nb\n' }).files).toEqual({ f: 'a\nB\n' });
+    const blocks = 'f\n<<<<<<< SEARCH\nb\n=======\nc\n>>>>>>> REPLACE\n';
+    expect(applyPatch(blocks, { f: 'a\nb\n' }).files).toEqual({ f: 'a\nc\n' });
   });
 });
