@@ -5,7 +5,8 @@
 // must be empty followed by a Delete (git apply refuses to delete a file the diff does not
 // describe), a rename a Move that refuses an existing destination followed by the edit of its
 // hunks, a mode change an edit of the mode. Paths lose their first component (`a/`, `b/`) as
-// `git apply -p1` does, when they have one. Binary diffs and copies are refused.
+// `git apply -p1` does, when they have one; a diff not made by git names one file (its `+++`
+// path). Binary diffs and copies are refused.
 import { parsePatch as parseUnified, type StructuredPatch } from 'diff';
 import { PatchtxError } from '../errors.js';
 import { pathProblem, quotePath } from '../patch/paths.js';
@@ -132,8 +133,11 @@ function fileHunks(file: StructuredPatch & Record<string, unknown>, hunks: DiffH
     });
   }
   if (file.isCopy === true) throw new PatchtxError('parse_error', `the diff copies a file, which patchtx does not apply`, { format: 'unified', line });
-  const from = pathOf(file.oldFileName, git, line);
+  let from = pathOf(file.oldFileName, git, line);
   const to = pathOf(file.newFileName, git, line);
+  // a diff that is not git's renames nothing: it patches the file the `+++` line names (the `---`
+  // one for a deletion), as git apply takes it (`--- f.orig` / `+++ f` patches f)
+  if (!git && from !== null && to !== null) from = to;
   const newMode = mode(file.newMode as string | undefined);
   if (from === null && to === null) throw new PatchtxError('parse_error', 'a file entry of the diff names no file', { format: 'unified', line });
   if (from === null || file.isCreate === true) {

@@ -183,6 +183,23 @@ describe('unified diffs: patchtx and git apply agree', () => {
     await expectAgreement(dir, diff, true);
   });
 
+  it('diff -u of a file against its backup copy patches the file the +++ line names, as git apply does', async () => {
+    const dir = baseRepo();
+    const d = tempDir();
+    writeFileSync(path.join(d, 'long.txt.orig'), numbered(1, 40));
+    writeFileSync(path.join(d, 'long.txt'), numbered(1, 40).replace('line 7\n', 'line seven\n'));
+    const plain = spawnSync('diff', ['-u', 'long.txt.orig', 'long.txt'], { cwd: d, encoding: 'utf8' }).stdout;
+    expect(plain).toMatch(/^--- long\.txt\.orig\t/);
+    await expectAgreement(dir, plain, true);
+    // with a directory in front of each name, the first component goes (-p1)
+    await expectAgreement(dir, plain.replace('--- long.txt.orig', '--- old/long.txt.orig').replace('+++ long.txt', '+++ new/long.txt'), true);
+    // lib/keep.js named as such loses `lib/`: keep.js is not there, for git as for patchtx
+    const nested = plainDiffOf('keep.js', 'function keep() {\n\treturn 1;\n}\n', 'function keep() {\n\treturn 3;\n}\n')
+      .replace(/a\/keep\.js/, 'lib/keep.js')
+      .replace(/b\/keep\.js/, 'lib/keep.js');
+    await expectAgreement(dir, nested, false);
+  });
+
   it('diffs that must not apply: changed context, applied twice, a new file that exists, a deleted file that differs', async () => {
     const dir = baseRepo();
     const edit = gitDiffOf(dir, (c) => writeFileSync(path.join(c, 'long.txt'), numbered(1, 40).replace('line 10\n', 'line ten\n')));
