@@ -5,14 +5,18 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepository } from '../../src/index.js';
-import { patchtx, patchtxJson } from '../helpers/cli.js';
+import { cleanupBuiltCli, patchtx, patchtxJson, requireBuiltCli, runBin } from '../helpers/cli.js';
 import { cleanupRepos, commitCount, git, makeRepo, rev } from '../helpers/repos.js';
 import { rejection } from '../helpers/rejection.js';
 import { cleanupScratch, isolateGitEnv, patchFile, v4a } from '../helpers/scratch.js';
 import { expectFsckClean, expectUntouched, snapshot } from '../helpers/snapshot.js';
 
-beforeAll(() => isolateGitEnv());
+beforeAll(() => {
+  isolateGitEnv();
+  requireBuiltCli();
+});
 afterAll(() => {
+  cleanupBuiltCli();
   cleanupRepos();
   cleanupScratch();
 });
@@ -237,5 +241,14 @@ describe('patchtx apply --ops and check --ops', () => {
     expect(notJson.code).toBe(3);
     expect(notJson.err).toContain('the operations are not valid JSON');
     expectUntouched(dir, after);
+  });
+
+  it('reads the operations from standard input with --ops -', () => {
+    const dir = makeRepo('basic');
+    const input = JSON.stringify([{ op: 'insert', path: 'README.md', line: 0, text: '<!-- top -->' }]);
+    const r = runBin('patchtx', ['apply', '--repo', dir, '--ops', '-', '--json'], { input });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).commit).toBe(rev(dir));
+    expect(git(dir, 'show', 'HEAD:README.md')).toMatch(/^<!-- top -->\n# Sample\n/);
   });
 });
