@@ -343,14 +343,14 @@ async function build(
   const commit = await store.writeCommit({ tree, parents: target.base ? [target.base] : [], author, committer, message });
   prepared.newOid = commit;
   prepared.reflogMessage = `patchtx: ${message.split('\n')[0]}`;
-  const note =
-    noteText ??
-    noteFromResult(
-      plan.changes,
-      (p) => overlay.read(p) ?? null,
-      (p) => plan.files.get(p) ?? null,
-    ) ??
-    normalisePatch(patch);
+  const modes = {
+    before: (p: string) => {
+      const b = states.get(p)?.base;
+      return b?.type === 'blob' ? b.mode : undefined;
+    },
+    after: (p: string) => targets.get(p)?.mode,
+  };
+  const note = noteText ?? noteFromResult(plan.changes, overlay, plan.files, modes) ?? normalisePatch(patch);
   prepared.note = { ref: NOTES_REF, text: note };
   // uncommitted work the run replaces is saved beside the note before the working tree changes
   const saved = opts.check ? new Map<string, SavedPath>() : await savedWork(session, states, overlay);

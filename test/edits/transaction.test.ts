@@ -60,6 +60,27 @@ describe('edit operations in one transaction', () => {
     expectFsckClean(dir);
   });
 
+  it('a result V4A cannot say exactly (no final newline, a mode change) gets a note in git diff form that re-applies', async () => {
+    const dir = makeRepo('basic');
+    const before = rev(dir);
+    const repo = await openRepository({ dir });
+    const tx = await repo.begin();
+    await tx.edit([
+      { op: 'create', path: 'docs/no-newline.txt', content: 'one\ntwo' },
+      { op: 'str_replace', path: 'README.md', old: 'tests.\n', new: 'tests.' },
+      { op: 'move', from: 'docs/notes.txt', to: 'docs/moved.txt' },
+    ]);
+    await tx.apply('diff --git a/src/math.js b/src/math.js\nold mode 100644\nnew mode 100755\n');
+    const done = await tx.commit();
+    expect(git(dir, 'ls-tree', 'HEAD', 'src/math.js')).toMatch(/^100755 /);
+    const note = git(dir, 'notes', '--ref=refs/notes/patchtx', 'show', 'HEAD');
+    expect(note).toMatch(/^diff --git /);
+    expect(note).toContain('rename from docs/notes.txt');
+    const replay = await repo.check(note, { ref: 'refs/heads/replay', base: before });
+    expect(replay.tree).toBe(done.tree);
+    expect(replay.files).toEqual(done.files);
+  });
+
   it('a failing third operation leaves HEAD, index and files untouched, and names its index', async () => {
     const dir = makeRepo('basic');
     const before = snapshot(dir);
