@@ -79,6 +79,9 @@ describe('edit operations in one transaction', () => {
     const replay = await repo.check(note, { ref: 'refs/heads/replay', base: before });
     expect(replay.tree).toBe(done.tree);
     expect(replay.files).toEqual(done.files);
+    // log reads the move from that note
+    const [entry] = await repo.log({ maxCount: 1 });
+    expect(entry!.files).toContainEqual({ op: 'R', path: 'docs/moved.txt', from: 'docs/notes.txt' });
   });
 
   it('a failing third operation leaves HEAD, index and files untouched, and names its index', async () => {
