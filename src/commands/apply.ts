@@ -350,7 +350,8 @@ async function build(
     },
     after: (p: string) => targets.get(p)?.mode,
   };
-  const note = noteText ?? noteFromResult(plan.changes, overlay, plan.files, modes) ?? normalisePatch(patch);
+  // a check writes no note: the work of making one is left out
+  const note = noteText ?? (opts.check ? null : noteFromResult(plan.changes, overlay, plan.files, modes)) ?? normalisePatch(patch);
   prepared.note = { ref: NOTES_REF, text: note };
   // uncommitted work the run replaces is saved beside the note before the working tree changes
   const saved = opts.check ? new Map<string, SavedPath>() : await savedWork(session, states, overlay);
