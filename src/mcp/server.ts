@@ -53,7 +53,8 @@ export async function serveMcp(options: McpServerOptions): Promise<void> {
         'Edit files by operations (str_replace of exact text, insert after a line, create, delete, move), applied in order as exactly one commit, or nothing at all; a failure names the operation by its index.',
       inputSchema: schemas.edit.input,
       outputSchema: schemas.edit.output,
-      annotations: writes,
+      // sent again at once, the same operations are found applied already (the tip's Patch-Id)
+      annotations: { ...writes, idempotentHint: true },
     },
     (args) => done(editTool(ctx, args)),
   );

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { patchtxJson } from '../helpers/cli.js';
+import { applyPatch, patchtxJson } from '../helpers/cli.js';
 import { cleanupRepos, commitCount, git, gitTry, makeRepo, rev } from '../helpers/repos.js';
 import { cleanupScratch, isolateGitEnv, patchFile, tempDir } from '../helpers/scratch.js';
 import { expectFsckClean, expectUntouched, snapshot } from '../helpers/snapshot.js';
@@ -232,6 +232,16 @@ describe('unified diffs: patchtx and git apply agree', () => {
     git(dir, 'add', 'other.txt');
     git(dir, 'commit', '-q', '-m', 'other');
     await expectAgreement(dir, again, false);
+  });
+
+  it('apply_patch, the Codex drop-in, keeps to V4A: a unified diff is a parse error there', async () => {
+    const dir = baseRepo();
+    const diff = gitDiffOf(dir, (c) => writeFileSync(path.join(c, 'tail.txt'), 'changed\n'));
+    const before = snapshot(dir);
+    const r = await applyPatch(dir, diff);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('Invalid patch');
+    expectUntouched(dir, before);
   });
 
   it('a diff that fails in its second file writes nothing, and names the file and the hunk', async () => {
