@@ -202,8 +202,12 @@ describe('edit operations in one transaction', () => {
     expectUntouched(dir, before);
 
     // with replaceAll every occurrence is replaced
-    await repo.edit({ op: 'str_replace', path: 'dup.txt', old: 'x = 1', new: 'x = 3', replaceAll: true });
+    const all = await repo.edit({ op: 'str_replace', path: 'dup.txt', old: 'x = 1', new: 'x = 3', replaceAll: true });
     expect(git(dir, 'show', 'HEAD:dup.txt')).toBe('x = 3\ny = 2\nx = 3\n');
+    // the same operations sent again at once are a re-run of the tip: nothing is written
+    const again = await repo.edit({ op: 'str_replace', path: 'dup.txt', old: 'x = 1', new: 'x = 3', replaceAll: true });
+    expect(again.alreadyApplied).toBe(all.commit);
+    expect(rev(dir)).toBe(all.commit);
   });
 
   it('create refuses an existing file unless overwrite; move refuses an existing destination', async () => {
