@@ -20,8 +20,9 @@ const DIVIDER = /^={5,9}\s*$/;
 const REPLACE = /^>{5,9} REPLACE\s*$/;
 const FENCE = /^```/;
 
+/** A `<<<<<<< SEARCH` line at the start of a line (neither V4A nor a unified diff has one there). */
 export function isAiderBlocks(text: string): boolean {
-  return /^<{5,9} SEARCH\s*$/m.test(text);
+  return /^<{5,9} SEARCH[ \t]*\r?$/m.test(text);
 }
 
 export function parseAiderBlocks(text: string): Patch {

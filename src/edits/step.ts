@@ -1,7 +1,6 @@
 // One step of a transaction, read into a Patch by what it is: edit operations (given as values),
-// or text that is a V4A patch (it has a `*** Begin Patch` line, or is none of the others, so the
-// V4A parser reports what is wrong with it), a unified diff (`diff --git`, or `---`/`+++`/`@@`),
-// or Aider SEARCH/REPLACE blocks.
+// or text that is Aider SEARCH/REPLACE blocks, a unified diff (`diff --git`, or `---`/`+++`/`@@`),
+// or else a V4A patch (so the V4A parser reports what is wrong with text that is none of them).
 import { checkPatchSize, limitExceeded, limitsWith, type Limits } from '../patch/limits.js';
 import { parsePatchInvocation, type ParsedInvocation } from '../patch/parse.js';
 import type { Patch } from '../patch/types.js';
@@ -14,11 +13,15 @@ export type Step = string | { ops: readonly EditOp[] };
 
 export type StepFormat = 'v4a' | 'unified' | 'aider' | 'ops';
 
+/**
+ * Each format is known by lines at the start of a line that the others only ever carry behind a
+ * prefix (`+`, `-`, ` `): Aider's markers, then a unified diff's headers; anything else is V4A. So
+ * a diff of a file holding `*** Begin Patch`, or a block editing a diff, is told right.
+ */
 export function stepFormat(step: Step): StepFormat {
   if (typeof step !== 'string') return 'ops';
-  if (/^\s*\*\*\* Begin Patch/m.test(step)) return 'v4a';
-  if (isUnifiedDiff(step)) return 'unified';
   if (isAiderBlocks(step)) return 'aider';
+  if (isUnifiedDiff(step)) return 'unified';
   return 'v4a';
 }
 

@@ -25,6 +25,10 @@ describe('telling the formats apart', () => {
     ['--- x.orig\n+++ x\n@@ -1 +1 @@\n-a\n+b\n', 'unified'],
     ['x.py\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n', 'aider'],
     ['something else\n', 'v4a'],
+    // each format's markers inside another format's content
+    ['diff --git a/p b/p\n--- a/p\n+++ b/p\n@@ -1,2 +1,2 @@\n *** Begin Patch\n-*** Delete File: a\n+*** Delete File: b\n', 'unified'],
+    ['*** Begin Patch\n*** Add File: d.diff\n+diff --git a/x b/x\n+<<<<<<< SEARCH\n+>>>>>>> REPLACE\n*** End Patch\n', 'v4a'],
+    ['d.diff\n<<<<<<< SEARCH\ndiff --git a/x b/x\n=======\ndiff --git a/y b/y\n>>>>>>> REPLACE\n', 'aider'],
   ])('%j is %s', (text, format) => {
     expect(stepFormat(text)).toBe(format);
   });
