@@ -8,14 +8,14 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 
 // The pure core: parsing, matching and rebuilding text, planning changes. It computes; it does
 // not touch files, processes, git or the transaction.
-const CORE = ['src/patch', 'src/match', 'src/apply', 'src/text', 'src/engine'];
+const CORE = ['src/patch', 'src/match', 'src/apply', 'src/text', 'src/engine', 'src/edits'];
 const dirs = (...names) => names.map((n) => `./src/${n}`);
 
 // Who may not import whom. Each zone forbids `target` from importing anything under `from`.
 const LAYERS = [
   {
     target: './src/git',
-    from: dirs('tx', 'commands', 'engine', 'patch', 'match', 'apply', 'cli', 'api', 'mcp'),
+    from: dirs('tx', 'commands', 'engine', 'patch', 'match', 'apply', 'edits', 'cli', 'api', 'mcp'),
     message: 'the git layer stands alone: it knows objects, refs and the index, not patches or transactions.',
   },
   {

@@ -60,6 +60,8 @@ export interface ErrorData {
    * the programs name their flag for it.
    */
   option?: string;
+  /** 0-based index of the edit operation (Aider block, file of a unified diff) the error is about */
+  operation?: number;
   /** The option setting that would get past this error; the programs name their flag for it. */
   remedy?: { option: string; value: string };
   [key: string]: unknown;

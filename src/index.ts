@@ -17,6 +17,8 @@ export { openRepository } from './api/openRepository.js';
 export type { OpenRepositoryOptions, Repository } from './api/openRepository.js';
 export type { ApplyOptions } from './api/apply.js';
 export type { BeginOptions, CommitOptions, Transaction } from './api/begin.js';
+export type { EditOptions } from './api/edit.js';
+export type { CreateOp, DeleteOp, EditOp, InsertOp, MoveOp, StrReplaceOp } from './edits/ops.js';
 export type { UndoOptions } from './api/undo.js';
 export type { RedoOptions } from './api/redo.js';
 export type { LogOptions } from './api/log.js';

@@ -1,4 +1,6 @@
-// Library face of the engine: a patch applied to files held in memory, no disk and no git.
+// Library face of the engine: a patch applied to files held in memory, no disk and no git. The
+// patch is V4A, a unified diff or Aider SEARCH/REPLACE blocks (told apart by content; file modes
+// are not files' content, so a diff's mode change shows in no result here).
 // `applyPatch(text, { 'src/a.ts': '...' })` returns the touched files' new contents, the net
 // changes, the reference's summary lines, warnings and a unified diff per changed file, or
 // throws a PatchtxError (nothing is half-applied: the input is never modified).
@@ -7,7 +9,7 @@ import { planContents } from '../engine/plan.js';
 import { unifiedDiff } from '../engine/diff.js';
 import type { FileChange, PlanWarning } from '../engine/types.js';
 import type { Limits } from '../patch/limits.js';
-import { parsePatchInvocation } from '../patch/parse.js';
+import { parseStep } from '../edits/step.js';
 import { patchDirectory, rerootPatch } from '../tx/touched.js';
 import { describeValue, readLimits, readOptionsObject, requirePatchText, usageError } from './args.js';
 
@@ -47,7 +49,8 @@ export function applyPatch(patchText: string, files: FileMap, options: ApplyPatc
 
   // `cd DIR && apply_patch <<'EOF'`: the paths are relative to DIR, which must lie among the
   // given paths (relative, no `..` out of them; an absolute one names no place in a file map).
-  const { patch, cwd } = parsePatchInvocation(patchText, { limits });
+  // a unified diff or Aider blocks are told from V4A by their content, as a transaction tells them
+  const { patch, cwd } = parseStep(patchText, { limits });
   const rooted = rerootPatch(patch, patchDirectory(null, '', cwd));
   // Strings stay strings all the way through (no encoding and decoding of whole files).
   const plan = planContents(rooted, lookupOf(base), { strict, matchWork: limits.matchWork });

@@ -3,7 +3,9 @@
 // through the same transaction as a single apply (the steps' hunks, in order, are one patch). A
 // step is checked when it is given, over the ref's commit as begin() found it; a step that fails
 // throws and is not kept, so the transaction is as it was before it. Nothing is written before
-// commit(); abort() ends the transaction without writing.
+// commit(); abort() ends the transaction without writing. edit(ops) adds a step of edit
+// operations (str_replace, insert, create, delete, move; src/edits), and apply() takes a unified
+// diff or Aider blocks as well as V4A.
 import { applyTransaction, type ApplyOptions as CommandApplyOptions } from '../commands/apply.js';
 import { applyJson, diffOf, type ApplyJson } from '../commands/results.js';
 import type { Dialect } from '../engine/types.js';
@@ -12,6 +14,8 @@ import { resolveTarget } from '../tx/target.js';
 import { withSession } from '../tx/session.js';
 import { optionalBoolean, optionalChoice, optionalString, optionalStringArray, readLimits, readOptionsObject, requirePatchText, usageError } from './args.js';
 import { sessionAt, settled, type Place } from './place.js';
+import { readOps, type EditOp } from '../edits/ops.js';
+import type { Step } from '../edits/step.js';
 
 export interface BeginOptions {
   /** commit onto this ref without touching the working tree or index (default: the checked-out branch) */
@@ -48,6 +52,11 @@ export interface Transaction {
   readonly steps: number;
   /** add a step; returns what preview() would, without the diff. A failing step throws and is not kept. */
   apply(patchText: string): Promise<ApplyJson>;
+  /**
+   * add a step of edit operations (one, or a list applied in order); a failing operation throws,
+   * naming its index, and the whole step is not kept
+   */
+  edit(ops: EditOp | readonly EditOp[]): Promise<ApplyJson>;
   /** the changes of the steps so far, as one commit would make them, with their unified diff */
   preview(): Promise<ApplyJson>;
   /** land every step as one commit */
@@ -95,7 +104,7 @@ export async function begin(place: Place, options: BeginOptions = {}): Promise<T
   const target = await settled(() => withSession(sessionAt(place), (session) => resolveTarget(session, { ref: opts.ref, base: opts.base, commits: true })));
   const pinned: Omit<CommandApplyOptions, 'patchText'> =
     target.oldOid !== null ? { ...opts, base: undefined, expectHead: target.oldOid } : { ...opts, base: target.base ?? undefined };
-  const steps: string[] = [];
+  const steps: Step[] = [];
   let state: State = 'open';
   // one call at a time: a step is checked against the steps kept before it
   let queue: Promise<unknown> = Promise.resolve();
@@ -108,9 +117,9 @@ export async function begin(place: Place, options: BeginOptions = {}): Promise<T
     if (state !== 'open') throw usageError(`${call}: the transaction ${ENDED[state]}; begin a new one`, { reason: state });
   };
   /** the steps as one check: the result a commit would have, computed without writing */
-  const check = (all: string[], withContents: boolean): Promise<ApplyJson> =>
+  const check = (all: Step[], withContents: boolean): Promise<ApplyJson> =>
     settled(async () => {
-      const result = await applyTransaction({ ...sessionAt(place), ...pinned, patchText: all[0]!, laterPatches: all.slice(1), check: true, withContents });
+      const result = await applyTransaction({ ...sessionAt(place), ...pinned, patchText: '', steps: all, check: true, withContents });
       return applyJson(result, withContents ? diffOf(result.contents) : undefined);
     });
 
@@ -125,6 +134,14 @@ export async function begin(place: Place, options: BeginOptions = {}): Promise<T
         const text = requirePatchText('apply', patchText);
         const result = await check([...steps, text], false);
         steps.push(text);
+        return result;
+      }),
+    edit: (ops: EditOp | readonly EditOp[]) =>
+      serial(async () => {
+        requireOpen('edit');
+        const step: Step = { ops: await settled(async () => readOps(ops)) };
+        const result = await check([...steps, step], false);
+        steps.push(step);
         return result;
       }),
     preview: () =>
@@ -146,8 +163,8 @@ export async function begin(place: Place, options: BeginOptions = {}): Promise<T
             ...pinned,
             ...extra,
             expectHead: extra.expectHead ?? pinned.expectHead,
-            patchText: steps[0]!,
-            laterPatches: steps.slice(1),
+            patchText: '',
+            steps,
           }),
         ).catch((e: unknown) => {
           state = 'open';

@@ -1,7 +1,7 @@
 // The library's way into the transaction: `await openRepository({ dir })` finds the repository the
 // way the CLI does (a checkout or any directory in it, a bare repository, a linked worktree) and
 // returns an object whose methods are the commands: apply, check, undo, redo, log, show, recover,
-// replay, and begin (a transaction of several steps landed as one commit).
+// replay, begin (a transaction of several steps landed as one commit) and edit (edit operations).
 // The object keeps what it has read between its calls (the configuration, the parsed index, pack
 // indexes and open packs, trees) and checks all of it cheaply before each call (tx/warm.ts), so
 // that a change made meanwhile by git, the user or another process is always seen; close()
@@ -14,6 +14,8 @@ import { apply, type ApplyOptions } from './apply.js';
 import { begin, type BeginOptions, type Transaction } from './begin.js';
 import { describeValue, readOptionsObject, usageError } from './args.js';
 import { check } from './check.js';
+import { edit, type EditOptions } from './edit.js';
+import type { EditOp } from '../edits/ops.js';
 import { log, type LogOptions } from './log.js';
 import { settled, type Place } from './place.js';
 import { recover } from './recover.js';
@@ -51,6 +53,8 @@ export interface Repository {
   close(): void;
   /** the patches of a log (its text, or an array of items or export records), a commit per call */
   replay(log: string | readonly unknown[], options?: ReplayOptions): Promise<ReplaySummary>;
+  /** edit operations applied in order as one commit (with `check`: nothing written) */
+  edit(ops: EditOp | readonly EditOp[], options?: EditOptions): Promise<ApplyJson>;
 }
 
 export async function openRepository(options: OpenRepositoryOptions): Promise<Repository> {
@@ -78,5 +82,6 @@ export async function openRepository(options: OpenRepositoryOptions): Promise<Re
     begin: (opts?: BeginOptions) => begin(place, opts),
     close: () => warm.close(),
     replay: (log: string | readonly unknown[], opts?: ReplayOptions) => replay(place, log, opts),
+    edit: (ops: EditOp | readonly EditOp[], opts?: EditOptions) => edit(place, ops, opts),
   });
 }

@@ -17,6 +17,8 @@ import { jsonError, printApplied, printError, processStreams, recoveredRuns, rec
 import { withFlagHints } from './flag-hints.js';
 import { limitsFrom, withLimitRemedy } from './limits.js';
 import { readPatchSource } from './read-patch.js';
+import { parseOpsText } from '../edits/ops.js';
+import type { Step } from '../edits/step.js';
 import { printLog, printUndo } from './print.js';
 import { addExportCommand } from './export.js';
 import { addReplayCommand } from './replay.js';
@@ -42,6 +44,7 @@ interface ApplyFlags extends CommonFlags {
   wait?: string;
   push?: string | boolean;
   force?: boolean;
+  ops?: string;
 }
 
 /** The push's result: a JSON line, or a sentence and its warnings. */
@@ -79,12 +82,24 @@ function addApplyOptions(cmd: Command): Command {
       'raise or lower input and matching limits, e.g. patch-bytes=128M,line-bytes=4M,operations=20000,match-work=1G (default from PATCHTX_LIMITS)',
     )
     .option('--wait <seconds>', "wait up to this long for another transaction's lock instead of failing")
+    .option('--ops <file>', 'a JSON array of edit operations (str_replace, insert, create, delete, move) instead of a patch; - for standard input')
     .option('--json', 'print one JSON result object');
 }
 
-function applyOptions(flags: ApplyFlags, patchText: string, check: boolean, limits: Limits): ApplyOptions {
+/** The patch files, or with --ops the one list of edit operations, each read before anything is applied. */
+async function readSteps(sources: Array<string | undefined>, flags: ApplyFlags, limits: Limits): Promise<Step[]> {
+  if (flags.ops === undefined) {
+    const texts: Step[] = [];
+    for (const source of sources) texts.push(await readPatchSource(source, limits));
+    return texts;
+  }
+  if (sources.some((s) => s !== undefined)) throw new PatchtxError('usage', '--ops takes the place of a patch: give either patch files or --ops, not both');
+  return [{ ops: parseOpsText(await readPatchSource(flags.ops, limits)) }];
+}
+
+function applyOptions(flags: ApplyFlags, step: Step, check: boolean, limits: Limits): ApplyOptions {
   return {
-    patchText,
+    ...(typeof step === 'string' ? { patchText: step } : { patchText: '', steps: [step] }),
     limits,
     repoDir: flags.repo,
     ref: flags.ref,
@@ -164,8 +179,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
         }
         const limits = limitsFrom(flags.limits);
         // every patch is read before the first is applied: a missing file must not leave a half-applied series
-        const texts: string[] = [];
-        for (const source of list) texts.push(await readPatchSource(source, limits));
+        const texts = await readSteps(list, flags, limits);
         const wait = parseWaitSeconds(flags.wait, '--wait');
         let chained = flags;
         const committed: string[] = [];
@@ -201,8 +215,8 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .action((source: string | undefined, flags: ApplyFlags) =>
       runWithIdentityOptions(flags.json, async () => {
         const limits = limitsFrom(flags.limits);
-        const patchText = await readPatchSource(source, limits);
-        const result = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () => applyTransaction(applyOptions(flags, patchText, true, limits)));
+        const [step] = await readSteps([source], flags, limits);
+        const result = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () => applyTransaction(applyOptions(flags, step!, true, limits)));
         await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
       }),
     );
@@ -212,7 +226,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
 
   program
     .command('mcp')
-    .description('serve apply_patch, check, undo, redo, log and show as MCP tools on standard input and output')
+    .description('serve apply_patch, edit, check, undo, redo, log and show as MCP tools on standard input and output')
     .option('--repo <dir>', 'repository of the calls that name none (default: the one containing the current directory)')
     .action((flags: { repo?: string }) =>
       run(false, async () => {

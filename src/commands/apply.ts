@@ -15,7 +15,8 @@ import type { Identity } from '../git/objects/model/identity.js';
 import { EMPTY_TREE_OID, type TreeMode } from '../git/objects/model/tree.js';
 import { editTree, type TreeEdit } from '../git/objects/tree-edit.js';
 import type { Limits } from '../patch/limits.js';
-import { parsePatchInvocation } from '../patch/parse.js';
+import { parseStep, stepFormat, type Step } from '../edits/step.js';
+import { noteFromResult } from './edit-note.js';
 import type { Patch } from '../patch/types.js';
 import type { TouchedFiles } from '../tx/touched-files.js';
 import { stampsOf } from '../tx/as-read.js';
@@ -86,6 +87,11 @@ export interface ApplyOptions extends SessionOptions, TargetOptions {
   /** shown the result before the commit is written; throws to refuse it (a replay comparing it
    * with the changes its log records) */
   verify?: (files: ReplayedFiles) => void;
+  /**
+   * The steps, when given, instead of patchText and laterPatches: each patch text (V4A, a unified
+   * diff, Aider blocks, told apart by their content) or a list of edit operations (src/edits).
+   */
+  steps?: readonly Step[];
 }
 
 /** Before and after bytes of a changed path; shared with the transaction (a pure rename's two
@@ -279,7 +285,8 @@ async function build(
   author: Identity,
   committer: Identity,
   pid: string,
-  noteText: string,
+  /** null: made from the result (steps that are not V4A) */
+  noteText: string | null,
   trailers: Trailer[],
   ahead?: Ahead,
   /** check: where objects are "written" (ids computed, nothing stored) */
@@ -320,7 +327,10 @@ async function build(
       targets.set(p, null);
       continue;
     }
-    const mode = modeFor(p, states, plan);
+    const mode = plan.modes?.get(p) ?? modeFor(p, states, plan);
+    const baseEntry = states.get(p)?.base;
+    // a mode change alone changes no content: the engine does not list it
+    if (baseEntry?.type === 'blob' && baseEntry.mode !== mode && !plan.changes.some((c) => c.path === p)) plan.changes.push({ op: 'M', path: p });
     // core.safecrlf guards bytes a file had; an added file's line endings are the patch format's
     const added = plan.changes.some((c) => c.path === p && c.op === 'A');
     const form = await committedForm(session, p, data, mode === '120000' ? null : conversions.get(p)!, indexBlobFor(p, states, touched, plan), !added);
@@ -366,7 +376,16 @@ async function build(
   const commit = await store.writeCommit({ tree, parents: target.base ? [target.base] : [], author, committer, message });
   prepared.newOid = commit;
   prepared.reflogMessage = `patchtx: ${message.split('\n')[0]}`;
-  prepared.note = { ref: NOTES_REF, text: noteText };
+  const modes = {
+    before: (p: string) => {
+      const b = states.get(p)?.base;
+      return b?.type === 'blob' ? b.mode : undefined;
+    },
+    after: (p: string) => targets.get(p)?.mode,
+  };
+  // a check writes no note: the work of making one is left out
+  const note = noteText ?? (opts.check ? null : noteFromResult(plan.changes, overlay, plan.files, modes)) ?? normalisePatch(patch);
+  prepared.note = { ref: NOTES_REF, text: note };
   // uncommitted work the run replaces is saved beside the note before the working tree changes
   const saved = opts.check ? new Map<string, SavedPath>() : await savedWork(session, states, overlay);
   if (saved.size > 0) prepared.note.attach = { path: savedRecordPath(commit), tree: await writeSavedRecord(store, [...saved.values()]) };
@@ -491,7 +510,9 @@ function alreadyApplied(
   opts: ApplyOptions,
   who: { author: Identity; committer: Identity },
 ): TxResult {
-  const summary = patch.hunks.map((h) => (h.kind === 'add' ? `A ${h.path}` : h.kind === 'delete' ? `D ${h.path}` : `M ${h.moveTo ?? h.path}`));
+  const summary = patch.hunks.map((h) =>
+    h.kind === 'add' ? `A ${h.path}` : h.kind === 'delete' ? `D ${h.path}` : h.kind === 'edit' ? `M ${h.path}` : `M ${h.moveTo ?? h.path}`,
+  );
   const result: TxResult = {
     ok: true,
     commit: null,
@@ -525,9 +546,11 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
   timingStart();
   // apply_patch's paths are relative to its current directory, as in Codex: `..` and absolute
   // paths are resolved against it below, and refused only when they leave the repository
-  const invocations = [opts.patchText, ...(opts.laterPatches ?? [])].map((text) =>
-    parsePatchInvocation(text, { limits: opts.limits, pathsFromCwd: opts.pathPrefix !== undefined }),
-  );
+  const steps = opts.steps ?? [opts.patchText, ...(opts.laterPatches ?? [])];
+  // apply_patch (the caller whose paths are relative to a directory) keeps Codex's grammar: V4A only
+  const v4aOnly = opts.pathPrefix !== undefined;
+  const invocations = steps.map((step) => parseStep(step, { limits: opts.limits, pathsFromCwd: v4aOnly, v4aOnly }));
+  const allV4A = v4aOnly || steps.every((step) => stepFormat(step) === 'v4a');
   // every usage problem is found before anything is read or written
   const trailers = (opts.trailers ?? []).map(parseTrailerOption);
   checkMessageOption(opts.message);
@@ -542,7 +565,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     const pid = patchId(patch, opts.dialect);
     // a patch that names a directory (`cd DIR && apply_patch`) or was given relative to a
     // subdirectory is stored re-rooted at the repository, so `patchtx show X | patchtx apply` replays it
-    const noteText = patch !== invocations[0]!.patch ? normalisePatch(patch) : opts.patchText;
+    const noteText = !allV4A ? null : patch !== invocations[0]!.patch ? normalisePatch(patch) : (steps[0] as string);
     const target = await resolveTarget(session, { ...opts, commits: true, ...(opts.allowReapply ? {} : { patchId: pid }) });
     const author = opts.kept?.author ?? resolveIdentity(session.config, 'author', session.env, opts.author);
     const committer = opts.kept?.committer ?? resolveCommitter(session, opts);

@@ -3,13 +3,14 @@
 // moved, edited or not, as `apply` reported it. Git's own rename detection guesses from content
 // similarity instead, so a heavily edited move shows as a rename here and as D + A in git.
 import type { FileChange } from '../engine/types.js';
-import { parsePatch } from '../patch/parse.js';
+import { parseStep } from '../edits/step.js';
 
 /** Where each path written by `patchText`'s moves came from (following chains: a -> b -> c). */
 export function movedFrom(patchText: string): Map<string, string> {
   let hunks;
   try {
-    hunks = parsePatch(patchText).hunks;
+    // a note is V4A, or a unified diff in git's form (see edit-note.ts)
+    hunks = parseStep(patchText).patch.hunks;
   } catch {
     return new Map(); // a note that is not a patch says nothing about moves
   }
@@ -19,7 +20,7 @@ export function movedFrom(patchText: string): Map<string, string> {
       const start = origin.get(h.path) ?? h.path;
       origin.delete(h.path);
       origin.set(h.moveTo, start);
-    } else if (h.kind !== 'update') {
+    } else if (h.kind === 'add' || h.kind === 'delete') {
       origin.delete(h.path); // added over or deleted: whatever moved there is gone
     }
   }

@@ -14,6 +14,9 @@ export function normalisePatch(patch: Patch): string {
       if (hunk.contents.length > 0) for (const line of body.split('\n')) out.push('+' + line);
     } else if (hunk.kind === 'delete') {
       out.push(`*** Delete File: ${hunk.path}`);
+    } else if (hunk.kind === 'edit') {
+      // not V4A: this text only feeds the Patch-Id (the note of such a transaction is made from its result)
+      out.push(`*** Edit File: ${hunk.path}`, JSON.stringify(hunk.edit));
     } else {
       out.push(`*** Update File: ${hunk.path}`);
       if (hunk.moveTo !== null) out.push(`*** Move to: ${hunk.moveTo}`);

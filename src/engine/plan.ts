@@ -7,6 +7,8 @@
 // sees the earlier hunks' results. Where patchtx differs on purpose: a failure anywhere means no
 // plan at all (atomic), a move onto itself is a plain update (the reference loses the file), and
 // a pure rename or a delete never decodes the file, so binary files survive them byte for byte.
+// Hunks made from edit operations, Aider blocks and unified diffs (src/edits) run in the same
+// loop; their errors name the operation, block or file they came from.
 import type { Hunk, Patch } from '../patch/types.js';
 import { PatchtxError } from '../errors.js';
 import { type MatchBudget, matchBudget } from '../match/budget.js';
@@ -15,11 +17,15 @@ import { type ContentLookup, FileContent } from './content.js';
 import { netChanges } from './changes.js';
 import { PatchedTree } from './patched-tree.js';
 import { applyChunks, withoutFinalNewline } from './update.js';
+import { applyContentEdit } from '../edits/apply-edit.js';
+import { notTextError } from '../text/decode.js';
 import type { FileLookup, Plan, PlanOptions, PlanWarning } from './types.js';
 
 type AddHunk = Extract<Hunk, { kind: 'add' }>;
 type DeleteHunk = Extract<Hunk, { kind: 'delete' }>;
 type UpdateHunk = Extract<Hunk, { kind: 'update' }>;
+type EditHunk = Extract<Hunk, { kind: 'edit' }>;
+type FileMode = '100644' | '100755';
 
 export function planPatch(patch: Patch, lookup: FileLookup, options: PlanOptions = {}): Plan {
   const contents: ContentLookup = {
@@ -51,28 +57,98 @@ export function planContents(patch: Patch, lookup: ContentLookup, options: PlanO
   const budget = matchBudget(options.matchWork ?? DEFAULT_LIMITS.matchWork);
   const summary: string[] = [];
   const warnings: PlanWarning[] = [];
+  const modes = new Map<string, FileMode>();
   for (const hunk of patch.hunks) {
-    switch (hunk.kind) {
-      case 'add':
-        addFile(tree, hunk, options, warnings);
-        summary.push(`A ${hunk.path}`);
-        break;
-      case 'delete':
-        deleteFile(tree, hunk);
-        summary.push(`D ${hunk.path}`);
-        break;
-      case 'update':
-        updateFile(tree, hunk, options, warnings, budget);
-        summary.push(`M ${hunk.moveTo ?? hunk.path}`);
-        break;
+    try {
+      applyHunk(tree, hunk, options, warnings, budget, modes, summary);
+    } catch (e) {
+      throw hunk.origin === undefined ? e : namingOrigin(e, hunk);
     }
   }
-  return { files: tree.touched(), changes: netChanges(tree), summary, warnings };
+  const plan: ContentPlan = { files: tree.touched(), changes: netChanges(tree), summary, warnings };
+  if (modes.size > 0) plan.modes = modes;
+  return plan;
+}
+
+function applyHunk(
+  tree: PatchedTree,
+  hunk: Hunk,
+  options: PlanOptions,
+  warnings: PlanWarning[],
+  budget: MatchBudget,
+  modes: Map<string, FileMode>,
+  summary: string[],
+): void {
+  switch (hunk.kind) {
+    case 'add':
+      addFile(tree, hunk, options, warnings);
+      modes.delete(hunk.path);
+      summary.push(`A ${hunk.path}`);
+      break;
+    case 'delete':
+      deleteFile(tree, hunk);
+      modes.delete(hunk.path);
+      summary.push(`D ${hunk.path}`);
+      break;
+    case 'update':
+      updateFile(tree, hunk, options, warnings, budget);
+      if (hunk.moveTo !== null && hunk.moveTo !== hunk.path) {
+        const mode = modes.get(hunk.path);
+        modes.delete(hunk.path);
+        if (mode === undefined) modes.delete(hunk.moveTo);
+        else modes.set(hunk.moveTo, mode);
+      }
+      summary.push(`M ${hunk.moveTo ?? hunk.path}`);
+      break;
+    case 'edit':
+      editFile(tree, hunk, modes);
+      summary.push(`M ${hunk.path}`);
+      break;
+  }
+}
+
+/** The error of a hunk made from an operation (or block, or diff entry), naming it by index. */
+function namingOrigin(e: unknown, hunk: Hunk): unknown {
+  if (!(e instanceof PatchtxError) || hunk.origin === undefined || e.data.operation !== undefined) return e;
+  const { index, name } = hunk.origin;
+  const data = { ...e.data, operation: index };
+  // operations given as values have no patch line
+  if (hunk.line === 0 && data.line === 0) delete data.line;
+  const where = name === 'diff' ? `file ${index + 1} of the diff` : name === 'search/replace' ? `block ${index + 1}` : `operations[${index}] (${name})`;
+  const out = new PatchtxError(e.kind, `${where}: ${e.message}`, data);
+  out.stack = e.stack;
+  return out;
+}
+
+/** A content edit of an existing file (an Aider block with an empty SEARCH may create one). */
+function editFile(tree: PatchedTree, hunk: EditHunk, modes: Map<string, FileMode>): void {
+  const { path, line, edit } = hunk;
+  const before = tree.read(path);
+  if (before === undefined && edit.type === 'append' && !tree.isDirectory(path)) {
+    checkWritable(tree, path, { path, line }, 'create');
+    tree.create(path, FileContent.ofText(edit.text));
+    return;
+  }
+  if (before === undefined) {
+    if (tree.isDirectory(path)) throw new PatchtxError('is_directory', `Failed to read file to edit ${path}: Is a directory`, { path, line });
+    throw new PatchtxError('file_not_found', `Failed to read file to edit ${path}: No such file or directory`, { path, line });
+  }
+  if (edit.type === 'mode') {
+    modes.set(path, edit.mode);
+    tree.replace(path, before);
+    return;
+  }
+  const text = before.text();
+  if (text === undefined) throw notTextError(path, before.whyNotText());
+  tree.replace(path, FileContent.ofText(applyContentEdit(text, edit, path)));
 }
 
 function addFile(tree: PatchedTree, hunk: AddHunk, options: PlanOptions, warnings: PlanWarning[]): void {
   const { path, line } = hunk;
   checkWritable(tree, path, { path, line }, 'Add File');
+  if (tree.exists(path) && hunk.exclusive) {
+    throw new PatchtxError('already_exists', `${path} already exists (it is created only where there is no file)`, { path, line });
+  }
   if (tree.exists(path)) {
     if (options.strict) {
       throw new PatchtxError(
@@ -132,6 +208,9 @@ function updateFile(tree: PatchedTree, hunk: UpdateHunk, options: PlanOptions, w
     return;
   }
   checkWritable(tree, dest, { path: dest, from: path, line }, 'Move to');
+  if (tree.exists(dest) && hunk.exclusive) {
+    throw new PatchtxError('already_exists', `cannot move ${path} to ${dest}: ${dest} already exists`, { path: dest, from: path, line });
+  }
   if (tree.exists(dest)) {
     if (options.strict) {
       throw new PatchtxError('already_exists', `Move to ${dest}: the destination already exists (strict mode does not overwrite files)`, {

@@ -58,4 +58,6 @@ export interface Plan {
   /** Codex-style summary lines, one per hunk: `A path`, `M path` (destination for a move), `D path` */
   summary: string[];
   warnings: PlanWarning[];
+  /** new file modes set by the patch (a unified diff's mode change), by path after the patch */
+  modes?: Map<string, '100644' | '100755'>;
 }

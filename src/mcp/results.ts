@@ -19,7 +19,7 @@ export const succeeded = (text: string, structured: Record<string, unknown>): To
 /** The error's kind, message and, when its data has them, where it happened. */
 function errorFields(e: PatchtxError): Record<string, unknown> {
   const fields: Record<string, unknown> = { kind: e.kind, message: e.message };
-  for (const key of ['path', 'chunk', 'line', 'candidates', 'paths', 'limit'] as const) {
+  for (const key of ['path', 'chunk', 'line', 'candidates', 'paths', 'limit', 'operation'] as const) {
     if (e.data[key] !== undefined) fields[key] = e.data[key];
   }
   return fields;

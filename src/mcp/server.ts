@@ -1,5 +1,5 @@
 // `patchtx mcp`: an MCP server on standard input and output, offering the transaction as tools
-// (apply_patch, check, undo, redo, log, show) for a whole agent session. Standard output carries
+// (apply_patch, edit, check, undo, redo, log, show) for a whole agent session. Standard output carries
 // nothing but the protocol; what the server has to say otherwise goes to standard error. A
 // malformed message is reported there and skipped; the server stays up until its input ends and
 // the requests read by then are answered.
@@ -8,7 +8,7 @@ import { watchRequests } from './drain.js';
 import { WriteQueue } from './queue.js';
 import { Repositories } from './repositories.js';
 import { toolSchemas } from './schemas.js';
-import { applyPatchTool, checkTool, logTool, showTool, undoTool, type ToolContext } from './tools.js';
+import { applyPatchTool, checkTool, editTool, logTool, showTool, undoTool, type ToolContext } from './tools.js';
 
 export interface McpServerOptions {
   /** the directory a call without `repository` works in */
@@ -40,12 +40,24 @@ export async function serveMcp(options: McpServerOptions): Promise<void> {
     'apply_patch',
     {
       description:
-        'Apply a V4A patch (*** Add File / *** Update File / *** Delete File sections) to the git repository as exactly one commit, or nothing at all.',
+        'Apply a V4A patch (*** Add File / *** Update File / *** Delete File sections), a unified diff (git diff, diff -u) or Aider SEARCH/REPLACE blocks to the git repository as exactly one commit, or nothing at all.',
       inputSchema: schemas.apply.input,
       outputSchema: schemas.apply.output,
       annotations: { ...writes, idempotentHint: true },
     },
     (args) => done(applyPatchTool(ctx, args)),
+  );
+  server.registerTool(
+    'edit',
+    {
+      description:
+        'Edit files by operations (str_replace of exact text, insert after a line, create, delete, move), applied in order as exactly one commit, or nothing at all; a failure names the operation by its index.',
+      inputSchema: schemas.edit.input,
+      outputSchema: schemas.edit.output,
+      // sent again at once, the same operations are found applied already (the tip's Patch-Id)
+      annotations: { ...writes, idempotentHint: true },
+    },
+    (args) => done(editTool(ctx, args)),
   );
   server.registerTool(
     'check',

@@ -1,12 +1,13 @@
 // The tools the server offers, each a call of the library (openRepository and its commands), on a
 // repository object kept for the session (repositories.ts), which checks what it keeps before every
 // call, so a commit made with git between two calls is seen. Writes
-// (apply_patch, undo, redo) go through the write queue of their repository and wait for another
+// (apply_patch, edit, undo, redo) go through the write queue of their repository and wait for another
 // process's lock rather than failing at once; check, log and show only read.
 import path from 'node:path';
 import type { Repository } from '../api/openRepository.js';
 import type { ApplyJson } from '../commands/results.js';
 import type { Limits } from '../patch/limits.js';
+import type { EditOp } from '../edits/ops.js';
 import { withEnvelope } from './envelope.js';
 import { WriteQueue } from './queue.js';
 import type { Repositories } from './repositories.js';
@@ -69,6 +70,21 @@ export const checkTool = (ctx: ToolContext, args: PatchArgs): Promise<ToolResult
   settle(async () => {
     const repo = await open(ctx, args);
     const r = await repo.check(withEnvelope(args.patch), patchOptions(ctx, { ...args, message: undefined }));
+    return succeeded(applyText(r), { ...r });
+  });
+
+export interface EditArgs extends Omit<PatchArgs, 'patch'> {
+  operations: EditOp[];
+  check?: boolean;
+}
+
+export const editTool = (ctx: ToolContext, args: EditArgs): Promise<ToolResult> =>
+  settle(async () => {
+    const options = { ...patchOptions(ctx, { ...args, patch: '' }), check: args.check === true };
+    const r =
+      args.check === true
+        ? await (await open(ctx, args)).edit(args.operations, options)
+        : await write(ctx, args, (repo) => repo.edit(args.operations, options));
     return succeeded(applyText(r), { ...r });
   });
 

@@ -23,6 +23,42 @@ export interface Chunk {
   line: number;
 }
 
+/**
+ * Where a hunk made from an edit operation (or an Aider block, or a unified diff's file) came
+ * from, so that its error names it: `operations[index] (name)`.
+ */
+export interface HunkOrigin {
+  /** 0-based index of the operation in the list it was given in */
+  index: number;
+  /** the operation's verb (`str_replace`, `create`...) or what it was read from */
+  name: string;
+}
+
+/** A change to one existing file's content or mode that V4A cannot express (see src/edits). */
+export type ContentEdit =
+  | { type: 'str_replace'; old: string; new: string; replaceAll: boolean }
+  | { type: 'insert'; line: number; text: string }
+  /** an Aider block with an empty SEARCH part: the text goes at the end of the file */
+  | { type: 'append'; text: string }
+  /** a unified diff's hunks for one file, placed as `git apply` places them; `remove`: the result must be empty */
+  | { type: 'hunks'; hunks: DiffHunk[]; remove: boolean }
+  | { type: 'mode'; mode: '100644' | '100755' };
+
+/** One `@@ -a,b +c,d @@` hunk of a unified diff, its lines with their terminators. */
+export interface DiffHunk {
+  oldStart: number;
+  newStart: number;
+  /** the lines the file must have at the place (context and removed), each with its `\n` unless at a missing final newline */
+  before: string[];
+  /** what replaces them (context and added) */
+  after: string[];
+  /** lines of context before the first change and after the last one */
+  leading: number;
+  trailing: number;
+  /** 1-based line of the `@@` header in the diff text */
+  line: number;
+}
+
 export type Hunk =
   | {
       kind: 'add';
@@ -30,8 +66,11 @@ export type Hunk =
       /** the `+` lines, each followed by `\n` (zero lines = empty file) */
       contents: string;
       line: number;
+      /** an existing file is an error (`already_exists`) instead of being overwritten */
+      exclusive?: boolean;
+      origin?: HunkOrigin;
     }
-  | { kind: 'delete'; path: string; line: number }
+  | { kind: 'delete'; path: string; line: number; origin?: HunkOrigin }
   | {
       kind: 'update';
       path: string;
@@ -40,7 +79,11 @@ export type Hunk =
       /** zero chunks only with a moveTo (a pure rename) */
       chunks: Chunk[];
       line: number;
-    };
+      /** a move onto an existing file is an error (`already_exists`) instead of overwriting it */
+      exclusive?: boolean;
+      origin?: HunkOrigin;
+    }
+  | { kind: 'edit'; path: string; edit: ContentEdit; line: number; origin?: HunkOrigin };
 
 export interface Patch {
   hunks: Hunk[];

@@ -40,25 +40,26 @@ export interface LoadedState {
   overlay: TouchedFiles;
 }
 
-const reject = (path: string, line: number, message: string, reason: string): PatchtxError =>
-  new PatchtxError('path_rejected', message, { path, line, reason });
+/** Where the path was named: its patch line, or the edit operation (which has no line). */
+const reject = (t: TouchedPath, message: string, reason: string): PatchtxError =>
+  new PatchtxError('path_rejected', message, {
+    path: t.path,
+    ...(t.line > 0 && { line: t.line }),
+    ...(t.operation !== undefined && { operation: t.operation }),
+    reason,
+  });
 
 /** Rejects touched paths git or patchtx must not write: gitlinks, symlinks and what lies beyond them. */
 function checkBaseKind(t: TouchedPath, info: PathInfo): void {
   if (info.type === 'gitlink') {
-    throw reject(t.path, t.line, `${t.path} is a submodule (gitlink); patchtx does not change submodules`, 'gitlink');
+    throw reject(t, `${t.path} is a submodule (gitlink); patchtx does not change submodules`, 'gitlink');
   }
   if (info.type === 'missing' && info.blockedBy && info.blockedBy.type !== 'blob') {
     const what = info.blockedBy.type === 'symlink' ? 'a symbolic link' : 'a submodule (gitlink)';
-    throw reject(
-      t.path,
-      t.line,
-      `cannot touch ${t.path}: ${info.blockedBy.path} is ${what}, and patchtx never writes through one`,
-      `${info.blockedBy.type}_prefix`,
-    );
+    throw reject(t, `cannot touch ${t.path}: ${info.blockedBy.path} is ${what}, and patchtx never writes through one`, `${info.blockedBy.type}_prefix`);
   }
   if (info.type === 'symlink' && !(t.kinds.size === 1 && t.kinds.has('delete'))) {
-    throw reject(t.path, t.line, `${t.path} is a symbolic link; patchtx only deletes symlinks, it never writes through or over one`, 'symlink');
+    throw reject(t, `${t.path} is a symbolic link; patchtx only deletes symlinks, it never writes through or over one`, 'symlink');
   }
 }
 

@@ -11,24 +11,27 @@ export type TouchKind = 'add' | 'delete' | 'update' | 'move-source' | 'move-dest
 export interface TouchedPath {
   path: string;
   kinds: Set<TouchKind>;
-  /** 1-based patch line of the first hunk that names this path */
+  /** 1-based patch line of the first hunk that names this path (0: an edit operation, which has none) */
   line: number;
+  /** the index of the edit operation (block, file of a diff) of that hunk, when it came from one */
+  operation?: number;
 }
 
 export function touchedPaths(patch: Patch): Map<string, TouchedPath> {
   const out = new Map<string, TouchedPath>();
-  const touch = (path: string, kind: TouchKind, line: number): void => {
-    let t = out.get(path);
-    if (!t) out.set(path, (t = { path, kinds: new Set(), line }));
-    t.kinds.add(kind);
-  };
   for (const h of patch.hunks) {
-    if (h.kind === 'add') touch(h.path, 'add', h.line);
-    else if (h.kind === 'delete') touch(h.path, 'delete', h.line);
+    const touch = (path: string, kind: TouchKind): void => {
+      let t = out.get(path);
+      if (!t) out.set(path, (t = { path, kinds: new Set(), line: h.line, ...(h.origin && { operation: h.origin.index }) }));
+      t.kinds.add(kind);
+    };
+    if (h.kind === 'add') touch(h.path, 'add');
+    else if (h.kind === 'delete') touch(h.path, 'delete');
+    else if (h.kind === 'edit') touch(h.path, 'update');
     else if (h.moveTo !== null && h.moveTo !== h.path) {
-      touch(h.path, 'move-source', h.line);
-      touch(h.moveTo, 'move-dest', h.line);
-    } else touch(h.path, 'update', h.line);
+      touch(h.path, 'move-source');
+      touch(h.moveTo, 'move-dest');
+    } else touch(h.path, 'update');
   }
   return out;
 }

@@ -48,6 +48,12 @@ describe('architecture lint', () => {
     }
   });
 
+  it('keeps the edit operations pure: no file I/O, no transaction', async () => {
+    expect(await rulesFor('src/edits/probe.ts', "import * as io from 'node:fs';\nvoid io;\n")).toContain('no-restricted-imports');
+    const tx = "import { runTransaction } from '../tx/run.js';\nvoid runTransaction;\n";
+    expect(await rulesFor('src/edits/probe.ts', tx)).toContain('import-x/no-restricted-paths');
+  });
+
   it('refuses an import cycle', async () => {
     // decode.ts imports errors.ts: errors.ts importing decode.ts back closes a cycle
     const code = "import { decodeText } from './text/decode.js';\nexport const probe = decodeText;\n";

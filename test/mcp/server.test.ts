@@ -52,10 +52,10 @@ afterAll(() => {
 });
 
 describe('patchtx mcp', () => {
-  it('lists the six tools with their schemas, and annotates the read-only ones', async () => {
+  it('lists the seven tools with their schemas, and annotates the read-only ones', async () => {
     const client = await connect(repoWithNotes());
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['apply_patch', 'check', 'log', 'redo', 'show', 'undo']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['apply_patch', 'check', 'edit', 'log', 'redo', 'show', 'undo']);
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(byName.apply_patch.inputSchema.required).toEqual(['patch']);
     for (const t of tools) {
@@ -64,7 +64,7 @@ describe('patchtx mcp', () => {
       expect(t.outputSchema?.properties).toHaveProperty('error');
     }
     for (const name of ['check', 'log', 'show']) expect(byName[name].annotations?.readOnlyHint).toBe(true);
-    for (const name of ['apply_patch', 'undo', 'redo']) expect(byName[name].annotations?.readOnlyHint).toBe(false);
+    for (const name of ['apply_patch', 'edit', 'undo', 'redo']) expect(byName[name].annotations?.readOnlyHint).toBe(false);
   });
 
   it('apply_patch lands one commit, with or without the envelope lines', async () => {

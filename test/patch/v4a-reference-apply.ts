@@ -29,6 +29,7 @@ export function applyForTest(files: Map<string, string>, patch: Patch): Map<stri
       out.delete(hunk.path);
       continue;
     }
+    if (hunk.kind === 'edit') throw new Error('a V4A patch has no edit hunks');
     const lines = linesOf(text);
     const replacements: Array<[number, number, string[]]> = [];
     let cursor = 0;

@@ -1,0 +1,29 @@
+// One content edit (str_replace, insert, an Aider block, a unified diff's hunks) applied to one
+// file's text: the engine calls this for an `edit` hunk. A mode edit changes no content and is
+// the engine's to record.
+import { PatchtxError } from '../errors.js';
+import type { ContentEdit } from '../patch/types.js';
+import { applyDiffHunks } from './git-apply.js';
+import { insertText } from './insert.js';
+import { replaceText } from './str-replace.js';
+import { lineEndingOf, withLineEnding } from './text.js';
+
+export function applyContentEdit(text: string, edit: Exclude<ContentEdit, { type: 'mode' }>, path: string): string {
+  switch (edit.type) {
+    case 'str_replace':
+      return replaceText(text, edit, path);
+    case 'insert':
+      return insertText(text, edit, path);
+    case 'append': {
+      const eol = lineEndingOf(text);
+      return text + (text === '' || text.endsWith('\n') ? '' : eol) + withLineEnding(edit.text, eol);
+    }
+    case 'hunks': {
+      const out = applyDiffHunks(text, edit.hunks, path);
+      if (edit.remove && out !== '') {
+        throw new PatchtxError('context_not_found', `the diff deletes ${path}, but the file holds more than the diff removes`, { path });
+      }
+      return out;
+    }
+  }
+}
