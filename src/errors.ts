@@ -31,7 +31,7 @@ export const ERROR_KINDS = {
   path_rejected: {
     exit: 4,
     meaning:
-      'a path is not acceptable: absolute, a `.` or `..` segment (`./a` too), `.git`, backslash, control characters, a symbolic link or submodule on the way, a name of more than 255 bytes, a path of 4,096 bytes or more with the working tree in front',
+      'a path is not acceptable: absolute, a `..` segment, `.git`, backslash, control characters, a symbolic link or submodule on the way, a name of more than 255 bytes, a path of 4,096 bytes or more with the working tree in front',
   },
   stale: { exit: 5, meaning: 'the branch moved, the expected head or base did not match, or another process holds a lock: retry' },
   dirty: { exit: 6, meaning: 'touched paths have uncommitted changes (listed)' },
