@@ -38,6 +38,7 @@ export const ERROR_KINDS = {
   undo_refused: { exit: 7, meaning: 'the commit cannot be undone (the reason is named)' },
   internal: { exit: 70, meaning: 'a bug: one line; `PATCHTX_DEBUG=1` adds the stack' },
   io_error: { exit: 74, meaning: 'the file system refused: disk full, read-only file system, permission denied (the cause is named)' },
+  commit_refused: { exit: 8, meaning: 'a commit hook or the signing program failed: nothing was committed (its output is shown)' },
 } as const satisfies Record<string, KindInfo>;
 
 export type ErrorKind = keyof typeof ERROR_KINDS;
@@ -92,6 +93,8 @@ export interface ErrorDataByKind {
   internal: { path?: string };
   /** `errno`: the system's code (ENOSPC, EROFS, EACCES...) */
   io_error: { path?: string; errno?: string };
+  /** `hook`: the hook that failed, or `program`: the signing program; `status`: its exit status */
+  commit_refused: { hook?: string; program?: string; status?: number | null; output: string };
 }
 
 export type ErrorDataOf<K extends ErrorKind> = ErrorDataByKind[K] & ErrorData;

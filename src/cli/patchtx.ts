@@ -41,6 +41,8 @@ interface ApplyFlags extends CommonFlags {
   wait?: string;
   push?: string | boolean;
   force?: boolean;
+  /** false with --no-verify */
+  verify?: boolean;
 }
 
 /** The push's result: a JSON line, or a sentence and its warnings. */
@@ -98,6 +100,7 @@ function applyOptions(flags: ApplyFlags, patchText: string, check: boolean, limi
     allowReapply: flags.allowReapply,
     check,
     withContents: flags.diff === true,
+    noVerify: flags.verify === false,
   };
 }
 
@@ -154,6 +157,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
       'then push the branch and the patch texts to the remote (default: origin), if its branch is still where the first patch was applied',
     )
     .option('--force', 'with --push: overwrite the remote branch whatever it holds')
+    .option('--no-verify', 'do not run the commit-msg hook (prepare-commit-msg and post-commit still run, as with git commit)')
     .action((sources: string[], flags: ApplyFlags) =>
       runWithIdentityOptions(flags.json, async () => {
         if (flags.force && flags.push === undefined) throw new PatchtxError('usage', '--force is about the push: give --push too');

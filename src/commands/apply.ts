@@ -34,6 +34,7 @@ import { inspectPaths, loadTouched, type PathState } from '../tx/state.js';
 import { committedForm, conversionsOfResult } from '../tx/conversions.js';
 import { offBase, resolveTarget, type Target, type TargetOptions } from '../tx/target.js';
 import { withPathHint } from './path-hint.js';
+import { messageThroughHooks, runPostCommit } from './commit-hooks.js';
 import { patchDirectory, rerootPatch, touchedPaths, type TouchedPath } from '../tx/touched.js';
 
 export interface ApplyOptions extends SessionOptions, TargetOptions {
@@ -68,6 +69,8 @@ export interface ApplyOptions extends SessionOptions, TargetOptions {
    * patch, which re-applies to the same result.
    */
   laterPatches?: readonly string[];
+  /** skip the commit-msg hook, as `git commit --no-verify` does (commit-hooks.ts) */
+  noVerify?: boolean;
 }
 
 /** Before and after bytes of a changed path; shared with the transaction (a pure rename's two
@@ -325,11 +328,13 @@ async function build(
     return { prepared, saved, savedKey: record, plan, touched, states, overlay, commit: null, tree, message: null };
   }
 
-  const message = appendTrailers(opts.message ?? generatedMessage(plan.changes), [
-    ...trailers,
+  const own = [
     { key: TREE_TRAILER, value: tree },
     { key: PATCH_ID_TRAILER, value: pid },
-  ]);
+  ];
+  const proposed = appendTrailers(opts.message ?? generatedMessage(plan.changes), [...trailers, ...own]);
+  // a check writes nothing, and runs nothing that could
+  const message = opts.check ? proposed : await messageThroughHooks(session, proposed, own, { author, checkout: target.worktree, noVerify: opts.noVerify });
   const commit = await store.writeCommit({ tree, parents: target.base ? [target.base] : [], author, committer, message });
   prepared.newOid = commit;
   prepared.reflogMessage = `patchtx: ${message.split('\n')[0]}`;
@@ -501,6 +506,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       });
       built = captured!;
       warnings = outcome.warnings;
+      if (outcome.published) await runPostCommit(session, { author, checkout: target.worktree, noVerify: opts.noVerify });
     }
     const result: TxResult = {
       ok: true,
