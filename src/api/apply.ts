@@ -46,6 +46,8 @@ export interface ApplyOptions {
   wait?: number;
   /** skip the commit-msg hook, as `git commit --no-verify` does */
   noVerify?: boolean;
+  /** sign the commit (true) or not (false) whatever commit.gpgSign says */
+  sign?: boolean;
 }
 
 const KEYS = [
@@ -63,6 +65,7 @@ const KEYS = [
   'limits',
   'wait',
   'noVerify',
+  'sign',
 ] as const;
 
 interface Checked {
@@ -88,6 +91,7 @@ export function readApplyOptions(fn: string, options: unknown): Checked {
     allowReapply: optionalBoolean(fn, 'allowReapply', o.allowReapply),
     limits: readLimits(fn, o.limits),
     noVerify: optionalBoolean(fn, 'noVerify', o.noVerify),
+    sign: optionalBoolean(fn, 'sign', o.sign),
     withContents: diff,
   };
   return { command, diff, wait: optionalSeconds(fn, 'wait', o.wait) ?? 0 };

@@ -43,6 +43,8 @@ interface ApplyFlags extends CommonFlags {
   force?: boolean;
   /** false with --no-verify */
   verify?: boolean;
+  /** --sign, --no-sign; absent: commit.gpgSign */
+  sign?: boolean;
 }
 
 /** The push's result: a JSON line, or a sentence and its warnings. */
@@ -101,6 +103,7 @@ function applyOptions(flags: ApplyFlags, patchText: string, check: boolean, limi
     check,
     withContents: flags.diff === true,
     noVerify: flags.verify === false,
+    sign: flags.sign,
   };
 }
 
@@ -158,6 +161,8 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     )
     .option('--force', 'with --push: overwrite the remote branch whatever it holds')
     .option('--no-verify', 'do not run the commit-msg hook (prepare-commit-msg and post-commit still run, as with git commit)')
+    .option('--sign', 'sign the commit as git does (gpg.format, user.signingKey), whatever commit.gpgSign says')
+    .option('--no-sign', 'do not sign the commit, whatever commit.gpgSign says')
     .action((sources: string[], flags: ApplyFlags) =>
       runWithIdentityOptions(flags.json, async () => {
         if (flags.force && flags.push === undefined) throw new PatchtxError('usage', '--force is about the push: give --push too');

@@ -35,6 +35,8 @@ import { committedForm, conversionsOfResult } from '../tx/conversions.js';
 import { offBase, resolveTarget, type Target, type TargetOptions } from '../tx/target.js';
 import { withPathHint } from './path-hint.js';
 import { messageThroughHooks, runPostCommit } from './commit-hooks.js';
+import { serializeCommit, type CommitObject } from '../git/objects/model/commit.js';
+import { signerFor, signPayload, type Signer } from '../git/repo/signing.js';
 import { patchDirectory, rerootPatch, touchedPaths, type TouchedPath } from '../tx/touched.js';
 
 export interface ApplyOptions extends SessionOptions, TargetOptions {
@@ -71,6 +73,8 @@ export interface ApplyOptions extends SessionOptions, TargetOptions {
   laterPatches?: readonly string[];
   /** skip the commit-msg hook, as `git commit --no-verify` does (commit-hooks.ts) */
   noVerify?: boolean;
+  /** sign the commit (true) or not (false) whatever commit.gpgSign says (git/repo/signing.ts) */
+  sign?: boolean;
 }
 
 /** Before and after bytes of a changed path; shared with the transaction (a pure rename's two
@@ -266,6 +270,7 @@ async function build(
   pid: string,
   noteText: string,
   trailers: Trailer[],
+  signer: Signer | null,
   ahead?: PlannedAhead,
 ): Promise<Built> {
   const store = opts.check ? new DryRunObjectStore(session.repo) : session.store;
@@ -335,7 +340,10 @@ async function build(
   const proposed = appendTrailers(opts.message ?? generatedMessage(plan.changes), [...trailers, ...own]);
   // a check writes nothing, and runs nothing that could
   const message = opts.check ? proposed : await messageThroughHooks(session, proposed, own, { author, checkout: target.worktree, noVerify: opts.noVerify });
-  const commit = await store.writeCommit({ tree, parents: target.base ? [target.base] : [], author, committer, message });
+  const unsigned: CommitObject = { tree, parents: target.base ? [target.base] : [], author, committer, message };
+  // a check writes nothing: it names the commit unsigned
+  const signed = signer === null || opts.check ? unsigned : { ...unsigned, gpgsig: await signPayload(signer, serializeCommit(unsigned), session.env) };
+  const commit = await store.writeCommit(signed);
   prepared.newOid = commit;
   prepared.reflogMessage = `patchtx: ${message.split('\n')[0]}`;
   prepared.note = { ref: NOTES_REF, text: noteText };
@@ -479,6 +487,8 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     const target = await resolveTarget(session, { ...opts, commits: true, ...(opts.allowReapply ? {} : { patchId: pid }) });
     const author = resolveIdentity(session.config, 'author', session.env, opts.author);
     const committer = resolveCommitter(session, opts);
+    // a signing configuration git would not take is refused before anything is read or written
+    const signer = signerFor(session.config, committer, session.env, opts.sign);
     if (!opts.allowReapply && (await tipPatchId(session, target)) === pid && (await checkoutHoldsTip(session, target, patch))) {
       return alreadyApplied(session, target, patch, pid, opts, { author, committer });
     }
@@ -489,7 +499,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     let warnings: string[] = [];
     if (opts.check) {
       const index = target.worktree ? await readIndex(session.repo) : null;
-      built = await build(session, target, patch, opts, index, author, committer, pid, noteText, trailers);
+      built = await build(session, target, patch, opts, index, author, committer, pid, noteText, trailers, signer);
       // the same index clash check apply makes before it moves the ref
       if (index && built.commit !== null) {
         validateIndexUpdates(index, indexUpdatesOf(built.prepared.targets));
@@ -501,7 +511,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       const ahead = await planBeforeLock(session, target, patch, opts);
       crashPoint('planned-ahead');
       const outcome = await runTransaction(session, target, 'apply', committer, async (lock) => {
-        captured = await build(session, target, patch, opts, lock?.index ?? null, author, committer, pid, noteText, trailers, ahead);
+        captured = await build(session, target, patch, opts, lock?.index ?? null, author, committer, pid, noteText, trailers, signer, ahead);
         return captured.prepared;
       });
       built = captured!;
