@@ -11,6 +11,7 @@ import { recoverCommand } from '../commands/recover.js';
 import { recoverJson } from '../commands/results.js';
 import { showPatch } from '../commands/show.js';
 import { pushAfterApply, pushBranch, type PushResult } from '../commands/push.js';
+import { pushWithRetry } from '../commands/push-retry.js';
 import { redoTransaction, undoTransaction } from '../commands/undo.js';
 import { parseWaitSeconds, waitingForLocks } from '../tx/wait.js';
 import { jsonError, printApplied, printError, processStreams, recoveredRuns, recoveryText, toError, type Streams } from './output.js';
@@ -45,6 +46,7 @@ interface ApplyFlags extends CommonFlags {
   verify?: boolean;
   /** --sign, --no-sign; absent: commit.gpgSign */
   sign?: boolean;
+  retry?: string;
 }
 
 /** The push's result: a JSON line, or a sentence and its warnings. */
@@ -53,8 +55,21 @@ function printPushed(streams: Streams, r: PushResult, json: boolean): void {
   else {
     const was = r.previous === null ? 'new branch' : `was ${r.previous.slice(0, 12)}`;
     streams.out(`Pushed ${r.ref} (${r.commit.slice(0, 12)}) to ${r.remote} (${was}${r.forced ? ', forced' : ''}).\n`);
+    if (r.retries !== undefined) {
+      const again = (r.reapplied ?? []).map((c) => c.slice(0, 12)).join(', ');
+      streams.out(`The remote branch had moved: the patches were applied again onto it (${r.retries} time${r.retries === 1 ? '' : 's'}), as ${again}.\n`);
+    }
   }
   for (const w of r.warnings) streams.err(`warning: ${w}\n`);
+}
+
+/** --retry N: a whole number, 0 or more (absent: 0). */
+function parseRetries(value: string | undefined): number {
+  if (value === undefined) return 0;
+  if (!/^\d+$/.test(value) || Number(value) > 100) {
+    throw new PatchtxError('usage', `--retry takes a whole number from 0 to 100, not '${value}'`, { value });
+  }
+  return Number(value);
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -160,12 +175,15 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
       'then push the branch and the patch texts to the remote (default: origin), if its branch is still where the first patch was applied',
     )
     .option('--force', 'with --push: overwrite the remote branch whatever it holds')
+    .option('--retry <n>', 'with --push: when the remote branch moved, fetch it and apply the patches again onto it, up to N times')
     .option('--no-verify', 'do not run the commit-msg hook (prepare-commit-msg and post-commit still run, as with git commit)')
     .option('--sign', 'sign the commit as git does (gpg.format, user.signingKey), whatever commit.gpgSign says')
     .option('--no-sign', 'do not sign the commit, whatever commit.gpgSign says')
     .action((sources: string[], flags: ApplyFlags) =>
       runWithIdentityOptions(flags.json, async () => {
         if (flags.force && flags.push === undefined) throw new PatchtxError('usage', '--force is about the push: give --push too');
+        const retries = parseRetries(flags.retry);
+        if (retries > 0 && flags.push === undefined) throw new PatchtxError('usage', '--retry is about the push: give --push too');
         const list = sources.length === 0 ? [undefined] : sources;
         if (list.filter((s) => s === undefined || s === '-').length > 1) {
           throw new PatchtxError('usage', 'standard input (-) can be given only once');
@@ -198,7 +216,13 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
           const remote = typeof flags.push === 'string' ? flags.push : undefined;
           const opts = { repoDir: flags.repo, remote, ref, force: flags.force };
           // nothing new was committed: the lease is the remote-tracking ref, as for push alone
-          const r = builtOn === undefined ? await pushBranch(opts) : await pushAfterApply({ ...opts, builtOn, committed });
+          const patches = texts.map((text) => applyOptions(flags, text, false, limits));
+          const r =
+            builtOn === undefined
+              ? await pushBranch(opts)
+              : retries > 0 && ref !== undefined && !flags.force
+                ? await pushWithRetry({ ...opts, ref, builtOn, committed, patches, retries })
+                : await pushAfterApply({ ...opts, builtOn, committed });
           printPushed(streams, r, flags.json === true);
         }
       }),

@@ -36,6 +36,10 @@ export interface PushResult {
   /** the notes ref: pushed (or already there), absent here, or left behind (see warnings) */
   notes: 'pushed' | 'absent' | 'not_pushed';
   warnings: string[];
+  /** apply --push --retry: how many times the patches were applied again onto a moved remote branch */
+  retries?: number;
+  /** and the commits that made (they replace the ones the apply first printed) */
+  reapplied?: string[];
 }
 
 const isUrl = (remote: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(remote);
@@ -48,7 +52,7 @@ function branchOf(ref: string | undefined, head: string | null): string {
 }
 
 /** The reflog's identity for the remote-tracking ref: the committer, or a neutral one if none is configured. */
-function reflogIdentity(session: Session): Identity {
+export function reflogIdentity(session: Session): Identity {
   try {
     return resolveIdentity(session.config, 'committer', session.env);
   } catch {
@@ -56,8 +60,12 @@ function reflogIdentity(session: Session): Identity {
   }
 }
 
+/** The remote-tracking ref of `branch` for a named remote; null for a URL. */
+export const trackingRefOf = (remote: string, branch: string): string | null =>
+  isUrl(remote) ? null : `refs/remotes/${remote}/${branch.slice('refs/heads/'.length)}`;
+
 /** The remote's URL: the remote itself when it is one, else its configured push URL or URL. */
-function urlOf(session: Session, remote: string): string {
+export function remoteUrl(session: Session, remote: string): string {
   if (isUrl(remote)) return remote;
   const url = session.config.get(`remote.${remote}.pushurl`) ?? session.config.get(`remote.${remote}.url`);
   if (url === undefined) throw new PatchtxError('usage', `no remote named '${remote}' is configured, and it is not a URL`, { key: `remote.${remote}.url` });
@@ -68,11 +76,11 @@ export async function pushBranch(opts: PushOptions): Promise<PushResult> {
   return withSession({ ...opts, noRecover: true }, async (session) => {
     const { repo } = session;
     const remote = opts.remote ?? 'origin';
-    const url = urlOf(session, remote);
+    const url = remoteUrl(session, remote);
     const ref = branchOf(opts.ref, opts.ref === undefined ? (await readHead(repo)).ref : null);
     const commit = await readRef(repo, ref);
     if (commit === null) throw new PatchtxError('bad_revision', `${ref} does not exist here: nothing to push`, { ref });
-    const tracking = isUrl(remote) ? null : `refs/remotes/${remote}/${ref.slice('refs/heads/'.length)}`;
+    const tracking = trackingRefOf(remote, ref);
     const tracked = tracking === null ? null : await readRef(repo, tracking);
     const expected = opts.expected !== undefined ? opts.expected : tracked;
     const pushed = await pushRef({ gitdir: repo.commonDir, url, localRef: ref, expected, force: opts.force });

@@ -122,7 +122,7 @@ function requireOwnTree(oid: string, commit: CommitObject, tree: string | null):
  * form, so that a file that is only touched is not taken for one changed meanwhile. `raw`: paths
  * whose entry is already the bytes on disk (saved work, symbolic links).
  */
-async function asCheckedOut(
+export async function asCheckedOut(
   session: Session,
   commit: string,
   found: Map<string, string | null>,

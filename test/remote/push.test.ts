@@ -2,7 +2,7 @@
 // lands when the server's branch is where the transaction was built, is refused as `stale` with
 // the server unchanged when another clone pushed meanwhile, carries refs/notes/patchtx along,
 // and overwrites only with --force.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanupBuiltCli, patchtx, patchtxJson, requireBuiltCli, runCli } from '../helpers/cli.js';
@@ -197,5 +197,70 @@ describe('push', () => {
     const f = await patchtxJson('push', `file://${setup.bare}`, '--repo', setup.clone);
     expect(f.code).toBe(2);
     expect(f.json.error.message).toMatch(/only http:\/\/ and https:\/\//);
+  });
+});
+
+/** Another clone changes a.txt's line `one` (the context the patches here are anchored on). */
+async function otherBotRewritesOne(): Promise<string> {
+  const other = path.join(tempDir(), 'other');
+  await gitOk(root, 'clone', '-q', setup.url, other);
+  writeFileSync(path.join(other, 'a.txt'), 'uno\n');
+  git(other, '-c', 'user.name=Other', '-c', 'user.email=o@example.invalid', 'commit', '-q', '-am', 'other bot rewrites one');
+  await gitOk(other, 'push', '-q', 'origin', 'main');
+  return rev(other);
+}
+
+describe('apply --push --retry', () => {
+  it('applies the patches again onto the moved remote branch and lands them on top', async () => {
+    const theirs = await otherBotPushes();
+    const first = patchFile(v4a('*** Update File: a.txt', '@@', ' one', '+two'));
+    const second = patchFile(v4a('*** Add File: c.txt', '+three'));
+    const r = await patchtxJson('apply', '--repo', setup.clone, '--push', '--retry', '2', '-m', 'Add two', first, second);
+    expect(r.code, r.out + r.err).toBe(0);
+    const pushed = r.json;
+    expect(pushed.retries).toBe(1);
+    expect(pushed.reapplied).toHaveLength(2);
+    // the commits first made here were replaced by new ones on top of the other bot's
+    expect(pushed.reapplied).not.toContain(r.lines[0].commit);
+    expect(pushed.commit).toBe(pushed.reapplied[1]);
+    expect(rev(setup.bare, 'main')).toBe(pushed.commit);
+    expect(rev(setup.bare, 'main~2')).toBe(theirs);
+    expect(git(setup.bare, 'log', '-1', '--format=%s', 'main~1').trim()).toBe('Add two');
+    expect(git(setup.bare, 'show', 'main:a.txt')).toBe('one\ntwo\n');
+    expect(git(setup.bare, 'show', 'main:b.txt')).toBe('theirs\n');
+    expect(git(setup.bare, 'show', 'main:c.txt')).toBe('three\n');
+    for (const c of pushed.reapplied) expect(git(setup.bare, 'notes', '--ref', 'patchtx', 'show', c)).toContain('*** Begin Patch');
+    // the clone follows: its branch, checkout and remote-tracking ref are the pushed commit
+    expect(rev(setup.clone)).toBe(pushed.commit);
+    expect(rev(setup.clone, 'refs/remotes/origin/main')).toBe(pushed.commit);
+    expect(git(setup.clone, 'status', '--porcelain')).toBe('');
+    expect(readFileSync(path.join(setup.clone, 'b.txt'), 'utf8')).toBe('theirs\n');
+    expectFsckClean(setup.bare);
+    expectFsckClean(setup.clone);
+  });
+
+  it('stops with the patch error when the patch no longer applies: the server unchanged, the clone as it was', async () => {
+    const theirs = await otherBotRewritesOne();
+    const r = await patchtxJson('apply', '--repo', setup.clone, '--push', '--retry', '3', addLine('two'));
+    expect(r.code, r.out + r.err).toBe(1);
+    expect(r.json.error.kind).toBe('context_not_found');
+    expect(rev(setup.bare, 'main')).toBe(theirs);
+    const mine = r.lines[0].commit;
+    expect(rev(setup.clone)).toBe(mine);
+    expect(git(setup.clone, 'status', '--porcelain')).toBe('');
+    expect(readFileSync(path.join(setup.clone, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
+    expect(git(setup.bare, 'for-each-ref', '--format=%(refname)').trim()).toBe('refs/heads/main');
+    expectFsckClean(setup.bare);
+    expectFsckClean(setup.clone);
+  });
+
+  it('--retry needs --push, and a whole number', async () => {
+    const alone = await patchtxJson('apply', '--repo', setup.clone, '--retry', '2', addLine('x'));
+    expect(alone.json.error.kind).toBe('usage');
+    expect(alone.json.error.message).toContain('--push');
+    const bad = await patchtxJson('apply', '--repo', setup.clone, '--push', '--retry', 'many', addLine('x'));
+    expect(bad.json.error.kind).toBe('usage');
+    expect(bad.json.error.message).toContain("not 'many'");
+    expect(rev(setup.clone)).toBe(rev(setup.bare, 'main'));
   });
 });
