@@ -10,7 +10,7 @@ import { exitStatusFor, receivedSignal, throwIfInterrupted } from '../tx/interru
 import { recoverCommand } from '../commands/recover.js';
 import { recoverJson } from '../commands/results.js';
 import { showPatch } from '../commands/show.js';
-import { pushAfterApply, pushBranch, type PushResult } from '../commands/push.js';
+import { pushAfterApply, pushAfterUndo, pushBranch, type MovedByUndo, type PushResult } from '../commands/push.js';
 import { pushWithRetry } from '../commands/push-retry.js';
 import { redoTransaction, undoTransaction } from '../commands/undo.js';
 import { parseWaitSeconds, waitingForLocks } from '../tx/wait.js';
@@ -47,6 +47,13 @@ interface ApplyFlags extends CommonFlags {
   /** --sign, --no-sign; absent: commit.gpgSign */
   sign?: boolean;
   retry?: string;
+}
+
+interface UndoFlags extends CommonFlags {
+  ref?: string;
+  revert?: boolean;
+  wait?: string;
+  push?: string | boolean;
 }
 
 /** The push's result: a JSON line, or a sentence and its warnings. */
@@ -158,6 +165,13 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .exitOverride()
     .configureOutput({ writeOut: streams.out, writeErr: parserQuiet ? () => undefined : streams.err });
 
+  // undo --push, redo --push: the branch as the undo or redo left it, under a lease on where it was
+  const pushUndone = async (flags: UndoFlags, moved: MovedByUndo): Promise<void> => {
+    if (flags.push === undefined) return;
+    const remote = typeof flags.push === 'string' ? flags.push : undefined;
+    printPushed(streams, await pushAfterUndo({ repoDir: flags.repo, remote, moved }), flags.json === true);
+  };
+
   const run = (json: boolean | undefined, fn: () => Promise<void>) =>
     fn().catch(async (e) => setExit(await printError(streams, toError(withFlagHints(withLimitRemedy(e, 'patchtx'))), json === true)));
   // apply and check take the identity as an option too; the git layer's message cannot know that
@@ -261,13 +275,15 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .option('--ref <ref>', 'ref to undo on (default: the checked-out branch)')
     .option('--revert', 'make a revert commit even for the tip (never move the branch back)')
     .option('--wait <seconds>', "wait up to this long for another transaction's lock instead of failing")
+    .option('--push [remote]', "then push the branch (default: origin), if the remote's branch is still where it was before the undo")
     .option('--json', 'print one JSON result object')
-    .action((commit: string | undefined, flags: CommonFlags & { ref?: string; revert?: boolean; wait?: string }) =>
+    .action((commit: string | undefined, flags: UndoFlags) =>
       run(flags.json, async () => {
         const r = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () =>
           undoTransaction({ repoDir: flags.repo, ref: flags.ref, commit, revert: flags.revert }),
         );
         printUndo(streams, r, flags.json === true);
+        await pushUndone(flags, r);
       }),
     );
 
@@ -278,13 +294,15 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .option('--ref <ref>', 'ref to redo on (default: the checked-out branch)')
     .option('--revert', 'bring back an undone revert with a new commit even at the tip (never move the branch back)')
     .option('--wait <seconds>', "wait up to this long for another transaction's lock instead of failing")
+    .option('--push [remote]', "then push the branch (default: origin), if the remote's branch is still where it was before the redo")
     .option('--json', 'print one JSON result object')
-    .action((flags: CommonFlags & { ref?: string; revert?: boolean; wait?: string }) =>
+    .action((flags: UndoFlags) =>
       run(flags.json, async () => {
         const r = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () =>
           redoTransaction({ repoDir: flags.repo, ref: flags.ref, revert: flags.revert }),
         );
         printUndo(streams, r, flags.json === true);
+        await pushUndone(flags, r);
       }),
     );
 

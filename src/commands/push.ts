@@ -121,3 +121,25 @@ export async function pushAfterApply(opts: PushOptions & { builtOn: string | nul
     throw new PatchtxError('stale', `committed ${kept} here, but the push was refused: ${e.message}`, { ...e.data, committed: opts.committed });
   }
 }
+
+/** What `undo` or `redo` did to the branch (their result), for the push that follows them. */
+export interface MovedByUndo {
+  action: 'reset' | 'revert' | 'fast-forward';
+  ref: string;
+  commit: string | null;
+  target: string;
+}
+
+/**
+ * The push that follows `undo` or `redo`: the lease is where the branch was before it (the undone
+ * commit, for an undo that moved the branch back; the new commit's parent otherwise).
+ */
+export async function pushAfterUndo(opts: PushOptions & { moved: MovedByUndo }): Promise<PushResult> {
+  const { moved } = opts;
+  if (moved.commit === null) {
+    throw new PatchtxError('usage', `${moved.ref} has no commit left here (its first commit was undone): there is nothing to push`, { ref: moved.ref });
+  }
+  const builtOn =
+    moved.action === 'reset' ? moved.target : ((await withSession({ ...opts, noRecover: true }, (s) => s.store.readCommit(moved.commit!))).parents[0] ?? null);
+  return pushAfterApply({ ...opts, ref: moved.ref, builtOn, committed: moved.action === 'reset' ? [] : [moved.commit] });
+}

@@ -264,3 +264,47 @@ describe('apply --push --retry', () => {
     expect(rev(setup.clone)).toBe(rev(setup.bare, 'main'));
   });
 });
+
+describe('undo --push and redo --push', () => {
+  it('undo --push moves the server branch back under the lease, redo --push brings the commit back', async () => {
+    const seed = rev(setup.bare, 'main');
+    const a = await patchtxJson('apply', '--repo', setup.clone, addLine('two'), '--push');
+    expect(a.code, a.out + a.err).toBe(0);
+    const mine = a.lines[0].commit;
+    const u = await patchtxJson('undo', '--repo', setup.clone, '--push');
+    expect(u.code, u.out + u.err).toBe(0);
+    expect(u.lines[0]).toMatchObject({ action: 'reset', target: mine, commit: seed });
+    expect(u.json).toMatchObject({ ok: true, ref: 'refs/heads/main', commit: seed, previous: mine });
+    expect(rev(setup.bare, 'main')).toBe(seed);
+    expect(rev(setup.clone, 'refs/remotes/origin/main')).toBe(seed);
+    const r = await patchtxJson('redo', '--repo', setup.clone, '--push');
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.json).toMatchObject({ commit: mine, previous: seed });
+    expect(rev(setup.bare, 'main')).toBe(mine);
+    expectFsckClean(setup.bare);
+  });
+
+  it('undo --revert --push lands the revert commit on top', async () => {
+    const a = await patchtxJson('apply', '--repo', setup.clone, addLine('two'), '--push');
+    const mine = a.lines[0].commit;
+    const u = await patchtxJson('undo', '--repo', setup.clone, '--revert', '--push');
+    expect(u.code, u.out + u.err).toBe(0);
+    const revert = u.lines[0].commit;
+    expect(rev(setup.bare, 'main')).toBe(revert);
+    expect(rev(setup.bare, 'main~1')).toBe(mine);
+    expect(git(setup.bare, 'show', 'main:a.txt')).toBe('one\n');
+    expect(git(setup.bare, 'notes', '--ref', 'patchtx', 'list', revert).trim()).not.toBe('');
+  });
+
+  it('is stale when the server moved since, which stays as it is; the local undo stands', async () => {
+    const a = await patchtxJson('apply', '--repo', setup.clone, addLine('two'), '--push');
+    const mine = a.lines[0].commit;
+    const theirs = await otherBotPushes();
+    const u = await patchtxJson('undo', '--repo', setup.clone, '--push');
+    expect(u.code, u.out + u.err).toBe(5);
+    expect(u.json.error).toMatchObject({ kind: 'stale', expected: mine, actual: theirs });
+    expect(rev(setup.bare, 'main')).toBe(theirs);
+    expect(rev(setup.clone)).toBe(rev(setup.clone, `${mine}~1`));
+    expectFsckClean(setup.bare);
+  });
+});
