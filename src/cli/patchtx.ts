@@ -9,7 +9,7 @@ import { listTransactions } from '../commands/log.js';
 import { exitStatusFor, receivedSignal, throwIfInterrupted } from '../tx/interrupt.js';
 import { recoverCommand } from '../commands/recover.js';
 import { recoverJson } from '../commands/results.js';
-import { showPatch } from '../commands/show.js';
+import { showOrRegenerate, showPatch } from '../commands/show.js';
 import { pushAfterApply, pushAfterUndo, pushBranch, type MovedByUndo, type PushResult } from '../commands/push.js';
 import { pushWithRetry } from '../commands/push-retry.js';
 import { redoTransaction, undoTransaction } from '../commands/undo.js';
@@ -344,9 +344,20 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .argument('<commit>', 'a patchtx commit')
     .description('print the original patch text of a transaction')
     .option('--repo <dir>', 'repository to work in')
-    .action((commit: string, flags: CommonFlags) =>
+    .option('--regenerate', 'for a commit without a stored patch text: make an equivalent patch from its diff (said on stderr)')
+    .action((commit: string, flags: CommonFlags & { regenerate?: boolean }) =>
       run(false, async () => {
-        streams.out(await showPatch({ repoDir: flags.repo, commit }));
+        if (!flags.regenerate) {
+          streams.out(await showPatch({ repoDir: flags.repo, commit }));
+          return;
+        }
+        const shown = await showOrRegenerate({ repoDir: flags.repo, commit });
+        if (shown.regenerated) {
+          streams.err(
+            `note: no patch text is stored for ${commit}: this patch was regenerated from the commit's diff; it makes the same change, but is not the text that was applied\n`,
+          );
+        }
+        streams.out(shown.text);
       }),
     );
 

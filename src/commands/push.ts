@@ -3,13 +3,15 @@
 // repository believes it is: for `apply --push`, the commit the transaction was built on (the new
 // commit's parent); for `push` alone, the remote-tracking ref (refs/remotes/REMOTE/BRANCH, the
 // value last fetched or pushed), or "absent" when there is none. Nothing is overwritten without
-// `force`. The notes ref is pushed only as a fast-forward; otherwise the push of the branch
-// stands and a warning says the notes stayed behind.
+// `force`. The notes ref is pushed as a fast-forward, after merging the remote's notes into the
+// local ones when they have moved on (each note belongs to its own commit: no conflicts).
 import { PatchtxError } from '../errors.js';
 import type { Identity } from '../git/objects/model/identity.js';
 import { readHead, readRef, updateRef } from '../git/refs/refs.js';
 import { resolveIdentity } from '../git/repo/identity.js';
 import { pushRef } from '../git/remote/push.js';
+import { fetchRef } from '../git/remote/fetch.js';
+import { mergeNotes } from '../git/refs/notes-merge.js';
 import { NOTES_REF } from '../tx/run.js';
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
 
@@ -93,19 +95,48 @@ export async function pushBranch(opts: PushOptions): Promise<PushResult> {
   });
 }
 
-/** Pushes the notes ref as a fast-forward; a remote that moved ahead is a warning, not a failure. */
+/** How many times the notes are merged with the remote's and pushed again before giving up. */
+const NOTES_ATTEMPTS = 5;
+
+/**
+ * Pushes the notes ref as a fast-forward. Where the remote's notes have moved on (another bot
+ * pushed its own), they are fetched and merged with these (notes-merge.ts: notes of different
+ * commits never conflict), the local notes ref moves to the merge, and the push is tried again.
+ * Still refused after that many attempts: a warning, not a failure (the branch has landed).
+ */
 async function pushNotes(session: Session, url: string, remote: string, warnings: string[]): Promise<PushResult['notes']> {
-  if ((await readRef(session.repo, NOTES_REF)) === null) return 'absent';
-  try {
-    await pushRef({ gitdir: session.repo.commonDir, url, localRef: NOTES_REF, expected: null, fastForwardOnly: true });
-    return 'pushed';
-  } catch (e) {
-    if (!(e instanceof PatchtxError) || e.kind !== 'stale') throw e;
-    warnings.push(
-      `${NOTES_REF} was not pushed: the remote's notes have moved on (${e.message}); the patch texts of these commits stay here until the notes are merged (git fetch ${remote} ${NOTES_REF}:refs/notes/theirs && git notes --ref patchtx merge refs/notes/theirs)`,
-    );
-    return 'not_pushed';
+  const { repo } = session;
+  if ((await readRef(repo, NOTES_REF)) === null) return 'absent';
+  let lastError = '';
+  for (let attempt = 1; attempt <= NOTES_ATTEMPTS; attempt++) {
+    try {
+      await pushRef({ gitdir: repo.commonDir, url, localRef: NOTES_REF, expected: null, fastForwardOnly: true });
+      return 'pushed';
+    } catch (e) {
+      if (!(e instanceof PatchtxError) || e.kind !== 'stale') throw e;
+      lastError = e.message;
+    }
+    const theirs = await fetchRef({ gitdir: repo.commonDir, url, ref: NOTES_REF });
+    if (theirs === null) continue;
+    const ours = await readRef(repo, NOTES_REF);
+    const merged = await mergeNotes(session.store, ours, theirs, reflogIdentity(session));
+    // a transaction that added its note meanwhile makes this attempt's merge stale: the next one merges again
+    if (merged !== ours) {
+      await updateRef(repo, {
+        ref: NOTES_REF,
+        expectedOld: ours,
+        newOid: merged,
+        message: `notes: merged with ${remote}`,
+        identity: reflogIdentity(session),
+      }).catch((e: unknown) => {
+        if (!(e instanceof PatchtxError) || e.kind !== 'stale') throw e;
+      });
+    }
   }
+  warnings.push(
+    `${NOTES_REF} was not pushed: the remote's notes kept moving on while they were merged here (${lastError}); the patch texts of these commits stay here until the next push`,
+  );
+  return 'not_pushed';
 }
 
 /**

@@ -162,16 +162,26 @@ describe('push', () => {
     expect(rev(setup.clone)).toBe(b.json.commit);
   });
 
-  it('warns and leaves the notes behind when the server notes moved on, the branch still lands', async () => {
+  it("merges the server's notes when they moved on, and pushes the merge: every note on both sides is kept", async () => {
     // another bot's note on the server that this clone has not fetched
-    git(setup.bare, 'notes', '--ref', 'patchtx', 'add', '-m', 'theirs', 'main');
+    const seed = rev(setup.bare, 'main');
+    git(setup.bare, 'notes', '--ref', 'patchtx', 'add', '-m', 'theirs', seed);
     const serverNotes = rev(setup.bare, 'refs/notes/patchtx');
     const r = await patchtxJson('apply', '--repo', setup.clone, addLine('two'), '--push');
     expect(r.code, r.out + r.err).toBe(0);
-    expect(r.json.notes).toBe('not_pushed');
-    expect(r.err).toMatch(/warning: refs\/notes\/patchtx was not pushed/);
-    expect(rev(setup.bare, 'main')).toBe(r.lines[0].commit);
-    expect(rev(setup.bare, 'refs/notes/patchtx')).toBe(serverNotes);
+    expect(r.json.notes).toBe('pushed');
+    expect(r.json.warnings).toEqual([]);
+    const mine = r.lines[0].commit;
+    expect(rev(setup.bare, 'main')).toBe(mine);
+    const merged = rev(setup.bare, 'refs/notes/patchtx');
+    expect(git(setup.bare, 'rev-list', '--parents', '-n', '1', merged).trim().split(' ')).toContain(serverNotes);
+    expect(git(setup.bare, 'notes', '--ref', 'patchtx', 'show', seed)).toBe('theirs\n');
+    expect(git(setup.bare, 'notes', '--ref', 'patchtx', 'show', mine)).toContain('+two');
+    // the clone's notes are the merge too, and show reads both
+    expect(rev(setup.clone, 'refs/notes/patchtx')).toBe(merged);
+    expect((await patchtx('show', '--repo', setup.clone, mine)).out).toContain('+two');
+    expectFsckClean(setup.bare);
+    expectFsckClean(setup.clone);
   });
 
   it('--expect sets the lease: none for a branch the remote must not have yet, a commit id otherwise', async () => {
@@ -306,5 +316,33 @@ describe('undo --push and redo --push', () => {
     expect(rev(setup.bare, 'main')).toBe(theirs);
     expect(rev(setup.clone)).toBe(rev(setup.clone, `${mine}~1`));
     expectFsckClean(setup.bare);
+  });
+});
+
+describe('show of a commit whose note did not come along', () => {
+  it('says it carries a Patch-Id, and --regenerate makes an equivalent patch from its diff, marked as such', async () => {
+    const a = await patchtxJson('apply', '--repo', setup.clone, addLine('two'), '--push');
+    expect(a.code, a.out + a.err).toBe(0);
+    const mine = a.lines[0].commit;
+    // a plain clone does not fetch refs/notes/patchtx
+    const fresh = path.join(tempDir(), 'fresh');
+    await gitOk(root, 'clone', '-q', setup.url, fresh);
+    const plain = await patchtx('show', '--repo', fresh, 'HEAD');
+    expect(plain.code).toBe(2);
+    expect(plain.err).toContain('Patch-Id');
+    const r = await patchtx('show', '--repo', fresh, '--regenerate', 'HEAD');
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/^note: no patch text is stored for HEAD: this patch was regenerated/);
+    // applied onto the parent, it makes the same tree
+    git(fresh, 'config', 'user.name', 'Bot');
+    git(fresh, 'config', 'user.email', 'bot@example.invalid');
+    git(fresh, 'checkout', '-q', '-b', 'again', 'HEAD~1');
+    const again = await patchtxJson('apply', '--repo', fresh, patchFile(r.out));
+    expect(again.code, again.out + again.err).toBe(0);
+    expect(git(fresh, 'rev-parse', 'again^{tree}')).toBe(git(fresh, 'rev-parse', `${mine}^{tree}`));
+    // with the note there, --regenerate prints the stored text and says nothing
+    const stored = await patchtx('show', '--repo', setup.clone, '--regenerate', mine);
+    expect(stored.err).toBe('');
+    expect(stored.out).toBe(readFileSync(addLine('two'), 'utf8'));
   });
 });
