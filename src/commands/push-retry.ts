@@ -5,13 +5,14 @@
 // taken back to the remote's tip (move-branch.ts) and the patches are applied there as new
 // commits, with the same options (message, trailers, hooks, signing). When they no longer apply,
 // the branch is put back on its own commits, as it was before the retry.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PatchtxError } from '../errors.js';
 import { fetchRef } from '../git/remote/fetch.js';
 import { readRef, updateRef } from '../git/refs/refs.js';
 import { withSession } from '../tx/session.js';
 import { applyTransaction, type ApplyOptions } from './apply.js';
 import { moveBranch } from './move-branch.js';
-import { pushAfterApply, reflogIdentity, remoteUrl, trackingRefOf, type PushOptions, type PushResult } from './push.js';
+import { backoff, pushAfterApply, reflogIdentity, remoteUrl, trackingRefOf, type PushOptions, type PushResult } from './push.js';
 
 export interface RetryPushOptions extends PushOptions {
   /** the branch the patches were applied to */
@@ -30,12 +31,16 @@ const isStale = (e: unknown): e is PatchtxError => e instanceof PatchtxError && 
 
 export async function pushWithRetry(opts: RetryPushOptions): Promise<PushResult> {
   let { builtOn, committed } = opts;
+  // from the fetch the attempt was built on (the first: the push) to its loss
+  let started = Date.now();
   for (let attempt = 0; ; attempt++) {
     try {
       const pushed = await pushAfterApply({ ...opts, builtOn, committed });
       return attempt === 0 ? pushed : { ...pushed, retries: attempt, reapplied: committed };
     } catch (e) {
       if (!isStale(e) || attempt >= opts.retries || committed.length === 0) throw e;
+      await sleep(backoff(attempt, Date.now() - started));
+      started = Date.now();
       ({ builtOn, committed } = await applyAgain(opts, committed[committed.length - 1]!));
     }
   }

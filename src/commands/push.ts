@@ -5,6 +5,7 @@
 // value last fetched or pushed), or "absent" when there is none. Nothing is overwritten without
 // `force`. The notes ref is pushed as a fast-forward, after merging the remote's notes into the
 // local ones when they have moved on (each note belongs to its own commit: no conflicts).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PatchtxError } from '../errors.js';
 import type { Identity } from '../git/objects/model/identity.js';
 import { readHead, readRef, updateRef } from '../git/refs/refs.js';
@@ -95,8 +96,33 @@ export async function pushBranch(opts: PushOptions): Promise<PushResult> {
   });
 }
 
+/**
+ * How long to wait before the retry after attempt `attempt` (0-based), in milliseconds: a random
+ * part of twice the time the lost attempt took, doubled with each attempt (at most 30 s). Bots that lost
+ * to the same push would otherwise fetch and push again in step, and all but one lose again; a
+ * wait on the scale of an attempt spreads them out whatever the server's and the network's speed.
+ */
+export const backoff = (attempt: number, took: number): number => Math.random() * Math.min(Math.max(took, 100) * 2 ** (attempt + 1), 30_000);
+
 /** How many times the notes are merged with the remote's and pushed again before giving up. */
-const NOTES_ATTEMPTS = 5;
+const NOTES_ATTEMPTS = 10;
+
+/** Moves the local notes ref to the merge of its notes with `theirs` (the remote's notes commit, fetched). */
+async function mergeInto(session: Session, theirs: string, remote: string): Promise<void> {
+  const ours = await readRef(session.repo, NOTES_REF);
+  const merged = await mergeNotes(session.store, ours, theirs, reflogIdentity(session));
+  if (merged === ours) return;
+  // a transaction that added its note meanwhile makes this merge stale: the next attempt merges again
+  await updateRef(session.repo, {
+    ref: NOTES_REF,
+    expectedOld: ours,
+    newOid: merged,
+    message: `notes: merged with ${remote}`,
+    identity: reflogIdentity(session),
+  }).catch((e: unknown) => {
+    if (!(e instanceof PatchtxError) || e.kind !== 'stale') throw e;
+  });
+}
 
 /**
  * Pushes the notes ref as a fast-forward. Where the remote's notes have moved on (another bot
@@ -108,7 +134,11 @@ async function pushNotes(session: Session, url: string, remote: string, warnings
   const { repo } = session;
   if ((await readRef(repo, NOTES_REF)) === null) return 'absent';
   let lastError = '';
-  for (let attempt = 1; attempt <= NOTES_ATTEMPTS; attempt++) {
+  // how long the last attempt took, from its push to its merge: the scale of the wait before the next
+  let took = 0;
+  for (let attempt = 0; attempt < NOTES_ATTEMPTS; attempt++) {
+    if (attempt > 0) await sleep(backoff(attempt - 1, took));
+    const started = Date.now();
     try {
       await pushRef({ gitdir: repo.commonDir, url, localRef: NOTES_REF, expected: null, fastForwardOnly: true });
       return 'pushed';
@@ -117,21 +147,8 @@ async function pushNotes(session: Session, url: string, remote: string, warnings
       lastError = e.message;
     }
     const theirs = await fetchRef({ gitdir: repo.commonDir, url, ref: NOTES_REF });
-    if (theirs === null) continue;
-    const ours = await readRef(repo, NOTES_REF);
-    const merged = await mergeNotes(session.store, ours, theirs, reflogIdentity(session));
-    // a transaction that added its note meanwhile makes this attempt's merge stale: the next one merges again
-    if (merged !== ours) {
-      await updateRef(repo, {
-        ref: NOTES_REF,
-        expectedOld: ours,
-        newOid: merged,
-        message: `notes: merged with ${remote}`,
-        identity: reflogIdentity(session),
-      }).catch((e: unknown) => {
-        if (!(e instanceof PatchtxError) || e.kind !== 'stale') throw e;
-      });
-    }
+    if (theirs !== null) await mergeInto(session, theirs, remote);
+    took = Date.now() - started;
   }
   warnings.push(
     `${NOTES_REF} was not pushed: the remote's notes kept moving on while they were merged here (${lastError}); the patch texts of these commits stay here until the next push`,
