@@ -220,6 +220,16 @@ async function otherBotRewritesOne(): Promise<string> {
   return rev(other);
 }
 
+/** Another clone changes b.txt (which the patches here leave alone). */
+async function otherBotRewritesB(): Promise<string> {
+  const other = path.join(tempDir(), 'other-b');
+  await gitOk(root, 'clone', '-q', setup.url, other);
+  writeFileSync(path.join(other, 'b.txt'), 'theirs, again\n');
+  git(other, '-c', 'user.name=Other', '-c', 'user.email=o@example.invalid', 'commit', '-q', '-am', 'other bot again');
+  await gitOk(other, 'push', '-q', 'origin', 'main');
+  return rev(other);
+}
+
 describe('apply --push --retry', () => {
   it('applies the patches again onto the moved remote branch and lands them on top', async () => {
     const theirs = await otherBotPushes();
@@ -262,6 +272,26 @@ describe('apply --push --retry', () => {
     expect(git(setup.bare, 'for-each-ref', '--format=%(refname)').trim()).toBe('refs/heads/main');
     expectFsckClean(setup.bare);
     expectFsckClean(setup.clone);
+  });
+
+  it('works on a branch without a checkout (--ref, in a bare clone)', async () => {
+    const theirs = await otherBotPushes();
+    const bareClone = path.join(tempDir(), 'bare-clone.git');
+    await gitOk(root, 'clone', '-q', '--bare', setup.url, bareClone);
+    git(bareClone, 'config', 'user.name', 'Bot');
+    git(bareClone, 'config', 'user.email', 'bot@example.invalid');
+    // the bare clone is from before the other bot's second push
+    const later = await otherBotRewritesB();
+    expect(rev(setup.bare, 'main~1')).toBe(theirs);
+    const r = await patchtxJson('apply', '--repo', bareClone, '--ref', 'main', '--push', '--retry', '1', addLine('two'));
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.json.retries).toBe(1);
+    expect(rev(setup.bare, 'main')).toBe(r.json.commit);
+    expect(rev(setup.bare, 'main~1')).toBe(later);
+    expect(rev(bareClone, 'main')).toBe(r.json.commit);
+    expect(git(setup.bare, 'show', 'main:a.txt')).toBe('one\ntwo\n');
+    expectFsckClean(setup.bare);
+    expectFsckClean(bareClone);
   });
 
   it('--retry needs --push, and a whole number', async () => {
