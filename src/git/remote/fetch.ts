@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
+import { credentialCallbacks, unauthorized } from './credentials.js';
 
 export interface FetchRefOptions {
   gitdir: string;
@@ -16,7 +17,7 @@ export interface FetchRefOptions {
   ref: string;
 }
 
-type IsoError = Error & { code?: string };
+type IsoError = Error & { code?: string; data?: { statusCode?: number } };
 
 /** `fs` whose reads of the repository's config file see a fetch refspec for `remote` too. */
 function withRefspec(gitdir: string, remote: string, ref: string): { promises: typeof fs.promises } {
@@ -37,7 +38,8 @@ export async function fetchRef(opts: FetchRefOptions): Promise<string | null> {
   const scratch = `patchtx-fetch-${process.pid}`;
   try {
     // only what the server advertises for the ref: a ref it does not have is no error
-    const refs = await git.listServerRefs({ http, url: opts.url, prefix: opts.ref });
+    const auth = credentialCallbacks(opts.gitdir);
+    const refs = await git.listServerRefs({ http, url: opts.url, prefix: opts.ref, ...auth });
     const found = refs.find((r) => r.ref === opts.ref);
     if (found === undefined) return null;
     const result = await git.fetch({
@@ -45,6 +47,7 @@ export async function fetchRef(opts: FetchRefOptions): Promise<string | null> {
       http,
       gitdir: opts.gitdir,
       url: opts.url,
+      ...auth,
       remote: scratch,
       ref: opts.ref,
       remoteRef: opts.ref,
@@ -55,6 +58,7 @@ export async function fetchRef(opts: FetchRefOptions): Promise<string | null> {
   } catch (e) {
     const err = e as IsoError;
     if (err instanceof PatchtxError) throw err;
+    if (err.code === 'HttpError' && err.data?.statusCode === 401) throw unauthorized(opts.url, 'fetch from');
     throw new PatchtxError('io_error', `cannot fetch ${opts.ref} from ${opts.url}: ${err.message}`, { errno: err.code });
   } finally {
     fs.rmSync(path.join(opts.gitdir, 'refs', 'remotes', scratch), { recursive: true, force: true });
