@@ -178,4 +178,25 @@ describe.runIf(hasSshKeygen)('ssh (ssh-keygen)', () => {
     expect(ours).toBe('-Y sign -n git -f FILE FILE');
     expect(ours).toBe(gits);
   });
+
+  it('a revert commit of undo is signed when commit.gpgSign says so, as git revert signs it', async () => {
+    const dir = repo();
+    const keyDir = tempDir();
+    const key = path.join(keyDir, 'id_ed25519');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'signer', '-f', key]);
+    const allowed = path.join(keyDir, 'allowed_signers');
+    writeFileSync(allowed, `signer@example.invalid ${readFileSync(`${key}.pub`, 'utf8')}`);
+    git(dir, 'config', 'gpg.format', 'ssh');
+    git(dir, 'config', 'user.signingKey', key);
+    git(dir, 'config', 'gpg.ssh.allowedSignersFile', allowed);
+    const applied = await patchtxJson('apply', '--repo', dir, addLine('two'));
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    expect(hasSignature(dir)).toBe(false);
+    git(dir, 'config', 'commit.gpgSign', 'true');
+    const u = await patchtxJson('undo', '--repo', dir, '--revert');
+    expect(u.code, u.out + u.err).toBe(0);
+    expect(rev(dir)).toBe(u.json.commit);
+    const v = verify(dir, {});
+    expect(v.status, v.stdout + v.stderr).toBe(0);
+  });
 });
