@@ -76,7 +76,13 @@ async function applyAgain(opts: RetryPushOptions, ours: string): Promise<{ built
     }
   } catch (e) {
     // the branch goes back to the commits it had, and the error is the patch's own
-    await moveBranch({ ...at, from: base, to: ours, why: `retry: the patches do not apply to the remote's ${opts.ref}; back to ${ours.slice(0, 12)}` });
+    try {
+      await moveBranch({ ...at, from: base, to: ours, why: `retry: the patches do not apply to the remote's ${opts.ref}; back to ${ours.slice(0, 12)}` });
+    } catch (back) {
+      if (!(e instanceof PatchtxError)) throw e;
+      const where = `${opts.ref} could not be put back on ${ours.slice(0, 12)} (${(back as Error).message}): it is at ${base.slice(0, 12)}, the remote's tip with the patches that applied`;
+      throw new PatchtxError(e.kind, `${e.message}\n${where}`, { ...e.data, committed: [ours] });
+    }
     throw e;
   }
   return { builtOn: tip, committed };
