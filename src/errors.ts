@@ -39,6 +39,7 @@ export const ERROR_KINDS = {
   internal: { exit: 70, meaning: 'a bug: one line; `PATCHTX_DEBUG=1` adds the stack' },
   io_error: { exit: 74, meaning: 'the file system refused: disk full, read-only file system, permission denied (the cause is named)' },
   replay_mismatch: { exit: 8, meaning: 'replay: an entry would not make the tree its log records, or cannot be reproduced (named)' },
+  commit_refused: { exit: 9, meaning: 'a commit hook or the signing program failed: nothing was committed (its output is shown)' },
 } as const satisfies Record<string, KindInfo>;
 
 export type ErrorKind = keyof typeof ERROR_KINDS;
@@ -97,6 +98,8 @@ export interface ErrorDataByKind {
   io_error: { path?: string; errno?: string };
   /** `expected`/`actual`: tree ids; `paths`: what differs or cannot be reproduced */
   replay_mismatch: { expected?: string; actual?: string; paths?: string[]; reason?: string };
+  /** `hook`: the hook that failed, or `program`: the signing program; `status`: its exit status */
+  commit_refused: { hook?: string; program?: string; status?: number | null; output: string };
 }
 
 export type ErrorDataOf<K extends ErrorKind> = ErrorDataByKind[K] & ErrorData;

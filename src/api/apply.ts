@@ -44,9 +44,29 @@ export interface ApplyOptions {
   limits?: Partial<Limits>;
   /** seconds to wait for another transaction's lock instead of failing (`stale`) at once */
   wait?: number;
+  /** skip the commit-msg hook, as `git commit --no-verify` does */
+  noVerify?: boolean;
+  /** sign the commit (true) or not (false) whatever commit.gpgSign says */
+  sign?: boolean;
 }
 
-const KEYS = ['ref', 'base', 'expectHead', 'message', 'author', 'committer', 'trailers', 'dirty', 'strict', 'allowReapply', 'diff', 'limits', 'wait'] as const;
+const KEYS = [
+  'ref',
+  'base',
+  'expectHead',
+  'message',
+  'author',
+  'committer',
+  'trailers',
+  'dirty',
+  'strict',
+  'allowReapply',
+  'diff',
+  'limits',
+  'wait',
+  'noVerify',
+  'sign',
+] as const;
 
 interface Checked {
   command: Omit<CommandApplyOptions, 'patchText' | 'check'>;
@@ -70,6 +90,8 @@ export function readApplyOptions(fn: string, options: unknown): Checked {
     strict: optionalBoolean(fn, 'strict', o.strict),
     allowReapply: optionalBoolean(fn, 'allowReapply', o.allowReapply),
     limits: readLimits(fn, o.limits),
+    noVerify: optionalBoolean(fn, 'noVerify', o.noVerify),
+    sign: optionalBoolean(fn, 'sign', o.sign),
     withContents: diff,
   };
   return { command, diff, wait: optionalSeconds(fn, 'wait', o.wait) ?? 0 };

@@ -9,8 +9,9 @@ import { listTransactions } from '../commands/log.js';
 import { exitStatusFor, receivedSignal, throwIfInterrupted } from '../tx/interrupt.js';
 import { recoverCommand } from '../commands/recover.js';
 import { recoverJson } from '../commands/results.js';
-import { showPatch, showRecord } from '../commands/show.js';
-import { pushAfterApply, pushBranch, type PushResult } from '../commands/push.js';
+import { showOrRegenerate, showPatch, showRecord } from '../commands/show.js';
+import { pushAfterApply, pushAfterUndo, pushBranch, type MovedByUndo, type PushResult } from '../commands/push.js';
+import { pushWithRetry } from '../commands/push-retry.js';
 import { redoTransaction, undoTransaction } from '../commands/undo.js';
 import { parseWaitSeconds, waitingForLocks } from '../tx/wait.js';
 import { jsonError, printApplied, printError, processStreams, recoveredRuns, recoveryText, toError, type Streams } from './output.js';
@@ -45,6 +46,18 @@ interface ApplyFlags extends CommonFlags {
   push?: string | boolean;
   force?: boolean;
   ops?: string;
+  /** false with --no-verify */
+  verify?: boolean;
+  /** --sign, --no-sign; absent: commit.gpgSign */
+  sign?: boolean;
+  retry?: string;
+}
+
+interface UndoFlags extends CommonFlags {
+  ref?: string;
+  revert?: boolean;
+  wait?: string;
+  push?: string | boolean;
 }
 
 /** The push's result: a JSON line, or a sentence and its warnings. */
@@ -53,8 +66,21 @@ function printPushed(streams: Streams, r: PushResult, json: boolean): void {
   else {
     const was = r.previous === null ? 'new branch' : `was ${r.previous.slice(0, 12)}`;
     streams.out(`Pushed ${r.ref} (${r.commit.slice(0, 12)}) to ${r.remote} (${was}${r.forced ? ', forced' : ''}).\n`);
+    if (r.retries !== undefined) {
+      const again = (r.reapplied ?? []).map((c) => c.slice(0, 12)).join(', ');
+      streams.out(`The remote branch had moved: the patches were applied again onto it (${r.retries} time${r.retries === 1 ? '' : 's'}), as ${again}.\n`);
+    }
   }
   for (const w of r.warnings) streams.err(`warning: ${w}\n`);
+}
+
+/** --retry N: a whole number, 0 or more (absent: 0). */
+function parseRetries(value: string | undefined): number {
+  if (value === undefined) return 0;
+  if (!/^\d+$/.test(value) || Number(value) > 100) {
+    throw new PatchtxError('usage', `--retry takes a whole number from 0 to 100, not '${value}'`, { value });
+  }
+  return Number(value);
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -114,6 +140,8 @@ function applyOptions(flags: ApplyFlags, step: Step, check: boolean, limits: Lim
     allowReapply: flags.allowReapply,
     check,
     withContents: flags.diff === true,
+    noVerify: flags.verify === false,
+    sign: flags.sign,
   };
 }
 
@@ -153,6 +181,13 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .exitOverride()
     .configureOutput({ writeOut: streams.out, writeErr: parserQuiet ? () => undefined : streams.err });
 
+  // undo --push, redo --push: the branch as the undo or redo left it, under a lease on where it was
+  const pushUndone = async (flags: UndoFlags, moved: MovedByUndo): Promise<void> => {
+    if (flags.push === undefined) return;
+    const remote = typeof flags.push === 'string' ? flags.push : undefined;
+    printPushed(streams, await pushAfterUndo({ repoDir: flags.repo, remote, moved }), flags.json === true);
+  };
+
   const run = (json: boolean | undefined, fn: () => Promise<void>) =>
     fn().catch(async (e) => setExit(await printError(streams, toError(withFlagHints(withLimitRemedy(e, 'patchtx'))), json === true)));
   // apply and check take the identity as an option too; the git layer's message cannot know that
@@ -170,9 +205,15 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
       'then push the branch and the patch texts to the remote (default: origin), if its branch is still where the first patch was applied',
     )
     .option('--force', 'with --push: overwrite the remote branch whatever it holds')
+    .option('--retry <n>', 'with --push: when the remote branch moved, fetch it and apply the patches again onto it, up to N times')
+    .option('--no-verify', 'do not run the commit-msg hook (prepare-commit-msg and post-commit still run, as with git commit)')
+    .option('--sign', 'sign the commit as git does (gpg.format, user.signingKey), whatever commit.gpgSign says')
+    .option('--no-sign', 'do not sign the commit, whatever commit.gpgSign says')
     .action((sources: string[], flags: ApplyFlags) =>
       runWithIdentityOptions(flags.json, async () => {
         if (flags.force && flags.push === undefined) throw new PatchtxError('usage', '--force is about the push: give --push too');
+        const retries = parseRetries(flags.retry);
+        if (retries > 0 && flags.push === undefined) throw new PatchtxError('usage', '--retry is about the push: give --push too');
         const list = sources.length === 0 ? [undefined] : sources;
         if (list.filter((s) => s === undefined || s === '-').length > 1) {
           throw new PatchtxError('usage', 'standard input (-) can be given only once');
@@ -204,7 +245,13 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
           const remote = typeof flags.push === 'string' ? flags.push : undefined;
           const opts = { repoDir: flags.repo, remote, ref, force: flags.force };
           // nothing new was committed: the lease is the remote-tracking ref, as for push alone
-          const r = builtOn === undefined ? await pushBranch(opts) : await pushAfterApply({ ...opts, builtOn, committed });
+          const patches = texts.map((text) => applyOptions(flags, text, false, limits));
+          const r =
+            builtOn === undefined
+              ? await pushBranch(opts)
+              : retries > 0 && ref !== undefined && !flags.force
+                ? await pushWithRetry({ ...opts, ref, builtOn, committed, patches, retries })
+                : await pushAfterApply({ ...opts, builtOn, committed });
           printPushed(streams, r, flags.json === true);
         }
       }),
@@ -244,13 +291,15 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .option('--ref <ref>', 'ref to undo on (default: the checked-out branch)')
     .option('--revert', 'make a revert commit even for the tip (never move the branch back)')
     .option('--wait <seconds>', "wait up to this long for another transaction's lock instead of failing")
+    .option('--push [remote]', "then push the branch (default: origin), if the remote's branch is still where it was before the undo")
     .option('--json', 'print one JSON result object')
-    .action((commit: string | undefined, flags: CommonFlags & { ref?: string; revert?: boolean; wait?: string }) =>
+    .action((commit: string | undefined, flags: UndoFlags) =>
       run(flags.json, async () => {
         const r = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () =>
           undoTransaction({ repoDir: flags.repo, ref: flags.ref, commit, revert: flags.revert }),
         );
         printUndo(streams, r, flags.json === true);
+        await pushUndone(flags, r);
       }),
     );
 
@@ -261,13 +310,15 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .option('--ref <ref>', 'ref to redo on (default: the checked-out branch)')
     .option('--revert', 'bring back an undone revert with a new commit even at the tip (never move the branch back)')
     .option('--wait <seconds>', "wait up to this long for another transaction's lock instead of failing")
+    .option('--push [remote]', "then push the branch (default: origin), if the remote's branch is still where it was before the redo")
     .option('--json', 'print one JSON result object')
-    .action((flags: CommonFlags & { ref?: string; revert?: boolean; wait?: string }) =>
+    .action((flags: UndoFlags) =>
       run(flags.json, async () => {
         const r = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () =>
           redoTransaction({ repoDir: flags.repo, ref: flags.ref, revert: flags.revert }),
         );
         printUndo(streams, r, flags.json === true);
+        await pushUndone(flags, r);
       }),
     );
 
@@ -310,10 +361,24 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .description('print the original patch text of a transaction')
     .option('--repo <dir>', 'repository to work in')
     .option('--json', "print the transaction's record, as a line of patchtx export")
-    .action((commit: string, flags: CommonFlags) =>
+    .option('--regenerate', 'for a commit without a stored patch text: make an equivalent patch from its diff (said on stderr)')
+    .action((commit: string, flags: CommonFlags & { regenerate?: boolean }) =>
       run(flags.json, async () => {
-        if (flags.json) streams.out(JSON.stringify(await showRecord({ repoDir: flags.repo, commit })) + '\n');
-        else streams.out(await showPatch({ repoDir: flags.repo, commit }));
+        if (flags.json) {
+          streams.out(JSON.stringify(await showRecord({ repoDir: flags.repo, commit })) + '\n');
+          return;
+        }
+        if (!flags.regenerate) {
+          streams.out(await showPatch({ repoDir: flags.repo, commit }));
+          return;
+        }
+        const shown = await showOrRegenerate({ repoDir: flags.repo, commit });
+        if (shown.regenerated) {
+          streams.err(
+            `note: no patch text is stored for ${commit}: this patch was regenerated from the commit's diff; it makes the same change, but is not the text that was applied\n`,
+          );
+        }
+        streams.out(shown.text);
       }),
     );
 

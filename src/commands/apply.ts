@@ -38,6 +38,9 @@ import { committedForm, conversionsOfResult } from '../tx/conversions.js';
 import { offBase, resolveTarget, type Target, type TargetOptions } from '../tx/target.js';
 import { withPathHint } from './path-hint.js';
 import { mark, timingEnd, timingStart } from '../timing.js';
+import { messageThroughHooks, runPostCommit } from './commit-hooks.js';
+import { serializeCommit, type CommitObject } from '../git/objects/model/commit.js';
+import { signerFor, signPayload, type Signer } from '../git/repo/signing.js';
 import { patchDirectory, rerootPatch, touchedPaths, type TouchedPath } from '../tx/touched.js';
 
 export interface ApplyOptions extends SessionOptions, TargetOptions {
@@ -92,6 +95,10 @@ export interface ApplyOptions extends SessionOptions, TargetOptions {
    * diff, Aider blocks, told apart by their content) or a list of edit operations (src/edits).
    */
   steps?: readonly Step[];
+  /** skip the commit-msg hook, as `git commit --no-verify` does (commit-hooks.ts) */
+  noVerify?: boolean;
+  /** sign the commit (true) or not (false) whatever commit.gpgSign says (git/repo/signing.ts) */
+  sign?: boolean;
 }
 
 /** Before and after bytes of a changed path; shared with the transaction (a pure rename's two
@@ -288,6 +295,7 @@ async function build(
   /** null: made from the result (steps that are not V4A) */
   noteText: string | null,
   trailers: Trailer[],
+  signer: Signer | null,
   ahead?: Ahead,
   /** check: where objects are "written" (ids computed, nothing stored) */
   dryStore?: DryRunObjectStore,
@@ -370,10 +378,19 @@ async function build(
     return { prepared, saved, savedKey: record, plan, touched, states, overlay, commit: null, tree, message: null };
   }
 
+  const own = [
+    { key: TREE_TRAILER, value: tree },
+    { key: PATCH_ID_TRAILER, value: pid },
+  ];
+  // a recorded commit (a replay keeping metadata) is made again as it was: no hooks, and signed
+  // only when asked to be
   const message = opts.kept
     ? keptMessage(opts.kept.message, tree, pid)
-    : appendTrailers(opts.message ?? generatedMessage(plan.changes), [...trailers, { key: TREE_TRAILER, value: tree }, { key: PATCH_ID_TRAILER, value: pid }]);
-  const commit = await store.writeCommit({ tree, parents: target.base ? [target.base] : [], author, committer, message });
+    : await throughHooks(session, appendTrailers(opts.message ?? generatedMessage(plan.changes), [...trailers, ...own]), own, opts, author, target.worktree);
+  const unsigned: CommitObject = { tree, parents: target.base ? [target.base] : [], author, committer, message };
+  // a check writes nothing: it names the commit unsigned
+  const signWith = opts.check || (opts.kept !== undefined && opts.sign !== true) ? null : signer;
+  const commit = await store.writeCommit(signWith ? { ...unsigned, gpgsig: await signPayload(signWith, serializeCommit(unsigned), session.env) } : unsigned);
   prepared.newOid = commit;
   prepared.reflogMessage = `patchtx: ${message.split('\n')[0]}`;
   const modes = {
@@ -416,6 +433,11 @@ function keptMessage(message: string, tree: string, pid: string): string {
     break;
   }
   return lines.join('\n');
+}
+
+/** The message as the prepare-commit-msg and commit-msg hooks leave it; a check runs nothing that could write. */
+async function throughHooks(session: Session, proposed: string, own: Trailer[], opts: ApplyOptions, author: Identity, checkout: boolean): Promise<string> {
+  return opts.check ? proposed : messageThroughHooks(session, proposed, own, { author, checkout, noVerify: opts.noVerify });
 }
 
 function planOptions(opts: ApplyOptions): PlanOptions {
@@ -569,6 +591,8 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     const target = await resolveTarget(session, { ...opts, commits: true, ...(opts.allowReapply ? {} : { patchId: pid }) });
     const author = opts.kept?.author ?? resolveIdentity(session.config, 'author', session.env, opts.author);
     const committer = opts.kept?.committer ?? resolveCommitter(session, opts);
+    // a signing configuration git would not take is refused before anything is read or written
+    const signer = signerFor(session.config, committer, session.env, opts.sign);
     if (!opts.allowReapply && (await tipPatchId(session, target)) === pid && (await checkoutHoldsTip(session, target, patch))) {
       return alreadyApplied(session, target, patch, pid, opts, { author, committer });
     }
@@ -582,7 +606,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       const index = target.worktree ? await readIndex(session.repo) : null;
       const dryStore = new DryRunObjectStore(session.store);
       try {
-        built = await build(session, target, patch, opts, index, author, committer, pid, noteText, trailers, undefined, dryStore);
+        built = await build(session, target, patch, opts, index, author, committer, pid, noteText, trailers, signer, undefined, dryStore);
       } finally {
         dryStore.close();
       }
@@ -598,11 +622,12 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       mark('plan ahead');
       crashPoint('planned-ahead');
       const outcome = await runTransaction(session, target, 'apply', committer, async (lock) => {
-        captured = await build(session, target, patch, opts, lock?.index ?? null, author, committer, pid, noteText, trailers, ahead);
+        captured = await build(session, target, patch, opts, lock?.index ?? null, author, committer, pid, noteText, trailers, signer, ahead);
         return captured.prepared;
       });
       built = captured!;
       warnings = outcome.warnings;
+      if (outcome.published) await runPostCommit(session, { author, checkout: target.worktree, noVerify: opts.noVerify });
     }
     const result: TxResult = {
       ok: true,

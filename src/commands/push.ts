@@ -3,13 +3,16 @@
 // repository believes it is: for `apply --push`, the commit the transaction was built on (the new
 // commit's parent); for `push` alone, the remote-tracking ref (refs/remotes/REMOTE/BRANCH, the
 // value last fetched or pushed), or "absent" when there is none. Nothing is overwritten without
-// `force`. The notes ref is pushed only as a fast-forward; otherwise the push of the branch
-// stands and a warning says the notes stayed behind.
+// `force`. The notes ref is pushed as a fast-forward, after merging the remote's notes into the
+// local ones when they have moved on (each note belongs to its own commit: no conflicts).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PatchtxError } from '../errors.js';
 import type { Identity } from '../git/objects/model/identity.js';
 import { readHead, readRef, updateRef } from '../git/refs/refs.js';
 import { resolveIdentity } from '../git/repo/identity.js';
 import { pushRef } from '../git/remote/push.js';
+import { fetchRef } from '../git/remote/fetch.js';
+import { mergeNotes } from '../git/refs/notes-merge.js';
 import { NOTES_REF } from '../tx/run.js';
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
 
@@ -36,6 +39,10 @@ export interface PushResult {
   /** the notes ref: pushed (or already there), absent here, or left behind (see warnings) */
   notes: 'pushed' | 'absent' | 'not_pushed';
   warnings: string[];
+  /** apply --push --retry: how many times the patches were applied again onto a moved remote branch */
+  retries?: number;
+  /** and the commits that made (they replace the ones the apply first printed) */
+  reapplied?: string[];
 }
 
 const isUrl = (remote: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(remote);
@@ -48,7 +55,7 @@ function branchOf(ref: string | undefined, head: string | null): string {
 }
 
 /** The reflog's identity for the remote-tracking ref: the committer, or a neutral one if none is configured. */
-function reflogIdentity(session: Session): Identity {
+export function reflogIdentity(session: Session): Identity {
   try {
     return resolveIdentity(session.config, 'committer', session.env);
   } catch {
@@ -56,8 +63,12 @@ function reflogIdentity(session: Session): Identity {
   }
 }
 
+/** The remote-tracking ref of `branch` for a named remote; null for a URL. */
+export const trackingRefOf = (remote: string, branch: string): string | null =>
+  isUrl(remote) ? null : `refs/remotes/${remote}/${branch.slice('refs/heads/'.length)}`;
+
 /** The remote's URL: the remote itself when it is one, else its configured push URL or URL. */
-function urlOf(session: Session, remote: string): string {
+export function remoteUrl(session: Session, remote: string): string {
   if (isUrl(remote)) return remote;
   const url = session.config.get(`remote.${remote}.pushurl`) ?? session.config.get(`remote.${remote}.url`);
   if (url === undefined) throw new PatchtxError('usage', `no remote named '${remote}' is configured, and it is not a URL`, { key: `remote.${remote}.url` });
@@ -68,11 +79,11 @@ export async function pushBranch(opts: PushOptions): Promise<PushResult> {
   return withSession({ ...opts, noRecover: true }, async (session) => {
     const { repo } = session;
     const remote = opts.remote ?? 'origin';
-    const url = urlOf(session, remote);
+    const url = remoteUrl(session, remote);
     const ref = branchOf(opts.ref, opts.ref === undefined ? (await readHead(repo)).ref : null);
     const commit = await readRef(repo, ref);
     if (commit === null) throw new PatchtxError('bad_revision', `${ref} does not exist here: nothing to push`, { ref });
-    const tracking = isUrl(remote) ? null : `refs/remotes/${remote}/${ref.slice('refs/heads/'.length)}`;
+    const tracking = trackingRefOf(remote, ref);
     const tracked = tracking === null ? null : await readRef(repo, tracking);
     const expected = opts.expected !== undefined ? opts.expected : tracked;
     const pushed = await pushRef({ gitdir: repo.commonDir, url, localRef: ref, expected, force: opts.force });
@@ -85,19 +96,64 @@ export async function pushBranch(opts: PushOptions): Promise<PushResult> {
   });
 }
 
-/** Pushes the notes ref as a fast-forward; a remote that moved ahead is a warning, not a failure. */
-async function pushNotes(session: Session, url: string, remote: string, warnings: string[]): Promise<PushResult['notes']> {
-  if ((await readRef(session.repo, NOTES_REF)) === null) return 'absent';
-  try {
-    await pushRef({ gitdir: session.repo.commonDir, url, localRef: NOTES_REF, expected: null, fastForwardOnly: true });
-    return 'pushed';
-  } catch (e) {
+/**
+ * How long to wait before the retry after attempt `attempt` (0-based), in milliseconds: a random
+ * part of twice the time the lost attempt took, doubled with each attempt (at most 30 s). Bots that lost
+ * to the same push would otherwise fetch and push again in step, and all but one lose again; a
+ * wait on the scale of an attempt spreads them out whatever the server's and the network's speed.
+ */
+export const backoff = (attempt: number, took: number): number => Math.random() * Math.min(Math.max(took, 100) * 2 ** (attempt + 1), 30_000);
+
+/** How many times the notes are merged with the remote's and pushed again before giving up. */
+const NOTES_ATTEMPTS = 10;
+
+/** Moves the local notes ref to the merge of its notes with `theirs` (the remote's notes commit, fetched). */
+async function mergeInto(session: Session, theirs: string, remote: string): Promise<void> {
+  const ours = await readRef(session.repo, NOTES_REF);
+  const merged = await mergeNotes(session.store, ours, theirs, reflogIdentity(session));
+  if (merged === ours) return;
+  // a transaction that added its note meanwhile makes this merge stale: the next attempt merges again
+  await updateRef(session.repo, {
+    ref: NOTES_REF,
+    expectedOld: ours,
+    newOid: merged,
+    message: `notes: merged with ${remote}`,
+    identity: reflogIdentity(session),
+  }).catch((e: unknown) => {
     if (!(e instanceof PatchtxError) || e.kind !== 'stale') throw e;
-    warnings.push(
-      `${NOTES_REF} was not pushed: the remote's notes have moved on (${e.message}); the patch texts of these commits stay here until the notes are merged (git fetch ${remote} ${NOTES_REF}:refs/notes/theirs && git notes --ref patchtx merge refs/notes/theirs)`,
-    );
-    return 'not_pushed';
+  });
+}
+
+/**
+ * Pushes the notes ref as a fast-forward. Where the remote's notes have moved on (another bot
+ * pushed its own), they are fetched and merged with these (notes-merge.ts: notes of different
+ * commits never conflict), the local notes ref moves to the merge, and the push is tried again.
+ * Still refused after that many attempts: a warning, not a failure (the branch has landed).
+ */
+async function pushNotes(session: Session, url: string, remote: string, warnings: string[]): Promise<PushResult['notes']> {
+  const { repo } = session;
+  if ((await readRef(repo, NOTES_REF)) === null) return 'absent';
+  let lastError = '';
+  // how long the last attempt took, from its push to its merge: the scale of the wait before the next
+  let took = 0;
+  for (let attempt = 0; attempt < NOTES_ATTEMPTS; attempt++) {
+    if (attempt > 0) await sleep(backoff(attempt - 1, took));
+    const started = Date.now();
+    try {
+      await pushRef({ gitdir: repo.commonDir, url, localRef: NOTES_REF, expected: null, fastForwardOnly: true });
+      return 'pushed';
+    } catch (e) {
+      if (!(e instanceof PatchtxError) || e.kind !== 'stale') throw e;
+      lastError = e.message;
+    }
+    const theirs = await fetchRef({ gitdir: repo.commonDir, url, ref: NOTES_REF });
+    if (theirs !== null) await mergeInto(session, theirs, remote);
+    took = Date.now() - started;
   }
+  warnings.push(
+    `${NOTES_REF} was not pushed: the remote's notes kept moving on while they were merged here (${lastError}); the patch texts of these commits stay here until the next push`,
+  );
+  return 'not_pushed';
 }
 
 /**
@@ -112,4 +168,26 @@ export async function pushAfterApply(opts: PushOptions & { builtOn: string | nul
     const kept = opts.committed.map((c) => c.slice(0, 12)).join(', ');
     throw new PatchtxError('stale', `committed ${kept} here, but the push was refused: ${e.message}`, { ...e.data, committed: opts.committed });
   }
+}
+
+/** What `undo` or `redo` did to the branch (their result), for the push that follows them. */
+export interface MovedByUndo {
+  action: 'reset' | 'revert' | 'fast-forward';
+  ref: string;
+  commit: string | null;
+  target: string;
+}
+
+/**
+ * The push that follows `undo` or `redo`: the lease is where the branch was before it (the undone
+ * commit, for an undo that moved the branch back; the new commit's parent otherwise).
+ */
+export async function pushAfterUndo(opts: PushOptions & { moved: MovedByUndo }): Promise<PushResult> {
+  const { moved } = opts;
+  if (moved.commit === null) {
+    throw new PatchtxError('usage', `${moved.ref} has no commit left here (its first commit was undone): there is nothing to push`, { ref: moved.ref });
+  }
+  const builtOn =
+    moved.action === 'reset' ? moved.target : ((await withSession({ ...opts, noRecover: true }, (s) => s.store.readCommit(moved.commit!))).parents[0] ?? null);
+  return pushAfterApply({ ...opts, ref: moved.ref, builtOn, committed: moved.action === 'reset' ? [] : [moved.commit] });
 }

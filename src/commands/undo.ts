@@ -11,7 +11,8 @@ import type { FileChange } from '../engine/types.js';
 import { hashBlob } from '../git/objects/hash.js';
 import { resolveIdentity } from '../git/repo/identity.js';
 import type { IndexLock } from '../git/index/lock.js';
-import type { CommitObject, Identity } from '../git/objects/model/commit.js';
+import { serializeCommit, type CommitObject, type Identity } from '../git/objects/model/commit.js';
+import { signerFor, signPayload } from '../git/repo/signing.js';
 import { appendTrailers } from '../git/objects/model/trailers.js';
 import { DELETED_REF, resolveRevision } from '../git/refs/refs.js';
 import { diffTrees, type PathDelta } from '../git/objects/tree-diff.js';
@@ -124,7 +125,7 @@ function requireOwnTree(oid: string, commit: CommitObject, tree: string | null):
  * form, so that a file that is only touched is not taken for one changed meanwhile. `raw`: paths
  * whose entry is already the bytes on disk (saved work, symbolic links).
  */
-async function asCheckedOut(
+export async function asCheckedOut(
   session: Session,
   commit: string,
   found: Map<string, string | null>,
@@ -302,6 +303,8 @@ async function revertCommit(
   const reverse = await reversePatch(session, deltas, undone);
   const subject = commit.message.split('\n')[0];
   const committer = identities(session);
+  // a revert commit is signed as git revert signs it: when commit.gpgSign says so
+  const signer = signerFor(session.config, committer, session.env);
   let result = '';
   const outcome = await runTransaction(session, target, 'undo', committer, async (lock) => {
     const { stamps } = await requireClean(
@@ -318,7 +321,9 @@ async function revertCommit(
       { key: UNDO_TRAILER, value: undone },
       { key: PATCH_ID_TRAILER, value: reverse.id },
     ]);
-    result = await store.writeCommit({ tree, parents: [target.base!], author: committer, committer, message });
+    const unsigned: CommitObject = { tree, parents: [target.base!], author: committer, committer, message };
+    const gpgsig = signer === null ? undefined : await signPayload(signer, serializeCommit(unsigned), session.env);
+    result = await store.writeCommit(gpgsig === undefined ? unsigned : { ...unsigned, gpgsig });
     return {
       newOid: result,
       targets: new Map(deltas.map((d) => [d.path, editOf(d.before)])),

@@ -33,8 +33,15 @@ function splitCgi(out: Buffer): { status: number; headers: Record<string, string
   return { status, headers, body: out.subarray(end + sep) };
 }
 
-export async function startGitHttpServer(root: string): Promise<GitHttpServer> {
+/** `auth`: every request must carry these credentials (HTTP basic), else 401 as a real server answers. */
+export async function startGitHttpServer(root: string, auth?: { user: string; password: string }): Promise<GitHttpServer> {
+  const expected = auth && `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
   const server = http.createServer((req, res) => {
+    if (expected !== undefined && req.headers.authorization !== expected) {
+      req.resume();
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="git"', 'content-type': 'text/plain' }).end('authentication required\n');
+      return;
+    }
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const child = spawn('git', ['http-backend'], {
       env: {

@@ -2,7 +2,7 @@
 // lands when the server's branch is where the transaction was built, is refused as `stale` with
 // the server unchanged when another clone pushed meanwhile, carries refs/notes/patchtx along,
 // and overwrites only with --force.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanupBuiltCli, patchtx, patchtxJson, requireBuiltCli, runCli } from '../helpers/cli.js';
@@ -162,16 +162,26 @@ describe('push', () => {
     expect(rev(setup.clone)).toBe(b.json.commit);
   });
 
-  it('warns and leaves the notes behind when the server notes moved on, the branch still lands', async () => {
+  it("merges the server's notes when they moved on, and pushes the merge: every note on both sides is kept", async () => {
     // another bot's note on the server that this clone has not fetched
-    git(setup.bare, 'notes', '--ref', 'patchtx', 'add', '-m', 'theirs', 'main');
+    const seed = rev(setup.bare, 'main');
+    git(setup.bare, 'notes', '--ref', 'patchtx', 'add', '-m', 'theirs', seed);
     const serverNotes = rev(setup.bare, 'refs/notes/patchtx');
     const r = await patchtxJson('apply', '--repo', setup.clone, addLine('two'), '--push');
     expect(r.code, r.out + r.err).toBe(0);
-    expect(r.json.notes).toBe('not_pushed');
-    expect(r.err).toMatch(/warning: refs\/notes\/patchtx was not pushed/);
-    expect(rev(setup.bare, 'main')).toBe(r.lines[0].commit);
-    expect(rev(setup.bare, 'refs/notes/patchtx')).toBe(serverNotes);
+    expect(r.json.notes).toBe('pushed');
+    expect(r.json.warnings).toEqual([]);
+    const mine = r.lines[0].commit;
+    expect(rev(setup.bare, 'main')).toBe(mine);
+    const merged = rev(setup.bare, 'refs/notes/patchtx');
+    expect(git(setup.bare, 'rev-list', '--parents', '-n', '1', merged).trim().split(' ')).toContain(serverNotes);
+    expect(git(setup.bare, 'notes', '--ref', 'patchtx', 'show', seed)).toBe('theirs\n');
+    expect(git(setup.bare, 'notes', '--ref', 'patchtx', 'show', mine)).toContain('+two');
+    // the clone's notes are the merge too, and show reads both
+    expect(rev(setup.clone, 'refs/notes/patchtx')).toBe(merged);
+    expect((await patchtx('show', '--repo', setup.clone, mine)).out).toContain('+two');
+    expectFsckClean(setup.bare);
+    expectFsckClean(setup.clone);
   });
 
   it('--expect sets the lease: none for a branch the remote must not have yet, a commit id otherwise', async () => {
@@ -197,5 +207,172 @@ describe('push', () => {
     const f = await patchtxJson('push', `file://${setup.bare}`, '--repo', setup.clone);
     expect(f.code).toBe(2);
     expect(f.json.error.message).toMatch(/only http:\/\/ and https:\/\//);
+  });
+});
+
+/** Another clone changes a.txt's line `one` (the context the patches here are anchored on). */
+async function otherBotRewritesOne(): Promise<string> {
+  const other = path.join(tempDir(), 'other');
+  await gitOk(root, 'clone', '-q', setup.url, other);
+  writeFileSync(path.join(other, 'a.txt'), 'uno\n');
+  git(other, '-c', 'user.name=Other', '-c', 'user.email=o@example.invalid', 'commit', '-q', '-am', 'other bot rewrites one');
+  await gitOk(other, 'push', '-q', 'origin', 'main');
+  return rev(other);
+}
+
+/** Another clone changes b.txt (which the patches here leave alone). */
+async function otherBotRewritesB(): Promise<string> {
+  const other = path.join(tempDir(), 'other-b');
+  await gitOk(root, 'clone', '-q', setup.url, other);
+  writeFileSync(path.join(other, 'b.txt'), 'theirs, again\n');
+  git(other, '-c', 'user.name=Other', '-c', 'user.email=o@example.invalid', 'commit', '-q', '-am', 'other bot again');
+  await gitOk(other, 'push', '-q', 'origin', 'main');
+  return rev(other);
+}
+
+describe('apply --push --retry', () => {
+  it('applies the patches again onto the moved remote branch and lands them on top', async () => {
+    const theirs = await otherBotPushes();
+    const first = patchFile(v4a('*** Update File: a.txt', '@@', ' one', '+two'));
+    const second = patchFile(v4a('*** Add File: c.txt', '+three'));
+    const r = await patchtxJson('apply', '--repo', setup.clone, '--push', '--retry', '2', '-m', 'Add two', first, second);
+    expect(r.code, r.out + r.err).toBe(0);
+    const pushed = r.json;
+    expect(pushed.retries).toBe(1);
+    expect(pushed.reapplied).toHaveLength(2);
+    // the commits first made here were replaced by new ones on top of the other bot's
+    expect(pushed.reapplied).not.toContain(r.lines[0].commit);
+    expect(pushed.commit).toBe(pushed.reapplied[1]);
+    expect(rev(setup.bare, 'main')).toBe(pushed.commit);
+    expect(rev(setup.bare, 'main~2')).toBe(theirs);
+    expect(git(setup.bare, 'log', '-1', '--format=%s', 'main~1').trim()).toBe('Add two');
+    expect(git(setup.bare, 'show', 'main:a.txt')).toBe('one\ntwo\n');
+    expect(git(setup.bare, 'show', 'main:b.txt')).toBe('theirs\n');
+    expect(git(setup.bare, 'show', 'main:c.txt')).toBe('three\n');
+    for (const c of pushed.reapplied) expect(git(setup.bare, 'notes', '--ref', 'patchtx', 'show', c)).toContain('*** Begin Patch');
+    // the clone follows: its branch, checkout and remote-tracking ref are the pushed commit
+    expect(rev(setup.clone)).toBe(pushed.commit);
+    expect(rev(setup.clone, 'refs/remotes/origin/main')).toBe(pushed.commit);
+    expect(git(setup.clone, 'status', '--porcelain')).toBe('');
+    expect(readFileSync(path.join(setup.clone, 'b.txt'), 'utf8')).toBe('theirs\n');
+    expectFsckClean(setup.bare);
+    expectFsckClean(setup.clone);
+  });
+
+  it('stops with the patch error when the patch no longer applies: the server unchanged, the clone as it was', async () => {
+    const theirs = await otherBotRewritesOne();
+    const r = await patchtxJson('apply', '--repo', setup.clone, '--push', '--retry', '3', addLine('two'));
+    expect(r.code, r.out + r.err).toBe(1);
+    expect(r.json.error.kind).toBe('context_not_found');
+    expect(rev(setup.bare, 'main')).toBe(theirs);
+    const mine = r.lines[0].commit;
+    expect(rev(setup.clone)).toBe(mine);
+    expect(git(setup.clone, 'status', '--porcelain')).toBe('');
+    expect(readFileSync(path.join(setup.clone, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
+    expect(git(setup.bare, 'for-each-ref', '--format=%(refname)').trim()).toBe('refs/heads/main');
+    expectFsckClean(setup.bare);
+    expectFsckClean(setup.clone);
+  });
+
+  it('works on a branch without a checkout (--ref, in a bare clone)', async () => {
+    const theirs = await otherBotPushes();
+    const bareClone = path.join(tempDir(), 'bare-clone.git');
+    await gitOk(root, 'clone', '-q', '--bare', setup.url, bareClone);
+    git(bareClone, 'config', 'user.name', 'Bot');
+    git(bareClone, 'config', 'user.email', 'bot@example.invalid');
+    // the bare clone is from before the other bot's second push
+    const later = await otherBotRewritesB();
+    expect(rev(setup.bare, 'main~1')).toBe(theirs);
+    const r = await patchtxJson('apply', '--repo', bareClone, '--ref', 'main', '--push', '--retry', '1', addLine('two'));
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.json.retries).toBe(1);
+    expect(rev(setup.bare, 'main')).toBe(r.json.commit);
+    expect(rev(setup.bare, 'main~1')).toBe(later);
+    expect(rev(bareClone, 'main')).toBe(r.json.commit);
+    expect(git(setup.bare, 'show', 'main:a.txt')).toBe('one\ntwo\n');
+    expectFsckClean(setup.bare);
+    expectFsckClean(bareClone);
+  });
+
+  it('--retry needs --push, and a whole number', async () => {
+    const alone = await patchtxJson('apply', '--repo', setup.clone, '--retry', '2', addLine('x'));
+    expect(alone.json.error.kind).toBe('usage');
+    expect(alone.json.error.message).toContain('--push');
+    const bad = await patchtxJson('apply', '--repo', setup.clone, '--push', '--retry', 'many', addLine('x'));
+    expect(bad.json.error.kind).toBe('usage');
+    expect(bad.json.error.message).toContain("not 'many'");
+    expect(rev(setup.clone)).toBe(rev(setup.bare, 'main'));
+  });
+});
+
+describe('undo --push and redo --push', () => {
+  it('undo --push moves the server branch back under the lease, redo --push brings the commit back', async () => {
+    const seed = rev(setup.bare, 'main');
+    const a = await patchtxJson('apply', '--repo', setup.clone, addLine('two'), '--push');
+    expect(a.code, a.out + a.err).toBe(0);
+    const mine = a.lines[0].commit;
+    const u = await patchtxJson('undo', '--repo', setup.clone, '--push');
+    expect(u.code, u.out + u.err).toBe(0);
+    expect(u.lines[0]).toMatchObject({ action: 'reset', target: mine, commit: seed });
+    expect(u.json).toMatchObject({ ok: true, ref: 'refs/heads/main', commit: seed, previous: mine });
+    expect(rev(setup.bare, 'main')).toBe(seed);
+    expect(rev(setup.clone, 'refs/remotes/origin/main')).toBe(seed);
+    const r = await patchtxJson('redo', '--repo', setup.clone, '--push');
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.json).toMatchObject({ commit: mine, previous: seed });
+    expect(rev(setup.bare, 'main')).toBe(mine);
+    expectFsckClean(setup.bare);
+  });
+
+  it('undo --revert --push lands the revert commit on top', async () => {
+    const a = await patchtxJson('apply', '--repo', setup.clone, addLine('two'), '--push');
+    const mine = a.lines[0].commit;
+    const u = await patchtxJson('undo', '--repo', setup.clone, '--revert', '--push');
+    expect(u.code, u.out + u.err).toBe(0);
+    const revert = u.lines[0].commit;
+    expect(rev(setup.bare, 'main')).toBe(revert);
+    expect(rev(setup.bare, 'main~1')).toBe(mine);
+    expect(git(setup.bare, 'show', 'main:a.txt')).toBe('one\n');
+    expect(git(setup.bare, 'notes', '--ref', 'patchtx', 'list', revert).trim()).not.toBe('');
+  });
+
+  it('is stale when the server moved since, which stays as it is; the local undo stands', async () => {
+    const a = await patchtxJson('apply', '--repo', setup.clone, addLine('two'), '--push');
+    const mine = a.lines[0].commit;
+    const theirs = await otherBotPushes();
+    const u = await patchtxJson('undo', '--repo', setup.clone, '--push');
+    expect(u.code, u.out + u.err).toBe(5);
+    expect(u.json.error).toMatchObject({ kind: 'stale', expected: mine, actual: theirs });
+    expect(rev(setup.bare, 'main')).toBe(theirs);
+    expect(rev(setup.clone)).toBe(rev(setup.clone, `${mine}~1`));
+    expectFsckClean(setup.bare);
+  });
+});
+
+describe('show of a commit whose note did not come along', () => {
+  it('says it carries a Patch-Id, and --regenerate makes an equivalent patch from its diff, marked as such', async () => {
+    const a = await patchtxJson('apply', '--repo', setup.clone, addLine('two'), '--push');
+    expect(a.code, a.out + a.err).toBe(0);
+    const mine = a.lines[0].commit;
+    // a plain clone does not fetch refs/notes/patchtx
+    const fresh = path.join(tempDir(), 'fresh');
+    await gitOk(root, 'clone', '-q', setup.url, fresh);
+    const plain = await patchtx('show', '--repo', fresh, 'HEAD');
+    expect(plain.code).toBe(2);
+    expect(plain.err).toContain('Patch-Id');
+    const r = await patchtx('show', '--repo', fresh, '--regenerate', 'HEAD');
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/^note: no patch text is stored for HEAD: this patch was regenerated/);
+    // applied onto the parent, it makes the same tree
+    git(fresh, 'config', 'user.name', 'Bot');
+    git(fresh, 'config', 'user.email', 'bot@example.invalid');
+    git(fresh, 'checkout', '-q', '-b', 'again', 'HEAD~1');
+    const again = await patchtxJson('apply', '--repo', fresh, patchFile(r.out));
+    expect(again.code, again.out + again.err).toBe(0);
+    expect(git(fresh, 'rev-parse', 'again^{tree}')).toBe(git(fresh, 'rev-parse', `${mine}^{tree}`));
+    // with the note there, --regenerate prints the stored text and says nothing
+    const stored = await patchtx('show', '--repo', setup.clone, '--regenerate', mine);
+    expect(stored.err).toBe('');
+    expect(stored.out).toBe(readFileSync(addLine('two'), 'utf8'));
   });
 });

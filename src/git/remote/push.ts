@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { crashPoint } from '../../test-points.js';
+import { credentialCallbacks, unauthorized } from './credentials.js';
 
 export const NULL_OID = '0'.repeat(40);
 
@@ -65,6 +66,7 @@ export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
       http,
       gitdir: opts.gitdir,
       url: opts.url,
+      ...credentialCallbacks(opts.gitdir),
       remote: scratch,
       ref: opts.localRef,
       remoteRef,
@@ -97,11 +99,12 @@ function refused(ref: string, opts: PushRefOptions, advertised: string | null, w
   return new PatchtxError('stale', `the server refused the update of ${ref}: ${why.replace(/\s+/g, ' ').trim()}`, { ref });
 }
 
-type IsoError = Error & { code?: string; data?: { reason?: string; result?: { errors?: string[] } } };
+type IsoError = Error & { code?: string; data?: { reason?: string; statusCode?: number; result?: { errors?: string[] } } };
 
 function toPushError(e: unknown, ref: string, opts: PushRefOptions, advertised: string | null): unknown {
   if (e instanceof PatchtxError) return e;
   const err = e as IsoError;
+  if (err.code === 'HttpError' && err.data?.statusCode === 401) return unauthorized(opts.url, 'push to');
   switch (err.code) {
     case 'UserCanceledError':
       return stale(ref, opts.expected, advertised, 'the remote advertised another value');

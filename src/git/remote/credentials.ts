@@ -1,0 +1,73 @@
+// Credentials for a remote that asks for them (HTTP 401), from git's own credential helpers, as
+// `git push` gets them: `git credential fill` with the URL (credential.helper and the rest of the
+// credential configuration of the repository apply), then `git credential approve` when the
+// server took them or `git credential reject` when it did not. Never a prompt: a run of patchtx
+// is unattended (GIT_TERMINAL_PROMPT=0), and without a helper that knows the server the request
+// fails as it would have. A URL with the user and password in it needs none of this.
+import { spawn } from 'node:child_process';
+import { PatchtxError } from '../../errors.js';
+import type { AuthCallback, AuthFailureCallback, AuthSuccessCallback, GitAuth } from 'isomorphic-git';
+
+export interface CredentialCallbacks {
+  onAuth: AuthCallback;
+  onAuthSuccess: AuthSuccessCallback;
+  onAuthFailure: AuthFailureCallback;
+}
+
+/** `git credential ACTION` in `gitdir`'s repository with `input`; its output, or null when it failed. */
+function gitCredential(gitdir: string, action: 'fill' | 'approve' | 'reject', input: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    let out = '';
+    const child = spawn('git', ['credential', action], {
+      cwd: gitdir,
+      env: { ...process.env, GIT_DIR: gitdir, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    child.stdin.on('error', () => undefined);
+    child.on('error', () => resolve(null));
+    child.on('close', (status) => resolve(status === 0 ? out : null));
+    child.stdin.end(input);
+  });
+}
+
+const fields = (text: string): Map<string, string> =>
+  new Map(
+    text
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
+
+const describe = (url: string, auth: GitAuth): string => `url=${url}\nusername=${auth.username ?? ''}\npassword=${auth.password ?? ''}\n\n`;
+
+/** isomorphic-git's auth callbacks over git's credential helpers for the repository at `gitdir`. */
+export function credentialCallbacks(gitdir: string): CredentialCallbacks {
+  return {
+    onAuth: async (url) => {
+      const filled = await gitCredential(gitdir, 'fill', `url=${url}\n\n`);
+      if (filled === null) return undefined;
+      const f = fields(filled);
+      const username = f.get('username');
+      const password = f.get('password');
+      return username === undefined && password === undefined ? undefined : { username, password };
+    },
+    onAuthSuccess: async (url, auth) => {
+      await gitCredential(gitdir, 'approve', describe(url, auth));
+    },
+    // the request then fails with the server's 401 (a cancel would read as a lost lease)
+    onAuthFailure: async (url, auth) => {
+      await gitCredential(gitdir, 'reject', describe(url, auth));
+      return undefined;
+    },
+  };
+}
+
+/** The server wants credentials no git credential helper gave (or it refused the ones given). */
+export function unauthorized(url: string, what: string): PatchtxError {
+  return new PatchtxError(
+    'io_error',
+    `cannot ${what} ${url}: the server wants credentials (HTTP 401), and no git credential helper (credential.helper) gave ones it accepts`,
+    { errno: 'HTTP401' },
+  );
+}

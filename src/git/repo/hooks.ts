@@ -1,0 +1,59 @@
+// Finding and running a repository's hooks as git does: in core.hooksPath (a relative path is
+// taken from where hooks run: the working tree's root, or the git directory of a bare repository;
+// `~/` is the home directory) or else in $GIT_COMMON_DIR/hooks; a hook that is not an executable
+// file is not run. A hook runs in that same directory with its standard input closed, and what it
+// prints (on either stream) is collected, so that the caller can show it or put it in an error.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { GitConfig } from './config.js';
+import type { Repository } from './repository.js';
+
+/** At most this much of a hook's output is kept (the end is dropped). */
+const OUTPUT_LIMIT = 64 * 1024;
+
+export interface HookRun {
+  /** exit status, or null when a signal ended the hook */
+  status: number | null;
+  output: string;
+}
+
+/** The directory hooks run in. */
+export const hookCwd = (repo: Repository): string => repo.workdir ?? repo.gitdir;
+
+function hooksDir(repo: Repository, config: GitConfig, env: NodeJS.ProcessEnv): string {
+  const configured = config.get('core.hooksPath');
+  if (configured === undefined || configured === '') return path.join(repo.commonDir, 'hooks');
+  const home = env.HOME ?? os.homedir();
+  const expanded = configured === '~' ? home : configured.startsWith('~/') ? path.join(home, configured.slice(2)) : configured;
+  return path.resolve(hookCwd(repo), expanded);
+}
+
+/** The hook's file when it would run: an executable file. */
+export function findHook(repo: Repository, config: GitConfig, env: NodeJS.ProcessEnv, name: string): string | null {
+  const file = path.join(hooksDir(repo, config, env), name);
+  try {
+    if (!fs.statSync(file).isFile()) return null;
+    fs.accessSync(file, fs.constants.X_OK);
+    return file;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs `file` with `args`; the environment is the caller's, completed with `env`. */
+export function runHook(repo: Repository, file: string, args: string[], env: NodeJS.ProcessEnv): Promise<HookRun> {
+  return new Promise((resolve) => {
+    let output = '';
+    const keep = (chunk: Buffer): void => {
+      if (output.length < OUTPUT_LIMIT) output += chunk.toString('utf8').slice(0, OUTPUT_LIMIT - output.length);
+    };
+    const child = spawn(file, args, { cwd: hookCwd(repo), env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    // a hook that cannot be started (a bad #! line) fails as git's does: status 126 or 127
+    child.on('error', (e: NodeJS.ErrnoException) => resolve({ status: e.code === 'ENOENT' ? 127 : 126, output: output + `${file}: ${e.message}\n` }));
+    child.on('close', (status) => resolve({ status, output }));
+  });
+}

@@ -1,0 +1,202 @@
+// Signed commits as git signs them: commit.gpgSign, gpg.format (openpgp, ssh), user.signingKey,
+// gpg.program; real gpg with a key made here in a temporary GNUPGHOME and a real ssh-keygen key,
+// and `git verify-commit` accepting the commits. The programs get the arguments `git commit -S`
+// gives them (a wrapper logs both). A signing failure refuses the commit and writes nothing.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRepository } from '../../src/index.js';
+import { patchtxJson } from '../helpers/cli.js';
+import { rejection } from '../helpers/rejection.js';
+import { git, gitWith, rev } from '../helpers/repos.js';
+import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a, withEnv } from '../helpers/scratch.js';
+import { expectUntouched, snapshot } from '../helpers/snapshot.js';
+
+const found = (program: string): boolean => spawnSync(program, ['--version']).error === undefined;
+const hasGpg = found('gpg');
+const hasSshKeygen = spawnSync('ssh-keygen', ['-?']).error === undefined;
+
+let gnupgHome = '';
+beforeAll(() => {
+  isolateGitEnv();
+  if (!hasGpg) return;
+  gnupgHome = tempDir();
+  chmodSync(gnupgHome, 0o700);
+  execFileSync('gpg', ['--batch', '--passphrase', '', '--quick-gen-key', 'Signer <signer@example.invalid>', 'ed25519', 'sign', 'never'], {
+    env: { ...process.env, GNUPGHOME: gnupgHome },
+    stdio: 'ignore',
+  });
+});
+afterAll(() => {
+  // the agent gpg started for the temporary home
+  if (hasGpg && gnupgHome !== '') spawnSync('gpgconf', ['--kill', 'gpg-agent'], { env: { ...process.env, GNUPGHOME: gnupgHome } });
+  cleanupScratch();
+});
+
+function repo(): string {
+  const dir = path.join(tempDir(), 'repo');
+  git(tempDir(), 'init', '-q', '-b', 'main', dir);
+  git(dir, 'config', 'user.name', 'Signer');
+  git(dir, 'config', 'user.email', 'signer@example.invalid');
+  writeFileSync(path.join(dir, 'a.txt'), 'one\n');
+  git(dir, 'add', 'a.txt');
+  git(dir, 'commit', '-q', '--no-gpg-sign', '-m', 'seed');
+  return dir;
+}
+
+const addLine = (line: string): string => patchFile(v4a('*** Update File: a.txt', '@@', ' one', `+${line}`));
+
+/** A program that logs its arguments (temporary file names made stable) and runs `real`. */
+function loggingWrapper(real: string, log: string): string {
+  const file = path.join(tempDir(), `logging-${path.basename(real)}`);
+  writeFileSync(file, `#!/bin/sh\necho "$*" | sed -e 's#[^ ]*/[^ ]*#FILE#g' >> ${log}\nexec ${real} "$@"\n`);
+  chmodSync(file, 0o755);
+  return file;
+}
+
+const verify = (dir: string, env: NodeJS.ProcessEnv, what = 'HEAD') =>
+  spawnSync('git', ['verify-commit', '--raw', what], { cwd: dir, env: { ...process.env, ...env, GIT_CONFIG_GLOBAL: '/dev/null' }, encoding: 'utf8' });
+
+const hasSignature = (dir: string, what = 'HEAD'): boolean => /^gpgsig /m.test(git(dir, 'cat-file', 'commit', what));
+
+if (!hasGpg) {
+  console.warn('note: gpg is not installed: the openpgp signing tests were not run');
+  it.skip('openpgp signing (gpg is not installed)', () => undefined);
+}
+
+describe.runIf(hasGpg)('openpgp (gpg)', () => {
+  it('commit.gpgSign signs the commit as git does, and git verify-commit accepts it', async () => {
+    const dir = repo();
+    const log = path.join(tempDir(), 'gpg-args');
+    git(dir, 'config', 'commit.gpgSign', 'true');
+    git(dir, 'config', 'gpg.program', loggingWrapper('gpg', log));
+    const r = await withEnv({ GNUPGHOME: gnupgHome }, () => patchtxJson('apply', '--repo', dir, addLine('two')));
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(rev(dir)).toBe(r.json.commit);
+    const v = verify(dir, { GNUPGHOME: gnupgHome });
+    expect(v.status, v.stderr).toBe(0);
+    expect(v.stderr).toMatch(/\[GNUPG:\] GOODSIG .* Signer <signer@example.invalid>/);
+    // git's own signed commit calls the program the same way
+    const signer = { GIT_COMMITTER_NAME: 'Signer', GIT_COMMITTER_EMAIL: 'signer@example.invalid' };
+    gitWith(dir, { env: { ...signer, GNUPGHOME: gnupgHome } }, 'commit', '-q', '--allow-empty', '-m', 'by git');
+    // (verify-commit called it too, to verify)
+    const [ours, gits] = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('-bsau'));
+    expect(ours).toBe('--status-fd=2 -bsau Signer <signer@example.invalid>');
+    expect(ours).toBe(gits);
+  });
+
+  it('user.signingKey names the key; --no-sign leaves the commit unsigned; --sign signs without commit.gpgSign', async () => {
+    const dir = repo();
+    git(dir, 'config', 'user.signingKey', 'signer@example.invalid');
+    const unsigned = await withEnv({ GNUPGHOME: gnupgHome }, () => patchtxJson('apply', '--repo', dir, addLine('two')));
+    expect(unsigned.code, unsigned.err).toBe(0);
+    expect(hasSignature(dir)).toBe(false);
+    const signed = await withEnv({ GNUPGHOME: gnupgHome }, () => patchtxJson('apply', '--repo', dir, '--sign', addLine('three')));
+    expect(signed.code, signed.out + signed.err).toBe(0);
+    expect(verify(dir, { GNUPGHOME: gnupgHome }).status).toBe(0);
+    git(dir, 'config', 'commit.gpgSign', 'true');
+    const off = await withEnv({ GNUPGHOME: gnupgHome }, () => patchtxJson('apply', '--repo', dir, '--no-sign', addLine('four')));
+    expect(off.code, off.out + off.err).toBe(0);
+    expect(hasSignature(dir)).toBe(false);
+  });
+
+  it('a key gpg does not have refuses the commit with what gpg said, and nothing is written', async () => {
+    const dir = repo();
+    git(dir, 'config', 'commit.gpgSign', 'true');
+    git(dir, 'config', 'user.signingKey', 'nobody@example.invalid');
+    const before = snapshot(dir);
+    const r = await withEnv({ GNUPGHOME: gnupgHome }, () => patchtxJson('apply', '--repo', dir, addLine('two')));
+    expect(r.code).toBe(9);
+    expect(r.json.error).toMatchObject({ kind: 'commit_refused', program: 'gpg' });
+    expect(r.json.error.message).toContain('nobody@example.invalid');
+    expect(r.json.error.output).not.toBe('');
+    expectUntouched(dir, before);
+  });
+
+  it('the library option sign', async () => {
+    const dir = repo();
+    const lib = await openRepository({ dir });
+    const got = await withEnv({ GNUPGHOME: gnupgHome }, () => lib.apply(v4a('*** Update File: a.txt', '@@', ' one', '+two'), { sign: true }));
+    expect(rev(dir)).toBe(got.commit);
+    expect(verify(dir, { GNUPGHOME: gnupgHome }).status).toBe(0);
+  });
+});
+
+describe('a signing program that cannot be run', () => {
+  it('is commit_refused naming it, with nothing written', async () => {
+    const dir = repo();
+    git(dir, 'config', 'commit.gpgSign', 'true');
+    git(dir, 'config', 'gpg.program', path.join(tempDir(), 'no-such-gpg'));
+    const before = snapshot(dir);
+    const e = await rejection((await openRepository({ dir })).apply(v4a('*** Update File: a.txt', '@@', ' one', '+two')));
+    expect(e.kind).toBe('commit_refused');
+    expect(e.message).toContain('no-such-gpg');
+    expectUntouched(dir, before);
+  });
+
+  it('an unknown gpg.format is usage, before anything is written', async () => {
+    const dir = repo();
+    git(dir, 'config', 'commit.gpgSign', 'true');
+    git(dir, 'config', 'gpg.format', 'pgp');
+    const r = await patchtxJson('apply', '--repo', dir, addLine('two'));
+    expect(r.json.error).toMatchObject({ kind: 'usage', key: 'gpg.format' });
+  });
+});
+
+if (!hasSshKeygen) {
+  console.warn('note: ssh-keygen is not installed: the ssh signing tests were not run');
+  it.skip('ssh signing (ssh-keygen is not installed)', () => undefined);
+}
+
+describe.runIf(hasSshKeygen)('ssh (ssh-keygen)', () => {
+  it('gpg.format=ssh signs with the key file, as git does, and git verify-commit accepts it', async () => {
+    const dir = repo();
+    const keyDir = tempDir();
+    const key = path.join(keyDir, 'id_ed25519');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'signer', '-f', key]);
+    const allowed = path.join(keyDir, 'allowed_signers');
+    writeFileSync(allowed, `signer@example.invalid ${readFileSync(`${key}.pub`, 'utf8')}`);
+    const log = path.join(tempDir(), 'ssh-args');
+    git(dir, 'config', 'gpg.format', 'ssh');
+    git(dir, 'config', 'user.signingKey', key);
+    git(dir, 'config', 'gpg.ssh.program', loggingWrapper('ssh-keygen', log));
+    git(dir, 'config', 'gpg.ssh.allowedSignersFile', allowed);
+    const r = await patchtxJson('apply', '--repo', dir, '--sign', addLine('two'));
+    expect(r.code, r.out + r.err).toBe(0);
+    const v = verify(dir, {});
+    expect(v.status, v.stdout + v.stderr).toBe(0);
+    expect(v.stdout + v.stderr).toMatch(/Good "git" signature for signer@example.invalid/);
+    gitWith(dir, {}, 'commit', '-q', '-S', '--allow-empty', '-m', 'by git');
+    const [ours, gits] = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('-Y sign'));
+    expect(ours).toBe('-Y sign -n git -f FILE FILE');
+    expect(ours).toBe(gits);
+  });
+
+  it('a revert commit of undo is signed when commit.gpgSign says so, as git revert signs it', async () => {
+    const dir = repo();
+    const keyDir = tempDir();
+    const key = path.join(keyDir, 'id_ed25519');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'signer', '-f', key]);
+    const allowed = path.join(keyDir, 'allowed_signers');
+    writeFileSync(allowed, `signer@example.invalid ${readFileSync(`${key}.pub`, 'utf8')}`);
+    git(dir, 'config', 'gpg.format', 'ssh');
+    git(dir, 'config', 'user.signingKey', key);
+    git(dir, 'config', 'gpg.ssh.allowedSignersFile', allowed);
+    const applied = await patchtxJson('apply', '--repo', dir, addLine('two'));
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    expect(hasSignature(dir)).toBe(false);
+    git(dir, 'config', 'commit.gpgSign', 'true');
+    const u = await patchtxJson('undo', '--repo', dir, '--revert');
+    expect(u.code, u.out + u.err).toBe(0);
+    expect(rev(dir)).toBe(u.json.commit);
+    const v = verify(dir, {});
+    expect(v.status, v.stdout + v.stderr).toBe(0);
+  });
+});
