@@ -5,7 +5,14 @@ import { defineConfig } from 'vitest/config';
 // git, seconds), `git` runs real repositories and the built programs, `stress` kills, races and
 // soaks real processes (most of the suite's time). `npm test` runs all three; `npm run
 // test:quick` leaves out `stress`.
-const STRESS = ['test/tx/crash.test.ts', 'test/tx/concurrency.test.ts', 'test/tx/liveness.test.ts', 'test/tx/soak.test.ts', 'test/tx/long-session.test.ts', 'test/remote/bots.test.ts'];
+const STRESS = [
+  'test/tx/crash.test.ts',
+  'test/tx/concurrency.test.ts',
+  'test/tx/liveness.test.ts',
+  'test/tx/soak.test.ts',
+  'test/tx/long-session.test.ts',
+  'test/remote/bots.test.ts',
+];
 const UNIT = [
   'test/patch/**/*.test.ts',
   'test/match/**/*.test.ts',
