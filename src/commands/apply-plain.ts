@@ -5,7 +5,7 @@ import { lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, u
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
 import { planPatch } from '../engine/plan.js';
-import type { PlanWarning } from '../engine/types.js';
+import type { Dialect, PlanWarning } from '../engine/types.js';
 import type { Limits } from '../patch/limits.js';
 import { errnoOf, ioCauseOf } from '../git/fs/io-error.js';
 import { parsePatchInvocation } from '../patch/parse.js';
@@ -71,6 +71,7 @@ export async function applyToDirectory(
   patchText: string,
   base = '',
   limits?: Partial<Limits>,
+  dialect?: Dialect,
 ): Promise<{ summary: string[]; warnings: PlanWarning[] }> {
   // paths relative to the current directory, as in Codex (`..` and absolute ones resolved)
   const invocation = parsePatchInvocation(patchText, { limits, pathsFromCwd: true });
@@ -80,7 +81,7 @@ export async function applyToDirectory(
   const patch = rerootPatch(invocation.patch, dir, realRoot);
   const overlay = new TouchedFiles();
   for (const p of touchedPaths(patch).keys()) loadPath(root, p, overlay);
-  const plan = planPatch(patch, overlay, { matchWork: limits?.matchWork });
+  const plan = planPatch(patch, overlay, { matchWork: limits?.matchWork, dialect });
   for (const [p, data] of plan.files) {
     const file = path.join(root, p);
     if (data === null) {

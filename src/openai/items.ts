@@ -3,11 +3,14 @@
 // By default the calls of the list are one transaction and one commit, or nothing: when a call
 // fails, the failing call gets its error and every other call is told it was not applied because
 // of that one. With `commit: 'call'` each call is its own transaction and commit, as the SDK's own
-// editors apply them, and a failed call does not stop the calls after it.
+// editors apply them, and a failed call does not stop the calls after it. With `commit: 'none'` the
+// calls are checked as one transaction would check them and then written to the working tree only,
+// all or none, as the SDK's own editors write files: no commit, the index untouched.
 import type { Repository } from '../api/openRepository.js';
 import type { Transaction } from '../api/begin.js';
 import type { ApplyJson } from '../commands/results.js';
 import { usageError } from '../api/args.js';
+import { applyToDirectory } from '../commands/apply-plain.js';
 import type { PatchOperation } from '../logs/responses-items.js';
 import { describeStep, failureText, inDiffTerms, patchOf, type ApplyPatchOperation } from './operation.js';
 import { readSurfaceOptions, trailersFor, type ReadSurface, type SurfaceOptions } from './options.js';
@@ -29,8 +32,11 @@ export interface ApplyPatchCallOutputItem {
 }
 
 export interface ApplyResponseItemsOptions extends SurfaceOptions {
-  /** `response` (the default): every call of the list in one commit, or none; `call`: a commit per call */
-  commit?: 'response' | 'call';
+  /**
+   * `response` (the default): every call of the list in one commit, or none; `call`: a commit per
+   * call; `none`: the files written to the working tree, all or none, and nothing committed
+   */
+  commit?: 'response' | 'call' | 'none';
 }
 
 interface Call {
@@ -51,9 +57,12 @@ export async function applyResponseItems(
   items: readonly unknown[],
   options?: ApplyResponseItemsOptions,
 ): Promise<ApplyPatchCallOutputItem[]> {
-  const opts = readSurfaceOptions('applyResponseItems', options, 'commit', ['response', 'call'] as const);
+  const opts = readSurfaceOptions('applyResponseItems', options, 'commit', ['response', 'call', 'none'] as const);
   const calls = callsOf(items);
+  if (opts.grouping === 'none' && repo.workdir === null)
+    throw usageError("applyResponseItems: commit: 'none' writes the working tree, and this repository has none");
   if (calls.length === 0) return [];
+  if (opts.grouping === 'none') return worktreeOnly(repo, repo.workdir!, calls, opts);
   return opts.grouping === 'call' ? callByCall(repo, calls, opts) : allOrNothing(repo, calls, opts);
 }
 
@@ -79,16 +88,19 @@ const output = (call: Call, status: 'completed' | 'failed', text: string): Apply
 
 const where = (call: Call): string => `apply_patch_call ${call.callId}`;
 
-/** One transaction for all calls: the first failure stops it, and nothing is written. */
-async function allOrNothing(repo: Repository, calls: Call[], opts: ReadSurface<string>): Promise<ApplyPatchCallOutputItem[]> {
-  let tx: Transaction;
-  try {
-    tx = await repo.begin(opts.begin);
-  } catch (e) {
-    const text = `Not applied: ${failureText(e)}`;
-    return calls.map((call) => output(call, 'failed', text));
-  }
-  const done: { op: PatchOperation; headerLines: number; warnings: ApplyJson['warnings'] }[] = [];
+interface Done {
+  op: PatchOperation;
+  patch: string;
+  headerLines: number;
+  warnings: ApplyJson['warnings'];
+}
+
+/**
+ * Every call as a step of `tx`, in order: what each did, or, at the first failure (the transaction
+ * then aborted), the outputs of all the calls, the failing one with its error.
+ */
+async function stepAll(tx: Transaction, calls: Call[]): Promise<Done[] | ApplyPatchCallOutputItem[]> {
+  const done: Done[] = [];
   let seen = 0;
   for (const call of calls) {
     try {
@@ -96,7 +108,7 @@ async function allOrNothing(repo: Repository, calls: Call[], opts: ReadSurface<s
       const result = await tx.apply(patch).catch((e: unknown) => {
         throw inDiffTerms(e, headerLines);
       });
-      done.push({ op, headerLines, warnings: result.warnings.slice(seen) });
+      done.push({ op, patch, headerLines, warnings: result.warnings.slice(seen) });
       seen = result.warnings.length;
     } catch (e) {
       const text = failureText(e);
@@ -112,6 +124,23 @@ async function allOrNothing(repo: Repository, calls: Call[], opts: ReadSurface<s
       );
     }
   }
+  return done;
+}
+
+const failedOutputs = (steps: Done[] | ApplyPatchCallOutputItem[]): steps is ApplyPatchCallOutputItem[] =>
+  steps.length > 0 && (steps[0] as ApplyPatchCallOutputItem).type === 'apply_patch_call_output';
+
+/** One transaction for all calls: the first failure stops it, and nothing is written. */
+async function allOrNothing(repo: Repository, calls: Call[], opts: ReadSurface<string>): Promise<ApplyPatchCallOutputItem[]> {
+  let tx: Transaction;
+  try {
+    tx = await repo.begin(opts.begin);
+  } catch (e) {
+    const text = `Not applied: ${failureText(e)}`;
+    return calls.map((call) => output(call, 'failed', text));
+  }
+  const done = await stepAll(tx, calls);
+  if (failedOutputs(done)) return done;
   let committed: ApplyJson;
   try {
     committed = await tx.commit({
@@ -127,6 +156,39 @@ async function allOrNothing(repo: Repository, calls: Call[], opts: ReadSurface<s
     return calls.map((call) => output(call, 'failed', text));
   }
   return calls.map((call, k) => output(call, 'completed', withCommit(describeStep(done[k]!.op, done[k]!.headerLines, done[k]!.warnings), committed)));
+}
+
+/**
+ * The calls checked as the steps of one transaction (uncommitted edits of the files taken in, as
+ * the files are the working tree's), which is then dropped, and written to the working tree as one
+ * patch: planned whole in memory again from the files as they are then, and written only when all
+ * of it applies (each file by a write to a temporary file and a rename).
+ */
+async function worktreeOnly(repo: Repository, workdir: string, calls: Call[], opts: ReadSurface<string>): Promise<ApplyPatchCallOutputItem[]> {
+  let tx: Transaction;
+  try {
+    tx = await repo.begin({ ...opts.begin, dirty: 'include' });
+  } catch (e) {
+    const text = `Not applied: ${failureText(e)}`;
+    return calls.map((call) => output(call, 'failed', text));
+  }
+  const done = await stepAll(tx, calls);
+  if (failedOutputs(done)) return done;
+  abortQuietly(tx);
+  const body = done.flatMap((d) => d.patch.replace(/\n$/, '').split('\n').slice(1, -1));
+  try {
+    await applyToDirectory(workdir, ['*** Begin Patch', ...body, '*** End Patch', ''].join('\n'), '', opts.begin.limits, opts.begin.dialect);
+  } catch (e) {
+    const text = `Not applied: writing the response's calls to the working tree failed: ${failureText(e)}`;
+    return calls.map((call) => output(call, 'failed', text));
+  }
+  const said = ' (written to the working tree, not committed)';
+  return calls.map((call, k) => {
+    // uncommitted edits are what the working tree holds here, not news about a commit
+    const warnings = done[k]!.warnings.filter((w) => w.kind !== 'dirty_included');
+    const [first, ...rest] = describeStep(done[k]!.op, done[k]!.headerLines, warnings).split('\n');
+    return output(call, 'completed', [`${first}${said}`, ...rest].join('\n'));
+  });
 }
 
 /** A transaction and a commit per call; each call's outcome is its own. */
