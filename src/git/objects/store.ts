@@ -167,6 +167,9 @@ function dirStamp(dir: string): string {
   }
 }
 
+/** How many times a read looks at the packs again after one it was about to open vanished. */
+const PACK_RETRIES = 5;
+
 function isMissingFile(e: unknown): boolean {
   const code = (e as NodeJS.ErrnoException).code;
   return code === 'ENOENT' || code === 'ENOTDIR';
@@ -315,16 +318,20 @@ export class ObjectStore {
   }
 
   private async readDirect(oid: string): Promise<RawObject> {
-    for (let attempt = 0; attempt < 2; attempt++) {
+    for (let attempt = 0; ; attempt++) {
       try {
         // packs first, as git looks: in a packed repository nearly every object is there, and a
         // failed open of a loose file per object would cost a system call and an exception each
         const found = (await this.readPacked(oid)) ?? (await this.readLoose(oid));
         if (found) return found;
       } catch (e) {
-        if (!isMissingFile(e) || attempt > 0) throw e; // a pack deleted under us by a repack
+        // a pack deleted under us by a repack or another process's fold
+        if (!isMissingFile(e) || attempt >= PACK_RETRIES) throw e;
       }
-      // a concurrent gc may have moved the object into a new pack: look again once
+      if (attempt >= PACK_RETRIES) break;
+      // a concurrent gc or fold may have moved the object into a new pack (which it made visible
+      // before removing the old one): look again. Several times, since with several writers
+      // folding, the pack found on the second look may be folded away in turn before it is opened.
       this.packs.refresh();
     }
     throw this.missing(oid);
