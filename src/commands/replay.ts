@@ -16,6 +16,7 @@ import { firstParents } from '../tx/history.js';
 import { openSession, withSession, type Session, type SessionOptions } from '../tx/session.js';
 import { resolveRevision } from '../git/refs/refs.js';
 import { resolveTarget } from '../tx/target.js';
+import { WarmRepository } from '../tx/warm.js';
 import { applyTransaction } from './apply.js';
 import { DryReplay } from './replay-dry.js';
 import { exportCommitOptions, refuseUnreproducible } from './replay-export.js';
@@ -265,9 +266,9 @@ async function commitEntries(run: Run, active: readonly Planned[], mapped: reado
         replayedCommitTrailer: REPLAYED_COMMIT_TRAILER,
       })
     : { trailers: groupTrailers(active, REPLAYED_FROM_TRAILER, CALL_ID_TRAILER) };
-  const { cwd, repoDir, env, author, committer, dirty, strict, limits, ref } = opts;
+  const { cwd, repoDir, env, warm, author, committer, dirty, strict, limits, ref } = opts;
   const result = await applyTransaction({
-    ...{ cwd, repoDir, env, author, committer, dirty, strict, limits, ref, base: run.onto },
+    ...{ cwd, repoDir, env, warm, author, committer, dirty, strict, limits, ref, base: run.onto },
     patchText: mapped[0]!.patch,
     laterPatches: mapped.slice(1).map((m) => m.patch),
     check: false,
@@ -324,7 +325,25 @@ async function replayGroup(run: Run, active: readonly Planned[], saveStop: (stop
   }
 }
 
+/**
+ * The replay's sessions (the scan for entries already replayed, the state file, every entry's
+ * transaction) all go through one repository kept open between them (tx/warm.ts): the
+ * configuration, the parsed index, the pack indexes and the trees read by one entry serve the
+ * next, each checked before it as between a repository object's calls, so that a change made
+ * meanwhile is seen. A caller's own (the library's repository object) is used and left open;
+ * otherwise one is made for the replay and closed at its end.
+ */
 export async function replayLogs(opts: ReplayOptions): Promise<ReplaySummary> {
+  if (opts.warm !== undefined) return replayWarm(opts);
+  const warm = new WarmRepository();
+  try {
+    return await replayWarm({ ...opts, warm });
+  } finally {
+    warm.close();
+  }
+}
+
+async function replayWarm(opts: ReplayOptions): Promise<ReplaySummary> {
   const maps: DirectoryMap[] = parseMaps(opts.maps ?? []);
   const planned = planEntries(opts);
   checkKeepMetadata(opts, planned);
@@ -355,7 +374,8 @@ export async function replayLogs(opts: ReplayOptions): Promise<ReplaySummary> {
       if (active.length > 0) await replayGroup(run, active, (stopped) => state.save({ stopped, skipped: [...skipped] }));
     }
   } finally {
-    session?.store.close();
+    // gives a kept store back (closing it would leave the warm repository believing it lent)
+    session?.close();
   }
   if (!opts.dryRun && state.value.stopped !== null) state.save({ stopped: null, skipped: [...skipped] });
   const count = (s: ReplayStatus): number => run.results.filter((r) => r.status === s).length;

@@ -1,6 +1,7 @@
 // The library's replay: `repo.replay(log, options)` with the log as text or as an array, its
 // argument checks, and its result, the objects `patchtx replay --json` prints. The repositories
-// are made with git and read back with git.
+// are made with git and read back with git. A replay runs its entries through the repository
+// object's kept state (tx/warm.ts): what changes between two entries must still be seen.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -103,5 +104,58 @@ describe('repo.replay', () => {
     const notALog = await rejection(repo.replay('just some text\n'));
     expect(notALog.kind).toBe('parse_error');
     expectUntouched(dir, before);
+  });
+});
+
+/** A Responses API call updating `file` from `from` to `to`, and its successful output. */
+function updateCall(id: string, file: string, from: string, to: string): unknown[] {
+  return [
+    { type: 'apply_patch_call', call_id: id, status: 'completed', operation: { type: 'update_file', path: file, diff: `@@\n-${from}\n+${to}\n` } },
+    { type: 'apply_patch_call_output', call_id: id, status: 'completed', output: 'done' },
+  ];
+}
+
+describe('repo.replay and changes made between its entries', () => {
+  it('sees a config change, a git add and an edit made after an entry (from onEntry) at the next entries, and stops where a run of its own would', async () => {
+    const dir = repoWith({ 'a.txt': 'a one\n', 'b.txt': 'b one\n', 'c.txt': 'c one\n' });
+    const base = rev(dir);
+    const items = [
+      ...updateCall('c-a', 'a.txt', 'a one', 'a two'),
+      ...updateCall('c-b', 'b.txt', 'b one', 'b two'),
+      ...updateCall('c-c', 'c.txt', 'c one', 'c two'),
+    ];
+    const repo = await openRepository({ dir });
+    const between = (e: { callId: string | null }): void => {
+      if (e.callId === 'c-a') {
+        git(dir, 'config', 'user.name', 'Someone Else');
+        // staged work the next entry's index update must keep
+        writeFileSync(path.join(dir, 'd.txt'), 'staged by hand\n');
+        git(dir, 'add', 'd.txt');
+      }
+      if (e.callId === 'c-b') writeFileSync(path.join(dir, 'c.txt'), 'c edited by hand\n');
+    };
+    const e = await rejection(repo.replay(items, { name: 'items.json', commit: 'per-call', onEntry: between }));
+    expect(e.kind).toBe('dirty');
+    expect(e.message).toMatch(/items\.json, entry 3/);
+    expect(git(dir, 'log', '--reverse', '--format=%an %(trailers:key=Call-Id,valueonly,separator=)', `${base}..HEAD`).trim().split('\n')).toEqual([
+      'Library Replayer c-a',
+      'Someone Else c-b',
+    ]);
+    expect(readFileSync(path.join(dir, 'c.txt'), 'utf8')).toBe('c edited by hand\n');
+    expect(git(dir, 'diff', '--cached', '--name-status')).toBe('A\td.txt\n');
+    expectFsckClean(dir);
+
+    git(dir, 'checkout', '--', 'c.txt');
+    const resumed = await repo.replay(items, { name: 'items.json', commit: 'per-call', resume: 'continue' });
+    expect(resumed.entries.map((r) => [r.callId, r.status, r.reason ?? null])).toEqual([
+      ['c-a', 'skipped', 'already_replayed'],
+      ['c-b', 'skipped', 'already_replayed'],
+      ['c-c', 'applied', null],
+    ]);
+    expect(git(dir, 'log', '-1', '--format=%an').trim()).toBe('Someone Else');
+    expect(git(dir, 'show', 'HEAD:c.txt')).toBe('c two\n');
+    expect(git(dir, 'status', '--porcelain')).toBe('A  d.txt\n');
+    expectFsckClean(dir);
+    repo.close();
   });
 });

@@ -1,10 +1,14 @@
 // `patchtx replay` of plain patch files, given one by one or as a directory (sorted by name), and
 // `--ref`/`--base` to replay onto another branch than the checked-out one. Results read back with git.
+// A long series replayed in one process (its entries share what the repository kept open between
+// them) gives the commits that applying its patches one by one, each in a fresh session, gives.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRepository } from '../../src/index.js';
 import { patchtx, patchtxJson } from '../helpers/cli.js';
 import { git, rev } from '../helpers/repos.js';
+import { prng } from '../helpers/schedule.js';
 import { cleanupScratch, isolateGitEnv, tempDir, v4a } from '../helpers/scratch.js';
 import { expectFsckClean, expectUntouched, snapshot } from '../helpers/snapshot.js';
 
@@ -109,5 +113,98 @@ describe('replay --ref', () => {
     const r = await patchtx('replay', '--repo', dir, '--ref', 'nowhere', patchDir(series));
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/nowhere/);
+  });
+});
+
+/**
+ * `n` patches, each made on the files as the ones before left them (adds, deletes, moves, updates
+ * of one or two lines, now and then of a file an earlier patch made), and the files at the end.
+ */
+function generatedSeries(n: number, seed: number): { initial: Record<string, string>; patches: string[]; final: Record<string, string> } {
+  const rand = prng(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  const files = new Map<string, string[]>();
+  for (let f = 0; f < 6; f++)
+    files.set(
+      `src/f${f}.txt`,
+      Array.from({ length: 6 }, (_, k) => `f${f} line ${k}`),
+    );
+  const text = (lines: string[]): string => lines.join('\n') + '\n';
+  const initial = Object.fromEntries([...files].map(([p, lines]) => [p, text(lines)]));
+  const patches: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = rand();
+    const paths = [...files.keys()];
+    if (r < 0.15) {
+      const p = `src/added/n${i}.txt`;
+      files.set(p, [`n${i} first`, `n${i} second`]);
+      patches.push(v4a(`*** Add File: ${p}`, `+n${i} first`, `+n${i} second`));
+    } else if (r < 0.25 && paths.length > 4) {
+      const p = pick(paths);
+      files.delete(p);
+      patches.push(v4a(`*** Delete File: ${p}`));
+    } else {
+      const p = pick(paths);
+      const lines = files.get(p)!;
+      const hunks: string[] = [];
+      // chunks in file order, as V4A wants them
+      const at = [...new Set([Math.floor(rand() * lines.length), Math.floor(rand() * lines.length)])].sort((x, y) => x - y);
+      for (const k of at) {
+        hunks.push('@@', `-${lines[k]}`, `+${lines[k]} v${i}`);
+        lines[k] = `${lines[k]} v${i}`;
+      }
+      const to = r < 0.35 ? `moved/m${i}.txt` : null;
+      if (to !== null) {
+        files.delete(p);
+        files.set(to, lines);
+      }
+      patches.push(v4a(`*** Update File: ${p}`, ...(to === null ? [] : [`*** Move to: ${to}`]), ...hunks));
+    }
+  }
+  return { initial, patches, final: Object.fromEntries([...files].map(([p, lines]) => [p, text(lines)])) };
+}
+
+describe('a long replay', () => {
+  it('makes the commits, tree by tree, that applying its patches one by one in fresh sessions makes', async () => {
+    const n = 60;
+    const { initial, patches, final } = generatedSeries(n, 0x5eed);
+    const a = tempDir();
+    git(a, 'init', '-q', '-b', 'main');
+    git(a, 'config', 'user.name', 'Replay Tester');
+    git(a, 'config', 'user.email', 'replay@tests.invalid');
+    for (const [p, t] of Object.entries(initial)) {
+      mkdirSync(path.dirname(path.join(a, p)), { recursive: true });
+      writeFileSync(path.join(a, p), t);
+    }
+    git(a, 'add', '-A');
+    git(a, 'commit', '-q', '-m', 'base');
+    const base = rev(a);
+    const b = path.join(tempDir(), 'one-by-one');
+    git(path.dirname(b), 'clone', '-q', a, b);
+    git(b, 'config', 'user.name', 'Replay Tester');
+    git(b, 'config', 'user.email', 'replay@tests.invalid');
+
+    const p = patchDir(Object.fromEntries(patches.map((text, i) => [`p${String(i + 1).padStart(3, '0')}.patch`, text])));
+    const r = await patchtxJson('replay', '--repo', a, p);
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.json).toMatchObject({ total: n, applied: n, skipped: 0 });
+    for (const text of patches) {
+      const repo = await openRepository({ dir: b });
+      await repo.apply(text);
+      repo.close();
+    }
+
+    const trees = (dir: string): string[] =>
+      git(dir, 'log', '--reverse', '--format=%T', `${base}..HEAD`)
+        .split('\n')
+        .filter((l) => l !== '');
+    expect(trees(a)).toHaveLength(n);
+    expect(trees(a)).toEqual(trees(b));
+    const files = git(a, 'ls-tree', '-r', '--name-only', '-z', 'HEAD')
+      .split('\0')
+      .filter((f) => f !== '');
+    expect(Object.fromEntries(files.map((f) => [f, git(a, 'show', `HEAD:${f}`)]))).toEqual(final);
+    expect(git(a, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+    expectFsckClean(a);
   });
 });

@@ -294,3 +294,30 @@ describe('patchtx replay and a signal', () => {
     expectFsckClean(dir);
   });
 });
+
+describe('patchtx replay and a change made while it runs', () => {
+  it("a config change made during the first entry (user.name) is the next entry's author: what the run keeps between entries is checked before each", async () => {
+    const dir = repoWith({ 'readme.txt': 'hi\n' });
+    const base = rev(dir);
+    const release = path.join(tempDir(), 'go');
+    // held in the first entry after its identities were read, before its lock
+    const child = spawn(process.execPath, [binPath(), 'replay', '--commit', 'per-call', '--repo', dir, fixture('replay-responses.json')], {
+      // the identities come from the repository's config (isolateGitEnv left none in the environment)
+      env: { ...process.env, PATCHTX_TEST_PAUSE_AT: 'planned-ahead', PATCHTX_TEST_PAUSE_UNTIL: release },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const ended = new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
+    await waitFor(() => existsSync(`${release}.held`), 'the first entry was planned');
+    git(dir, 'config', 'user.name', 'Someone Else');
+    writeFileSync(release, '');
+    expect(await ended, stderr).toBe(0);
+    expect(git(dir, 'log', '--reverse', '--format=%an %(trailers:key=Call-Id,valueonly,separator=)', `${base}..HEAD`).trim().split('\n')).toEqual([
+      'Replay Tester r-create',
+      'Someone Else r-move',
+    ]);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expectFsckClean(dir);
+  });
+});
