@@ -22,6 +22,7 @@ import { clock, timed } from '../timing.js';
 import { crashPoint } from './crash.js';
 import { journalFileOf } from './journal-place.js';
 import { markOfThisProcess, markText, parseMark, processAlive, type ProcessMark } from './liveness.js';
+import { heldHere, holdHere, releaseHere } from './running-here.js';
 
 export interface Journal {
   version: 1;
@@ -251,6 +252,7 @@ export function claimRecovery(repo: Repository, journal: Journal): RecoveryClaim
       const file = path.join(dir, `${CLAIM_PREFIX}${claimKey(journal)}.${generation}`);
       try {
         linkSync(tmp, file);
+        holdHere(file);
         return { claimed: true, file };
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
@@ -266,7 +268,7 @@ export function claimRecovery(repo: Repository, journal: Journal): RecoveryClaim
         generation--;
         continue;
       }
-      if (holder.pid !== process.pid && processAlive(holder.pid, holder.mark)) return { claimed: false, holder: holder.pid };
+      if (holder.pid === process.pid ? heldHere(file) : processAlive(holder.pid, holder.mark)) return { claimed: false, holder: holder.pid };
     }
   } finally {
     rmSync(tmp, { force: true });
@@ -275,7 +277,9 @@ export function claimRecovery(repo: Repository, journal: Journal): RecoveryClaim
 
 /** Gives up one claim (a recovery that could not finish: the next one may try). */
 export function dropClaim(claim: RecoveryClaim): void {
-  if (claim.claimed) rmSync(claim.file, { force: true });
+  if (!claim.claimed) return;
+  rmSync(claim.file, { force: true });
+  releaseHere(claim.file);
 }
 
 /** Removes every claim on `journal`, once it is gone (ours, and those of recoveries that died). */
@@ -288,7 +292,11 @@ export function removeClaimsOn(repo: Repository, journal: Journal): void {
   } catch {
     return;
   }
-  for (const name of names) if (name.startsWith(prefix)) rmSync(path.join(dir, name), { force: true });
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    rmSync(path.join(dir, name), { force: true });
+    releaseHere(path.join(dir, name));
+  }
 }
 
 /**
@@ -313,7 +321,7 @@ export function removeFinishedClaims(dir: string, current: readonly Journal[]): 
     } catch {
       continue;
     }
-    if (holder.pid === process.pid || !processAlive(holder.pid, holder.mark)) rmSync(file, { force: true });
+    if (holder.pid === process.pid ? !heldHere(file) : !processAlive(holder.pid, holder.mark)) rmSync(file, { force: true });
   }
 }
 

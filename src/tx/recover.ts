@@ -15,6 +15,7 @@ import { hashBlob } from '../git/objects/hash.js';
 import { releaseHeld, removeKeeps } from '../git/objects/store.js';
 import { checkoutForms } from './conversions.js';
 import { crashPoint } from './crash.js';
+import { heldHere } from './running-here.js';
 import { checkInterrupted, checkSignalled, enterTransaction, leaveTransaction, passCommitPoint } from './interrupt.js';
 import { inspectWorktreePath, readWorktreeFile } from '../git/worktree/worktree.js';
 import {
@@ -184,7 +185,8 @@ async function recoverJournal(session: Session, file: string, strict: boolean): 
     return { outcome: 'dropped', warnings: [`removed ${what}`] };
   }
   const journal = read.journal;
-  if (journal.pid !== process.pid && processAlive(journal.pid, parseMark(journal.mark))) {
+  // a journal of this process's pid is a live run only if this process is running it (running-here.ts)
+  if (journal.pid === process.pid ? heldHere(transactionId(journal)) : processAlive(journal.pid, parseMark(journal.mark))) {
     if (!strict) return null;
     throw new PatchtxError('stale', `another patchtx (pid ${journal.pid}) is in the middle of a transaction on ${journal.ref}; retry when it is done`, {
       ref: journal.ref,

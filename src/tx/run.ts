@@ -25,6 +25,7 @@ import type { TreeEdit } from '../git/objects/tree-edit.js';
 import { changedSinceRead, changedWhileRunning, type AsRead } from './as-read.js';
 import { crashPoint } from './crash.js';
 import { mark } from '../timing.js';
+import { holdHere, releaseHere } from './running-here.js';
 import { checkInterrupted, enterTransaction, leaveTransaction, passCommitPoint } from './interrupt.js';
 import { createJournal, keepText, lockWitness, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
 import { markOfThisProcess, markText, parseMark, processAlive } from './liveness.js';
@@ -124,6 +125,23 @@ async function runSteps(
     paths: [],
     locks: target.worktree ? [`${indexPathOf(repo)}.lock`] : [],
   };
+  // other runs of this process must see the journal as live (running-here.ts), until this one ends
+  holdHere(transactionId(journal));
+  try {
+    return await stepsOf(session, target, journal, identity, prepare);
+  } finally {
+    releaseHere(transactionId(journal));
+  }
+}
+
+async function stepsOf(
+  session: Session,
+  target: Target,
+  journal: Journal,
+  identity: Identity,
+  prepare: (lock: IndexLock | null) => Promise<Prepared>,
+): Promise<RunOutcome> {
+  const { repo } = session;
   // a read-only git directory is refused before anything is written (apply_patch falls back on it)
   checkGitDirWritable(repo);
   try {
@@ -155,7 +173,7 @@ async function runSteps(
     // user's that writing would need removed
     if (lock && (prepared.newOid !== null || prepared.syncWithoutCommit)) {
       await checkCheckoutWritable(session, prepared.targets);
-      await refuseInTheWay(session, op, prepared.targets);
+      await refuseInTheWay(session, journal.op, prepared.targets);
       mark('checkout checks');
     }
     let noteWritten: NonNullable<Journal['note']>['written'];
