@@ -364,8 +364,14 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .option('--regenerate', 'for a commit without a stored patch text: make an equivalent patch from its diff (said on stderr)')
     .action((commit: string, flags: CommonFlags & { regenerate?: boolean }) =>
       run(flags.json, async () => {
+        const regenerated = (): void =>
+          streams.err(
+            `note: no patch text is stored for ${commit}: this patch was regenerated from the commit's diff; it makes the same change, but is not the text that was applied\n`,
+          );
         if (flags.json) {
-          streams.out(JSON.stringify(await showRecord({ repoDir: flags.repo, commit })) + '\n');
+          const record = await showRecord({ repoDir: flags.repo, commit, regenerate: flags.regenerate });
+          if (record.regenerated) regenerated();
+          streams.out(JSON.stringify(record) + '\n');
           return;
         }
         if (!flags.regenerate) {
@@ -373,11 +379,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
           return;
         }
         const shown = await showOrRegenerate({ repoDir: flags.repo, commit });
-        if (shown.regenerated) {
-          streams.err(
-            `note: no patch text is stored for ${commit}: this patch was regenerated from the commit's diff; it makes the same change, but is not the text that was applied\n`,
-          );
-        }
+        if (shown.regenerated) regenerated();
         streams.out(shown.text);
       }),
     );

@@ -23,14 +23,22 @@ export async function showPatch(opts: SessionOptions & { commit: string }): Prom
   });
 }
 
-/** The record of the transaction `commit`, as one line of `patchtx export`. */
-export async function showRecord(opts: SessionOptions & { commit: string }): Promise<ExportRecord> {
+/**
+ * The record of the transaction `commit`, as one line of `patchtx export`. With `regenerate`, a
+ * patchtx commit whose note is missing gets a patch made from its diff, marked `regenerated`.
+ */
+export async function showRecord(opts: SessionOptions & { commit: string; regenerate?: boolean }): Promise<ExportRecord> {
+  const shown = opts.regenerate ? await showOrRegenerate(opts) : null;
   return withSession({ ...opts, noRecover: true }, async (session) => {
-    const { oid, text } = await noteOf(session, opts.commit);
+    const { oid, text } = shown
+      ? { oid: await resolveRevision(session.store, session.repo, opts.commit), text: shown.text }
+      : await noteOf(session, opts.commit);
     const record = await transactionRecord(session, oid, await session.store.readCommit(oid), text);
-    if (record === null)
-      throw new PatchtxError('bad_revision', `${oid.slice(0, 12)} has a patch note but no Patch-Id: it was not made by patchtx`, { commit: oid });
-    return record;
+    if (record === null) {
+      const what = shown?.regenerated ? 'it has no Patch-Id' : 'it has a patch note but no Patch-Id';
+      throw new PatchtxError('bad_revision', `${oid.slice(0, 12)} has no transaction record: ${what}: it was not made by patchtx`, { commit: oid });
+    }
+    return shown?.regenerated ? { ...record, regenerated: true } : record;
   });
 }
 

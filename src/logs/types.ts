@@ -46,6 +46,8 @@ export interface ExportRecord {
    * apply_patch): the patch text alone does not make this commit's tree.
    */
   uncommitted?: string[];
+  /** `show --json --regenerate` of a commit whose note is missing: `patch` was made from its diff */
+  regenerated?: true;
 }
 
 export interface LogEntry {

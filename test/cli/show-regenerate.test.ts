@@ -54,3 +54,22 @@ describe('show --regenerate', () => {
     expect(plain.out).toBe('');
   });
 });
+
+describe('show --json --regenerate', () => {
+  it('prints the record of a patchtx commit whose note is missing, with the regenerated patch, marked', async () => {
+    const dir = repoWith({ 'a.txt': 'one\n' }, (d) => writeFileSync(path.join(d, 'b.txt'), 'b\n'));
+    const applied = await patchtxJson('apply', '--repo', dir, patchFile('*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch\n'));
+    expect(applied.code, applied.err).toBe(0);
+    const stored = await patchtxJson('show', '--repo', dir, '--json', 'HEAD');
+    expect(stored.json.regenerated).toBeUndefined();
+    git(dir, 'notes', '--ref', 'patchtx', 'remove', 'HEAD');
+    const r = await patchtxJson('show', '--repo', dir, '--json', '--regenerate', 'HEAD');
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.err).toMatch(/regenerated/);
+    expect(r.json).toMatchObject({ commit: stored.json.commit, regenerated: true, message: stored.json.message, files: stored.json.files });
+    git(dir, 'checkout', '-q', '-b', 'again', 'HEAD~1');
+    const again = await patchtxJson('apply', '--repo', dir, patchFile(r.json.patch));
+    expect(again.code, again.out + again.err).toBe(0);
+    expect(git(dir, 'rev-parse', 'again^{tree}')).toBe(git(dir, 'rev-parse', 'main^{tree}'));
+  });
+});
