@@ -2,7 +2,7 @@
 // or nothing. The engine computes the new contents of the touched paths from the overlay; this
 // module turns them into objects, one commit, and (through tx/run.ts) a published ref.
 import { PatchtxError } from '../errors.js';
-import { planPatch } from '../engine/plan.js';
+import { namingOrigin, planPatch } from '../engine/plan.js';
 import type { Dialect, FileChange, Plan, PlanOptions, PlanWarning } from '../engine/types.js';
 import { converts } from '../git/worktree/convert.js';
 import { hashBlob } from '../git/objects/hash.js';
@@ -156,17 +156,22 @@ function indexBlobFor(p: string, states: Map<string, PathState>, touched: Map<st
   return st?.base.type === 'blob' ? st.base.oid : null;
 }
 
-/** Adding `a/b` where `a` is a file in the base works only when the same patch deletes `a`. */
-function checkBlockedAdds(plan: Plan, states: Map<string, PathState>): void {
+/**
+ * Adding `a/b` where `a` is a file in the base works only when the same patch deletes `a`. The
+ * error names the edit operation (block, file of a diff) that wrote the path, when one did.
+ */
+function checkBlockedAdds(plan: Plan, states: Map<string, PathState>, patch: Patch): void {
   for (const [p, data] of plan.files) {
     const base = states.get(p)?.base;
     if (data === null || base?.type !== 'missing' || !base.blockedBy) continue;
     if (plan.files.get(base.blockedBy.path) === null) continue;
-    throw new PatchtxError('path_rejected', `cannot create ${p}: ${base.blockedBy.path} is a file, not a directory`, {
+    const e = new PatchtxError('path_rejected', `cannot create ${p}: ${base.blockedBy.path} is a file, not a directory`, {
       path: p,
       reason: 'file_prefix',
       by: base.blockedBy.path,
     });
+    const hunk = patch.hunks.find((h) => (h.kind === 'update' && h.moveTo !== null ? h.moveTo : h.path) === p);
+    throw hunk ? namingOrigin(e, hunk) : e;
   }
 }
 
@@ -320,7 +325,7 @@ async function build(
     // a path that is not there: say what the caller probably meant
     throw await withPathHint(e, session, { tree: target.baseTree, cwd: opts.cwd ?? process.cwd(), pathPrefix: opts.pathPrefix });
   }
-  checkBlockedAdds(plan, states);
+  checkBlockedAdds(plan, states, patch);
   // the result is stored and checked out with the attributes it has itself (the patch may change them)
   const conversions = await conversionsOfResult(session, target.baseTree, plan.files, states);
   mark('plan');

@@ -108,7 +108,7 @@ function applyHunk(
 }
 
 /** The error of a hunk made from an operation (or block, or diff entry), naming it by index. */
-function namingOrigin(e: unknown, hunk: Hunk): unknown {
+export function namingOrigin(e: unknown, hunk: Hunk): unknown {
   if (!(e instanceof PatchtxError) || hunk.origin === undefined || e.data.operation !== undefined) return e;
   const { index, name } = hunk.origin;
   const data = { ...e.data, operation: index };

@@ -199,6 +199,17 @@ describe('edit operations in one transaction', () => {
     expect(link.kind).toBe('path_rejected');
     expect(link.data).toMatchObject({ path: 'docs/src-link', operation: 1, reason: 'symlink' });
     expect(link.data.line).toBeUndefined();
+    // so is a file created below a file, in the operation's words
+    const below = await rejection(
+      repo.edit([
+        { op: 'create', path: 'z', content: '' },
+        { op: 'create', path: 'src/math.js/x', content: '' },
+      ]),
+    );
+    expect(below.kind).toBe('path_rejected');
+    expect(below.message).toMatch(/^operations\[1\] \(create\): /);
+    expect(below.data).toMatchObject({ path: 'src/math.js/x', operation: 1, reason: 'file_prefix' });
+    expect(below.data.line).toBeUndefined();
     expectUntouched(dir, before);
 
     // with replaceAll every occurrence is replaced
