@@ -5,7 +5,7 @@ import { PatchtxError } from '../errors.js';
 import { namingOrigin, planPatch } from '../engine/plan.js';
 import type { Dialect, FileChange, Plan, PlanOptions, PlanWarning } from '../engine/types.js';
 import { converts } from '../git/worktree/convert.js';
-import { hashBlob } from '../git/objects/hash.js';
+import { hashBlob, hashObject } from '../git/objects/hash.js';
 import { parseIdentityOverride, resolveIdentity } from '../git/repo/identity.js';
 import type { GitIndex } from '../git/index/format.js';
 import { readIndex } from '../git/index/read.js';
@@ -86,7 +86,13 @@ export interface ApplyOptions extends SessionOptions, TargetOptions {
    * The commit as it was recorded (a replay that keeps metadata): this message, with patchtx's
    * trailers (which must name this tree and Patch-Id), and these identities, dates included.
    */
-  kept?: { message: string; author: Identity; committer: Identity };
+  kept?: {
+    message: string;
+    author: Identity;
+    committer: Identity;
+    /** the recorded commit's signature, put back when the commit made is that very commit */
+    signature?: { gpgsig: string; commit: string };
+  };
   /** shown the result before the commit is written; throws to refuse it (a replay comparing it
    * with the changes its log records) */
   verify?: (files: ReplayedFiles) => void;
@@ -395,7 +401,10 @@ async function build(
   const unsigned: CommitObject = { tree, parents: target.base ? [target.base] : [], author, committer, message };
   // a check writes nothing: it names the commit unsigned
   const signWith = opts.check || (opts.kept !== undefined && opts.sign !== true) ? null : signer;
-  const commit = await store.writeCommit(signWith ? { ...unsigned, gpgsig: await signPayload(signWith, serializeCommit(unsigned), session.env) } : unsigned);
+  const recorded = opts.kept?.signature && !opts.check && opts.sign !== false ? recordedSignature(unsigned, opts.kept.signature) : undefined;
+  const commit = await store.writeCommit(
+    recorded ?? (signWith ? { ...unsigned, gpgsig: await signPayload(signWith, serializeCommit(unsigned), session.env) } : unsigned),
+  );
   prepared.newOid = commit;
   prepared.reflogMessage = `patchtx: ${message.split('\n')[0]}`;
   const modes = {
@@ -438,6 +447,15 @@ function keptMessage(message: string, tree: string, pid: string): string {
     break;
   }
   return lines.join('\n');
+}
+
+/**
+ * The recorded commit, signature included, when `unsigned` is that commit without its signature
+ * (a replay keeping the metadata, on the recorded parent): the signature is valid for it alone.
+ */
+function recordedSignature(unsigned: CommitObject, signature: { gpgsig: string; commit: string }): CommitObject | undefined {
+  const signed = { ...unsigned, gpgsig: signature.gpgsig };
+  return hashObject('commit', serializeCommit(signed)) === signature.commit ? signed : undefined;
 }
 
 /** The message as the prepare-commit-msg and commit-msg hooks leave it; a check runs nothing that could write. */
