@@ -84,6 +84,24 @@ describe('edit operations in one transaction', () => {
     expect(entry!.files).toContainEqual({ op: 'R', path: 'docs/moved.txt', from: 'docs/notes.txt' });
   });
 
+  it('a binary file moved beside a text edit gets a note in git diff form that re-applies (a rename without a body)', async () => {
+    const dir = makeRepo('basic');
+    writeFileSync(path.join(dir, 'logo.bin'), Buffer.from([0, 1, 2, 255, 0, 10]));
+    git(dir, 'add', 'logo.bin');
+    git(dir, 'commit', '-q', '-m', 'a binary file');
+    const before = rev(dir);
+    const repo = await openRepository({ dir });
+    const done = await repo.edit([
+      { op: 'move', from: 'logo.bin', to: 'assets/logo.bin' },
+      { op: 'str_replace', path: 'README.md', old: '# Sample', new: '# Example' },
+    ]);
+    const note = git(dir, 'notes', '--ref=refs/notes/patchtx', 'show', 'HEAD');
+    expect(note).toContain('rename from logo.bin');
+    const replay = await repo.check(note, { ref: 'refs/heads/replay', base: before });
+    expect(replay.tree).toBe(done.tree);
+    expect(replay.files).toEqual(done.files);
+  });
+
   it('a failing third operation leaves HEAD, index and files untouched, and names its index', async () => {
     const dir = makeRepo('basic');
     const before = snapshot(dir);
