@@ -100,6 +100,15 @@ describe('edit operations in one transaction', () => {
     const replay = await repo.check(note, { ref: 'refs/heads/replay', base: before });
     expect(replay.tree).toBe(done.tree);
     expect(replay.files).toEqual(done.files);
+    // so is one that deletes it: a V4A note, a deletion needing no content
+    const deleted = await repo.edit([
+      { op: 'delete', path: 'assets/logo.bin' },
+      { op: 'str_replace', path: 'README.md', old: '# Example', new: '# Sample' },
+    ]);
+    const deleteNote = git(dir, 'notes', '--ref=refs/notes/patchtx', 'show', 'HEAD');
+    expect(deleteNote).toContain('*** Delete File: assets/logo.bin');
+    const again = await repo.check(deleteNote, { ref: 'refs/heads/replay2', base: done.commit! });
+    expect(again.tree).toBe(deleted.tree);
   });
 
   it('a failing third operation leaves HEAD, index and files untouched, and names its index', async () => {
