@@ -128,7 +128,9 @@ async function allOrNothing(repo: Repository, calls: Call[], opts: ReadSurface<s
     tx.abort();
     return calls.map((call) => output(call, 'failed', text));
   }
-  return calls.map((call, k) => output(call, 'completed', withCommit(describeStep(done[k]!.op, done[k]!.headerLines, done[k]!.warnings), committed)));
+  // found applied, the steps were checked on the files their own commit left: what that said is not news
+  const warningsOf = (k: number): ApplyJson['warnings'] => (committed.alreadyApplied ? [] : done[k]!.warnings);
+  return calls.map((call, k) => output(call, 'completed', withCommit(describeStep(done[k]!.op, done[k]!.headerLines, warningsOf(k)), committed)));
 }
 
 /**
