@@ -10,7 +10,7 @@ import { exitStatusFor, receivedSignal, throwIfInterrupted } from '../tx/interru
 import { recoverCommand } from '../commands/recover.js';
 import { recoverJson } from '../commands/results.js';
 import { showOrRegenerate, showPatch, showRecord } from '../commands/show.js';
-import { pushAfterApply, pushAfterUndo, pushBranch, type MovedByUndo, type PushResult } from '../commands/push.js';
+import { checkPushRemote, pushAfterApply, pushAfterUndo, pushBranch, type MovedByUndo, type PushResult } from '../commands/push.js';
 import { pushWithRetry } from '../commands/push-retry.js';
 import { redoTransaction, undoTransaction } from '../commands/undo.js';
 import { parseWaitSeconds, waitingForLocks } from '../tx/wait.js';
@@ -182,6 +182,9 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .configureOutput({ writeOut: streams.out, writeErr: parserQuiet ? () => undefined : streams.err });
 
   // undo --push, redo --push: the branch as the undo or redo left it, under a lease on where it was
+  const checkUndoPush = async (flags: UndoFlags): Promise<void> => {
+    if (flags.push !== undefined) await checkPushRemote({ repoDir: flags.repo, remote: typeof flags.push === 'string' ? flags.push : undefined });
+  };
   const pushUndone = async (flags: UndoFlags, moved: MovedByUndo): Promise<void> => {
     if (flags.push === undefined) return;
     const remote = typeof flags.push === 'string' ? flags.push : undefined;
@@ -222,6 +225,8 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
         // every patch is read before the first is applied: a missing file must not leave a half-applied series
         const texts = await readSteps(list, flags, limits);
         const wait = parseWaitSeconds(flags.wait, '--wait');
+        // a remote the push cannot go to is found before anything is committed
+        if (flags.push !== undefined) await checkPushRemote({ repoDir: flags.repo, remote: typeof flags.push === 'string' ? flags.push : undefined });
         let chained = flags;
         const committed: string[] = [];
         let builtOn: string | null | undefined;
@@ -295,6 +300,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .option('--json', 'print one JSON result object')
     .action((commit: string | undefined, flags: UndoFlags) =>
       run(flags.json, async () => {
+        await checkUndoPush(flags);
         const r = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () =>
           undoTransaction({ repoDir: flags.repo, ref: flags.ref, commit, revert: flags.revert }),
         );
@@ -314,6 +320,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .option('--json', 'print one JSON result object')
     .action((flags: UndoFlags) =>
       run(flags.json, async () => {
+        await checkUndoPush(flags);
         const r = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () =>
           redoTransaction({ repoDir: flags.repo, ref: flags.ref, revert: flags.revert }),
         );

@@ -75,6 +75,13 @@ export function remoteUrl(session: Session, remote: string): string {
   return url;
 }
 
+/** Throws `usage` when the remote a push would go to is neither configured nor a URL: checked before a command writes anything. */
+export async function checkPushRemote(opts: PushOptions): Promise<void> {
+  await withSession({ ...opts, noRecover: true }, async (session) => {
+    remoteUrl(session, opts.remote ?? 'origin');
+  });
+}
+
 export async function pushBranch(opts: PushOptions): Promise<PushResult> {
   return withSession({ ...opts, noRecover: true }, async (session) => {
     const { repo } = session;
