@@ -183,7 +183,8 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
 
   // undo --push, redo --push: the branch as the undo or redo left it, under a lease on where it was
   const checkUndoPush = async (flags: UndoFlags): Promise<void> => {
-    if (flags.push !== undefined) await checkPushRemote({ repoDir: flags.repo, remote: typeof flags.push === 'string' ? flags.push : undefined });
+    if (flags.push !== undefined)
+      await checkPushRemote({ repoDir: flags.repo, ref: flags.ref, remote: typeof flags.push === 'string' ? flags.push : undefined });
   };
   const pushUndone = async (flags: UndoFlags, moved: MovedByUndo): Promise<void> => {
     if (flags.push === undefined) return;
@@ -226,7 +227,8 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
         const texts = await readSteps(list, flags, limits);
         const wait = parseWaitSeconds(flags.wait, '--wait');
         // a remote the push cannot go to is found before anything is committed
-        if (flags.push !== undefined) await checkPushRemote({ repoDir: flags.repo, remote: typeof flags.push === 'string' ? flags.push : undefined });
+        if (flags.push !== undefined)
+          await checkPushRemote({ repoDir: flags.repo, ref: flags.ref, remote: typeof flags.push === 'string' ? flags.push : undefined });
         let chained = flags;
         const committed: string[] = [];
         let builtOn: string | null | undefined;

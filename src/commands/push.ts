@@ -75,10 +75,15 @@ export function remoteUrl(session: Session, remote: string): string {
   return url;
 }
 
-/** Throws `usage` when the remote a push would go to is neither configured nor a URL: checked before a command writes anything. */
+/**
+ * Throws `usage` when a push could not be made: the remote is neither configured nor a URL, or there
+ * is no branch to push (a detached HEAD, a ref that is not a branch). Checked before a command
+ * writes anything.
+ */
 export async function checkPushRemote(opts: PushOptions): Promise<void> {
   await withSession({ ...opts, noRecover: true }, async (session) => {
     remoteUrl(session, opts.remote ?? 'origin');
+    branchOf(opts.ref, opts.ref === undefined ? (await readHead(session.repo)).ref : null);
   });
 }
 

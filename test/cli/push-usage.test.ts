@@ -41,6 +41,18 @@ describe('--push to a remote that is not there', () => {
     expectUntouched(dir, before);
   });
 
+  it('apply --push on a detached HEAD refuses before committing anything: there is no branch to push', async () => {
+    const dir = repo();
+    git(dir, 'checkout', '-q', '--detach');
+    git(dir, 'remote', 'add', 'origin', path.join(tempDir(), 'nowhere.git'));
+    const before = snapshot(dir);
+    const r = await patchtxJson('apply', '--repo', dir, addLine('two'), '--push');
+    expect(r.code, r.out + r.err).toBe(2);
+    expect(r.lines.at(-1).error.message).toContain('HEAD is detached');
+    expect(r.lines.filter((l) => l.ok === true)).toEqual([]);
+    expectUntouched(dir, before);
+  });
+
   it('undo --push refuses before undoing anything', async () => {
     const dir = repo();
     const applied = await patchtxJson('apply', '--repo', dir, addLine('two'));
