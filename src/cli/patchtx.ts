@@ -1,5 +1,6 @@
 // The patchtx command line. Each command parses its options, calls one transaction function and
 // prints the result; nothing here touches the repository itself.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { PatchtxError, type ErrorDataOf } from '../errors.js';
@@ -182,6 +183,17 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .configureOutput({ writeOut: streams.out, writeErr: parserQuiet ? () => undefined : streams.err });
 
   // undo --push, redo --push: the branch as the undo or redo left it, under a lease on where it was
+  // `apply --push FILE` gives FILE to --push (its remote is optional): said, rather than waiting on standard input
+  const checkApplyPush = async (flags: ApplyFlags, noSources: boolean): Promise<void> => {
+    const remote = typeof flags.push === 'string' ? flags.push : undefined;
+    try {
+      await checkPushRemote({ repoDir: flags.repo, ref: flags.ref, remote });
+    } catch (e) {
+      if (!(e instanceof PatchtxError) || remote === undefined || !noSources || !existsSync(remote)) throw e;
+      const hint = `${remote} is a file: --push took it for the remote; give the patch before --push, or the remote after it (--push origin ${remote})`;
+      throw new PatchtxError(e.kind, `${e.message}\n${hint}`, e.data);
+    }
+  };
   const checkUndoPush = async (flags: UndoFlags): Promise<void> => {
     if (flags.push !== undefined)
       await checkPushRemote({ repoDir: flags.repo, ref: flags.ref, remote: typeof flags.push === 'string' ? flags.push : undefined });
@@ -223,12 +235,11 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
           throw new PatchtxError('usage', 'standard input (-) can be given only once');
         }
         const limits = limitsFrom(flags.limits);
+        // a remote the push cannot go to is found before anything is read or committed
+        if (flags.push !== undefined) await checkApplyPush(flags, sources.length === 0);
         // every patch is read before the first is applied: a missing file must not leave a half-applied series
         const texts = await readSteps(list, flags, limits);
         const wait = parseWaitSeconds(flags.wait, '--wait');
-        // a remote the push cannot go to is found before anything is committed
-        if (flags.push !== undefined)
-          await checkPushRemote({ repoDir: flags.repo, ref: flags.ref, remote: typeof flags.push === 'string' ? flags.push : undefined });
         let chained = flags;
         const committed: string[] = [];
         let builtOn: string | null | undefined;

@@ -41,6 +41,16 @@ describe('--push to a remote that is not there', () => {
     expectUntouched(dir, before);
   });
 
+  it('apply --push FILE, where the option took the patch file for its remote, says so', async () => {
+    const dir = repo();
+    const before = snapshot(dir);
+    const file = addLine('two');
+    const r = await patchtxJson('apply', '--repo', dir, '--push', file);
+    expect(r.code, r.out + r.err).toBe(2);
+    expect(r.lines.at(-1).error.message).toContain(`${file} is a file: --push took it for the remote`);
+    expectUntouched(dir, before);
+  });
+
   it('apply --push on a detached HEAD refuses before committing anything: there is no branch to push', async () => {
     const dir = repo();
     git(dir, 'checkout', '-q', '--detach');
