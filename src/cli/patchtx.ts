@@ -1,5 +1,6 @@
 // The patchtx command line. Each command parses its options, calls one transaction function and
 // prints the result; nothing here touches the repository itself.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { PatchtxError, type ErrorDataOf } from '../errors.js';
@@ -10,7 +11,7 @@ import { exitStatusFor, receivedSignal, throwIfInterrupted } from '../tx/interru
 import { recoverCommand } from '../commands/recover.js';
 import { recoverJson } from '../commands/results.js';
 import { showOrRegenerate, showPatch, showRecord } from '../commands/show.js';
-import { pushAfterApply, pushAfterUndo, pushBranch, type MovedByUndo, type PushResult } from '../commands/push.js';
+import { checkPushRemote, pushAfterApply, pushAfterUndo, pushBranch, type MovedByUndo, type PushResult } from '../commands/push.js';
 import { pushWithRetry } from '../commands/push-retry.js';
 import { redoTransaction, undoTransaction } from '../commands/undo.js';
 import { parseWaitSeconds, waitingForLocks } from '../tx/wait.js';
@@ -182,6 +183,21 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .configureOutput({ writeOut: streams.out, writeErr: parserQuiet ? () => undefined : streams.err });
 
   // undo --push, redo --push: the branch as the undo or redo left it, under a lease on where it was
+  // `apply --push FILE` gives FILE to --push (its remote is optional): said, rather than waiting on standard input
+  const checkApplyPush = async (flags: ApplyFlags, noSources: boolean): Promise<void> => {
+    const remote = typeof flags.push === 'string' ? flags.push : undefined;
+    try {
+      await checkPushRemote({ repoDir: flags.repo, ref: flags.ref, remote });
+    } catch (e) {
+      if (!(e instanceof PatchtxError) || remote === undefined || !noSources || !existsSync(remote)) throw e;
+      const hint = `${remote} is a file: --push took it for the remote; give the patch before --push, or the remote after it (--push origin ${remote})`;
+      throw new PatchtxError(e.kind, `${e.message}\n${hint}`, e.data);
+    }
+  };
+  const checkUndoPush = async (flags: UndoFlags): Promise<void> => {
+    if (flags.push !== undefined)
+      await checkPushRemote({ repoDir: flags.repo, ref: flags.ref, remote: typeof flags.push === 'string' ? flags.push : undefined });
+  };
   const pushUndone = async (flags: UndoFlags, moved: MovedByUndo): Promise<void> => {
     if (flags.push === undefined) return;
     const remote = typeof flags.push === 'string' ? flags.push : undefined;
@@ -219,6 +235,8 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
           throw new PatchtxError('usage', 'standard input (-) can be given only once');
         }
         const limits = limitsFrom(flags.limits);
+        // a remote the push cannot go to is found before anything is read or committed
+        if (flags.push !== undefined) await checkApplyPush(flags, sources.length === 0);
         // every patch is read before the first is applied: a missing file must not leave a half-applied series
         const texts = await readSteps(list, flags, limits);
         const wait = parseWaitSeconds(flags.wait, '--wait');
@@ -295,6 +313,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .option('--json', 'print one JSON result object')
     .action((commit: string | undefined, flags: UndoFlags) =>
       run(flags.json, async () => {
+        await checkUndoPush(flags);
         const r = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () =>
           undoTransaction({ repoDir: flags.repo, ref: flags.ref, commit, revert: flags.revert }),
         );
@@ -314,6 +333,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .option('--json', 'print one JSON result object')
     .action((flags: UndoFlags) =>
       run(flags.json, async () => {
+        await checkUndoPush(flags);
         const r = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () =>
           redoTransaction({ repoDir: flags.repo, ref: flags.ref, revert: flags.revert }),
         );
@@ -364,8 +384,14 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .option('--regenerate', 'for a commit without a stored patch text: make an equivalent patch from its diff (said on stderr)')
     .action((commit: string, flags: CommonFlags & { regenerate?: boolean }) =>
       run(flags.json, async () => {
+        const regenerated = (): void =>
+          streams.err(
+            `note: no patch text is stored for ${commit}: this patch was regenerated from the commit's diff; it makes the same change, but is not the text that was applied\n`,
+          );
         if (flags.json) {
-          streams.out(JSON.stringify(await showRecord({ repoDir: flags.repo, commit })) + '\n');
+          const record = await showRecord({ repoDir: flags.repo, commit, regenerate: flags.regenerate });
+          if (record.regenerated) regenerated();
+          streams.out(JSON.stringify(record) + '\n');
           return;
         }
         if (!flags.regenerate) {
@@ -373,11 +399,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
           return;
         }
         const shown = await showOrRegenerate({ repoDir: flags.repo, commit });
-        if (shown.regenerated) {
-          streams.err(
-            `note: no patch text is stored for ${commit}: this patch was regenerated from the commit's diff; it makes the same change, but is not the text that was applied\n`,
-          );
-        }
+        if (shown.regenerated) regenerated();
         streams.out(shown.text);
       }),
     );

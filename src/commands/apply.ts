@@ -2,10 +2,10 @@
 // or nothing. The engine computes the new contents of the touched paths from the overlay; this
 // module turns them into objects, one commit, and (through tx/run.ts) a published ref.
 import { PatchtxError } from '../errors.js';
-import { planPatch } from '../engine/plan.js';
+import { namingOrigin, planPatch } from '../engine/plan.js';
 import type { Dialect, FileChange, Plan, PlanOptions, PlanWarning } from '../engine/types.js';
 import { converts } from '../git/worktree/convert.js';
-import { hashBlob } from '../git/objects/hash.js';
+import { hashBlob, hashObject } from '../git/objects/hash.js';
 import { parseIdentityOverride, resolveIdentity } from '../git/repo/identity.js';
 import type { GitIndex } from '../git/index/format.js';
 import { readIndex } from '../git/index/read.js';
@@ -86,7 +86,13 @@ export interface ApplyOptions extends SessionOptions, TargetOptions {
    * The commit as it was recorded (a replay that keeps metadata): this message, with patchtx's
    * trailers (which must name this tree and Patch-Id), and these identities, dates included.
    */
-  kept?: { message: string; author: Identity; committer: Identity };
+  kept?: {
+    message: string;
+    author: Identity;
+    committer: Identity;
+    /** the recorded commit's signature, put back when the commit made is that very commit */
+    signature?: { gpgsig: string; commit: string };
+  };
   /** shown the result before the commit is written; throws to refuse it (a replay comparing it
    * with the changes its log records) */
   verify?: (files: ReplayedFiles) => void;
@@ -156,17 +162,22 @@ function indexBlobFor(p: string, states: Map<string, PathState>, touched: Map<st
   return st?.base.type === 'blob' ? st.base.oid : null;
 }
 
-/** Adding `a/b` where `a` is a file in the base works only when the same patch deletes `a`. */
-function checkBlockedAdds(plan: Plan, states: Map<string, PathState>): void {
+/**
+ * Adding `a/b` where `a` is a file in the base works only when the same patch deletes `a`. The
+ * error names the edit operation (block, file of a diff) that wrote the path, when one did.
+ */
+function checkBlockedAdds(plan: Plan, states: Map<string, PathState>, patch: Patch): void {
   for (const [p, data] of plan.files) {
     const base = states.get(p)?.base;
     if (data === null || base?.type !== 'missing' || !base.blockedBy) continue;
     if (plan.files.get(base.blockedBy.path) === null) continue;
-    throw new PatchtxError('path_rejected', `cannot create ${p}: ${base.blockedBy.path} is a file, not a directory`, {
+    const e = new PatchtxError('path_rejected', `cannot create ${p}: ${base.blockedBy.path} is a file, not a directory`, {
       path: p,
       reason: 'file_prefix',
       by: base.blockedBy.path,
     });
+    const hunk = patch.hunks.find((h) => (h.kind === 'update' && h.moveTo !== null ? h.moveTo : h.path) === p);
+    throw hunk ? namingOrigin(e, hunk) : e;
   }
 }
 
@@ -320,7 +331,7 @@ async function build(
     // a path that is not there: say what the caller probably meant
     throw await withPathHint(e, session, { tree: target.baseTree, cwd: opts.cwd ?? process.cwd(), pathPrefix: opts.pathPrefix });
   }
-  checkBlockedAdds(plan, states);
+  checkBlockedAdds(plan, states, patch);
   // the result is stored and checked out with the attributes it has itself (the patch may change them)
   const conversions = await conversionsOfResult(session, target.baseTree, plan.files, states);
   mark('plan');
@@ -390,7 +401,10 @@ async function build(
   const unsigned: CommitObject = { tree, parents: target.base ? [target.base] : [], author, committer, message };
   // a check writes nothing: it names the commit unsigned
   const signWith = opts.check || (opts.kept !== undefined && opts.sign !== true) ? null : signer;
-  const commit = await store.writeCommit(signWith ? { ...unsigned, gpgsig: await signPayload(signWith, serializeCommit(unsigned), session.env) } : unsigned);
+  const recorded = opts.kept?.signature && !opts.check && opts.sign !== false ? recordedSignature(unsigned, opts.kept.signature) : undefined;
+  const commit = await store.writeCommit(
+    recorded ?? (signWith ? { ...unsigned, gpgsig: await signPayload(signWith, serializeCommit(unsigned), session.env) } : unsigned),
+  );
   prepared.newOid = commit;
   prepared.reflogMessage = `patchtx: ${message.split('\n')[0]}`;
   const modes = {
@@ -433,6 +447,15 @@ function keptMessage(message: string, tree: string, pid: string): string {
     break;
   }
   return lines.join('\n');
+}
+
+/**
+ * The recorded commit, signature included, when `unsigned` is that commit without its signature
+ * (a replay keeping the metadata, on the recorded parent): the signature is valid for it alone.
+ */
+function recordedSignature(unsigned: CommitObject, signature: { gpgsig: string; commit: string }): CommitObject | undefined {
+  const signed = { ...unsigned, gpgsig: signature.gpgsig };
+  return hashObject('commit', serializeCommit(signed)) === signature.commit ? signed : undefined;
 }
 
 /** The message as the prepare-commit-msg and commit-msg hooks leave it; a check runs nothing that could write. */

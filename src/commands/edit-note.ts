@@ -3,13 +3,13 @@
 // `patchtx show` prints a patch that re-applies like any other note. The patch made is applied to
 // the same files before it is kept, and kept only when it gives the same result; what V4A cannot
 // say exactly (a file without a final newline, a mode change) is said by a unified diff in git's
-// form instead (git-diff-note.ts), checked the same way. Only a binary file's change has neither:
+// form instead (git-diff-note.ts), checked the same way. Only a binary file's content changed has neither:
 // the note is then the canonical text the Patch-Id is computed from.
 import { sameBytes } from '../engine/content.js';
 import { planPatch } from '../engine/plan.js';
 import type { FileChange, FileLookup } from '../engine/types.js';
 import { createPatchFromTexts } from '../patch/create.js';
-import { BEGIN_PATCH, END_PATCH, MOVE_TO, UPDATE_FILE } from '../patch/grammar.js';
+import { BEGIN_PATCH, DELETE_FILE, END_PATCH, MOVE_TO, UPDATE_FILE } from '../patch/grammar.js';
 import { parsePatch } from '../patch/parse.js';
 import type { Patch } from '../patch/types.js';
 import { parseUnifiedDiff } from '../edits/unified.js';
@@ -71,9 +71,14 @@ function v4aOf(changes: readonly FileChange[], before: (path: string) => Bytes, 
   const out = [BEGIN_PATCH];
   try {
     for (const c of changes) {
+      // a deletion says no content: any file goes
+      if (c.op === 'D') {
+        out.push(DELETE_FILE + c.path);
+        continue;
+      }
       const from = c.op === 'R' ? c.from! : c.path;
       const old = c.op === 'A' ? null : textOf(before(from));
-      const now = c.op === 'D' ? null : textOf(after(c.path));
+      const now = textOf(after(c.path));
       if (old === undefined || now === undefined) return undefined;
       if (c.op !== 'R') {
         out.push(...section(c.path, old, now));

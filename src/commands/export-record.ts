@@ -73,5 +73,6 @@ export async function transactionRecord(session: Session, oid: string, commit: C
     undoOf: info.undoOf,
     files: files.map((f) => (f.from === undefined ? { op: f.op, path: f.path } : { op: f.op, path: f.path, from: f.from })),
     ...(uncommitted.length > 0 ? { uncommitted } : {}),
+    ...(commit.gpgsig !== undefined ? { gpgsig: commit.gpgsig } : {}),
   };
 }

@@ -1,9 +1,11 @@
 // The note of a transaction whose result a V4A patch cannot say exactly (a file without a final
 // newline, a mode change, line endings changed alone): a unified diff in git's form (`diff --git`
 // headers, new and deleted file modes, old and new modes, renames), which `patchtx apply` reads
-// back as a unified diff. Binary content has no such form: undefined then.
+// back as a unified diff. Changed binary content has no such form: undefined then (a binary file
+// moved or given another mode as it is has: a header without a body).
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import type { FileChange } from '../engine/types.js';
+import { sameBytes } from '../engine/content.js';
 import { decodeText } from '../text/decode.js';
 
 type Bytes = Uint8Array | null;
@@ -26,8 +28,10 @@ export function gitDiffNote(changes: readonly FileChange[], sides: NoteSides): s
   let out = '';
   for (const c of changes) {
     const from = c.op === 'R' ? c.from! : c.path;
-    const before = c.op === 'A' ? '' : decodeText(sides.before(from) ?? new Uint8Array());
-    const after = c.op === 'D' ? '' : decodeText(sides.after(c.path) ?? new Uint8Array());
+    // a file moved or given another mode with its bytes as they were needs no text: any content goes
+    const same = (c.op === 'R' || c.op === 'M') && sameBytes(sides.before(from) ?? new Uint8Array(), sides.after(c.path) ?? new Uint8Array());
+    const before = same ? '' : c.op === 'A' ? '' : decodeText(sides.before(from) ?? new Uint8Array());
+    const after = same ? '' : c.op === 'D' ? '' : decodeText(sides.after(c.path) ?? new Uint8Array());
     if (before === undefined || after === undefined) return undefined;
     const modeBefore = sides.modeBefore(from);
     const modeAfter = sides.modeAfter(c.path);

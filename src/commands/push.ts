@@ -75,6 +75,18 @@ export function remoteUrl(session: Session, remote: string): string {
   return url;
 }
 
+/**
+ * Throws `usage` when a push could not be made: the remote is neither configured nor a URL, or there
+ * is no branch to push (a detached HEAD, a ref that is not a branch). Checked before a command
+ * writes anything.
+ */
+export async function checkPushRemote(opts: PushOptions): Promise<void> {
+  await withSession({ ...opts, noRecover: true }, async (session) => {
+    remoteUrl(session, opts.remote ?? 'origin');
+    branchOf(opts.ref, opts.ref === undefined ? (await readHead(session.repo)).ref : null);
+  });
+}
+
 export async function pushBranch(opts: PushOptions): Promise<PushResult> {
   return withSession({ ...opts, noRecover: true }, async (session) => {
     const { repo } = session;

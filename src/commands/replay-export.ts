@@ -43,6 +43,9 @@ export function exportCommitOptions(record: ExportRecord, o: ExportCommitOptions
   const compare = o.treeBefore === record.baseTree ? { expectTree: record.tree } : {};
   // the branch's history says what was replayed: a patch that follows itself is applied again
   const common = { ...compare, allowReapply: true };
-  if (o.keep) return { ...common, kept: { message: record.message, author: identityOf(record.author), committer: identityOf(record.committer) } };
+  if (o.keep) {
+    const signature = record.gpgsig === undefined ? {} : { signature: { gpgsig: record.gpgsig, commit: record.commit } };
+    return { ...common, kept: { message: record.message, author: identityOf(record.author), committer: identityOf(record.committer), ...signature } };
+  }
   return { ...common, trailers: [`${o.replayedFromTrailer}=${o.source}`, `${o.replayedCommitTrailer}=${record.commit}`] };
 }

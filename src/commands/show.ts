@@ -4,7 +4,9 @@
 // regenerated from the commit's diff against its first parent, marked as such.
 import { PatchtxError } from '../errors.js';
 import { diffTrees } from '../git/objects/tree-diff.js';
-import { createPatchFromTexts } from '../patch/create.js';
+import type { FileChange } from '../engine/types.js';
+import { decodeText } from '../text/decode.js';
+import { noteFromResult } from './edit-note.js';
 import { readNote } from '../git/refs/notes.js';
 import { resolveRevision } from '../git/refs/refs.js';
 import type { ExportRecord } from '../logs/patchtx-export.js';
@@ -21,14 +23,22 @@ export async function showPatch(opts: SessionOptions & { commit: string }): Prom
   });
 }
 
-/** The record of the transaction `commit`, as one line of `patchtx export`. */
-export async function showRecord(opts: SessionOptions & { commit: string }): Promise<ExportRecord> {
+/**
+ * The record of the transaction `commit`, as one line of `patchtx export`. With `regenerate`, a
+ * patchtx commit whose note is missing gets a patch made from its diff, marked `regenerated`.
+ */
+export async function showRecord(opts: SessionOptions & { commit: string; regenerate?: boolean }): Promise<ExportRecord> {
+  const shown = opts.regenerate ? await showOrRegenerate(opts) : null;
   return withSession({ ...opts, noRecover: true }, async (session) => {
-    const { oid, text } = await noteOf(session, opts.commit);
+    const { oid, text } = shown
+      ? { oid: await resolveRevision(session.store, session.repo, opts.commit), text: shown.text }
+      : await noteOf(session, opts.commit);
     const record = await transactionRecord(session, oid, await session.store.readCommit(oid), text);
-    if (record === null)
-      throw new PatchtxError('bad_revision', `${oid.slice(0, 12)} has a patch note but no Patch-Id: it was not made by patchtx`, { commit: oid });
-    return record;
+    if (record === null) {
+      const what = shown?.regenerated ? 'it has no Patch-Id' : 'it has a patch note but no Patch-Id';
+      throw new PatchtxError('bad_revision', `${oid.slice(0, 12)} has no transaction record: ${what}: it was not made by patchtx`, { commit: oid });
+    }
+    return shown?.regenerated ? { ...record, regenerated: true } : record;
   });
 }
 
@@ -73,27 +83,35 @@ async function regenerate(opts: SessionOptions, oid: string): Promise<string> {
   return withSession({ ...opts, noRecover: true }, async (session) => {
     const commit = await session.store.readCommit(oid);
     const parent = commit.parents[0] === undefined ? null : (await session.store.readCommit(commit.parents[0])).tree;
-    const decoder = new TextDecoder('utf-8', { fatal: true });
-    const files = [];
+    const changes: FileChange[] = [];
+    const before = new Map<string, Uint8Array>();
+    const after = new Map<string, Uint8Array | null>();
+    const modes = { before: new Map<string, string>(), after: new Map<string, string>() };
     for (const d of await diffTrees(session.store, parent, commit.tree)) {
-      const text = async (e: typeof d.before): Promise<string | null> => {
-        if (e === null) return null;
-        const bytes = await session.store.readBlob(e.oid, d.path);
-        let t: string;
-        try {
-          t = decoder.decode(bytes);
-        } catch {
-          t = '\0';
-        }
-        if (e.mode === '160000' || t.includes('\0')) {
-          throw new PatchtxError('binary_or_encoding', `${oid.slice(0, 12)} changes ${d.path}, which is not UTF-8 text: a V4A patch cannot say that change`, {
+      // a symbolic link or a submodule is no file a patch can make
+      for (const e of [d.before, d.after]) {
+        if (e !== null && e.mode !== '100644' && e.mode !== '100755') {
+          throw new PatchtxError('binary_or_encoding', `${oid.slice(0, 12)} changes ${d.path}, which is not a regular file: no patch can say that change`, {
             path: d.path,
           });
         }
-        return t;
-      };
-      files.push({ path: d.path, before: await text(d.before), after: await text(d.after) });
+      }
+      if (d.before !== null) {
+        before.set(d.path, await session.store.readBlob(d.before.oid, d.path));
+        modes.before.set(d.path, d.before.mode);
+      }
+      if (d.after !== null) modes.after.set(d.path, d.after.mode);
+      after.set(d.path, d.after === null ? null : await session.store.readBlob(d.after.oid, d.path));
+      changes.push({ op: d.before === null ? 'A' : d.after === null ? 'D' : 'M', path: d.path });
     }
-    return createPatchFromTexts(files);
+    const base = { read: (p: string) => before.get(p), isDirectory: () => false };
+    // V4A where it says the change exactly, else a unified diff in git's form (modes, final newlines)
+    const text = noteFromResult(changes, base, after, { before: (p) => modes.before.get(p), after: (p) => modes.after.get(p) });
+    if (text === undefined) {
+      throw new PatchtxError('binary_or_encoding', `${oid.slice(0, 12)} changes a file that is not UTF-8 text: no patch can say that change`, {
+        path: changes.find((c) => [before.get(c.path), after.get(c.path)].some((b) => b && decodeText(b) === undefined))?.path ?? '',
+      });
+    }
+    return text;
   });
 }

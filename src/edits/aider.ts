@@ -9,8 +9,9 @@
 //
 // The path is the last non-blank line before `<<<<<<< SEARCH` (a ``` fence line and a
 // ```lang line are skipped, and so is text between blocks). Each block is a str_replace of whole
-// lines that must match once; an empty SEARCH part creates the file when it does not exist and
-// appends to it when it does. Blocks apply in order, each seeing the ones before.
+// lines that must match once (the last of them also as a file's last line without a line break);
+// an empty SEARCH part creates the file when it does not exist and appends to it when it does.
+// Blocks apply in order, each seeing the ones before.
 import { PatchtxError } from '../errors.js';
 import { pathProblem, quotePath } from '../patch/paths.js';
 import type { Hunk, Patch } from '../patch/types.js';
@@ -51,7 +52,7 @@ export function parseAiderBlocks(text: string): Patch {
     const origin = { index, name: 'search/replace' };
     if (search === '') hunks.push({ kind: 'edit', path, edit: { type: 'append', text: replace }, line: i + 1, origin });
     else if (search === replace) throw error('SEARCH and REPLACE are the same: the block would change nothing', i + 1);
-    else hunks.push({ kind: 'edit', path, edit: { type: 'str_replace', old: search, new: replace, replaceAll: false }, line: i + 1, origin });
+    else hunks.push({ kind: 'edit', path, edit: { type: 'str_replace', old: search, new: replace, replaceAll: false, wholeLines: true }, line: i + 1, origin });
     i = end;
     pathLine = -1;
   }

@@ -49,6 +49,10 @@ export function replaceText(text: string, edit: Edit, path: string): string {
     old = withLineEnding(old, eol);
     at = occurrences(text, old);
   }
+  if (at.length === 0 && edit.wholeLines) {
+    const last = atLastLine(text, old);
+    if (last !== undefined) return text.slice(0, last) + withoutFinalBreak(withLineEnding(edit.new, eol));
+  }
   if (at.length === 0) throw notFound(text, edit.old, path);
   if (at.length > 1 && !edit.replaceAll) {
     const lines = at.map((i) => lineAtOffset(text, i));
@@ -72,6 +76,20 @@ export function replaceText(text: string, edit: Edit, path: string): string {
     from = i + old.length;
   }
   return out + text.slice(from);
+}
+
+const withoutFinalBreak = (s: string): string => s.replace(/\r?\n$/, '');
+
+/**
+ * Where whole lines `old` start when their last line is the file's last line, which has no line
+ * break (lines an Aider block gives always end with one); undefined when they are not there.
+ */
+function atLastLine(text: string, old: string): number | undefined {
+  if (text === '' || text.endsWith('\n')) return undefined;
+  const lines = withoutFinalBreak(old);
+  if (lines === old || !text.endsWith(lines)) return undefined;
+  const start = text.length - lines.length;
+  return start === 0 || text[start - 1] === '\n' ? start : undefined;
 }
 
 function notFound(text: string, old: string, path: string): PatchtxError {

@@ -58,16 +58,27 @@ export function planContents(patch: Patch, lookup: ContentLookup, options: PlanO
   const summary: string[] = [];
   const warnings: PlanWarning[] = [];
   const modes = new Map<string, FileMode>();
+  let previous: Hunk | undefined;
   for (const hunk of patch.hunks) {
+    const lines = summary.length;
     try {
       applyHunk(tree, hunk, options, warnings, budget, modes, summary);
     } catch (e) {
       throw hunk.origin === undefined ? e : namingOrigin(e, hunk);
     }
+    // a file of a unified diff may be several hunks (a rename and its changes): one line for it
+    if (hunk.origin !== undefined && hunk.origin === previous?.origin && summary.length === lines + 1) oneLinePerFile(summary);
+    previous = hunk;
   }
   const plan: ContentPlan = { files: tree.touched(), changes: netChanges(tree), summary, warnings };
   if (modes.size > 0) plan.modes = modes;
   return plan;
+}
+
+/** The last two summary lines are one file's: a deletion says so, else the first line stands. */
+function oneLinePerFile(summary: string[]): void {
+  const last = summary.pop()!;
+  if (last.startsWith('D ')) summary[summary.length - 1] = last;
 }
 
 function applyHunk(
@@ -108,7 +119,7 @@ function applyHunk(
 }
 
 /** The error of a hunk made from an operation (or block, or diff entry), naming it by index. */
-function namingOrigin(e: unknown, hunk: Hunk): unknown {
+export function namingOrigin(e: unknown, hunk: Hunk): unknown {
   if (!(e instanceof PatchtxError) || hunk.origin === undefined || e.data.operation !== undefined) return e;
   const { index, name } = hunk.origin;
   const data = { ...e.data, operation: index };

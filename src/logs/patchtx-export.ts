@@ -30,6 +30,7 @@ function recordProblem(v: Json): string | null {
   if (!isIdentity(v.author) || !isIdentity(v.committer)) return 'author or committer is not {name, email, timestamp, timezone}';
   if (v.uncommitted !== undefined && !(Array.isArray(v.uncommitted) && v.uncommitted.every((p) => typeof p === 'string')))
     return 'uncommitted is not a list of paths';
+  if (v.gpgsig !== undefined && typeof v.gpgsig !== 'string') return 'gpgsig is not a string';
   return null;
 }
 

@@ -46,6 +46,13 @@ export interface ExportRecord {
    * apply_patch): the patch text alone does not make this commit's tree.
    */
   uncommitted?: string[];
+  /**
+   * The commit's signature (its gpgsig header), when it was signed: a replay that keeps the
+   * metadata and makes this very commit again puts it back, so the commit keeps its id.
+   */
+  gpgsig?: string;
+  /** `show --json --regenerate` of a commit whose note is missing: `patch` was made from its diff */
+  regenerated?: true;
 }
 
 export interface LogEntry {

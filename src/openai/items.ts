@@ -113,6 +113,8 @@ async function stepAll(tx: Transaction, calls: Call[]): Promise<Done[] | ApplyPa
     } catch (e) {
       const text = failureText(e);
       tx.abort();
+      const applied = await appliedAsOne(repo, calls, opts);
+      if (applied) return applied;
       return calls.map((other, k) =>
         other === call
           ? output(call, 'failed', text)
@@ -155,7 +157,31 @@ async function allOrNothing(repo: Repository, calls: Call[], opts: ReadSurface<s
     tx.abort();
     return calls.map((call) => output(call, 'failed', text));
   }
-  return calls.map((call, k) => output(call, 'completed', withCommit(describeStep(done[k]!.op, done[k]!.headerLines, done[k]!.warnings), committed)));
+  // found applied, the steps were checked on the files their own commit left: what that said is not news
+  const warningsOf = (k: number): ApplyJson['warnings'] => (committed.alreadyApplied ? [] : done[k]!.warnings);
+  return calls.map((call, k) => output(call, 'completed', withCommit(describeStep(done[k]!.op, done[k]!.headerLines, warningsOf(k)), committed)));
+}
+
+/**
+ * The outputs of a response sent again whose commit is the tip, or null. Its calls are steps that
+ * each see the ones before, so on the files the commit left a later call of the same file fails
+ * on its own; the calls taken together as one patch are found applied as the commit's Patch-Id.
+ */
+async function appliedAsOne(repo: Repository, calls: Call[], opts: ReadSurface<string>): Promise<ApplyPatchCallOutputItem[] | null> {
+  if (calls.length < 2) return null;
+  let tx: Transaction | undefined;
+  try {
+    const parts = calls.map((call) => patchOf(call.operation, where(call)));
+    const body = parts.map((part) => part.patch.replace(/^\*\*\* Begin Patch\n/, '').replace(/\*\*\* End Patch\n$/, '')).join('');
+    tx = await repo.begin(opts.begin);
+    const result = await tx.apply(`*** Begin Patch\n${body}*** End Patch\n`);
+    if (!result.alreadyApplied) return null;
+    return calls.map((call, k) => output(call, 'completed', withCommit(describeStep(parts[k]!.op, parts[k]!.headerLines, []), result)));
+  } catch {
+    return null;
+  } finally {
+    if (tx !== undefined) abortQuietly(tx);
+  }
 }
 
 /**

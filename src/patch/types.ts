@@ -36,7 +36,14 @@ export interface HunkOrigin {
 
 /** A change to one existing file's content or mode that V4A cannot express (see src/edits). */
 export type ContentEdit =
-  | { type: 'str_replace'; old: string; new: string; replaceAll: boolean }
+  | {
+      type: 'str_replace';
+      old: string;
+      new: string;
+      replaceAll: boolean;
+      /** old and new are whole lines (an Aider block): old's last line may be a file's last line without a line break */
+      wholeLines?: true;
+    }
   | { type: 'insert'; line: number; text: string }
   /** an Aider block with an empty SEARCH part: the text goes at the end of the file */
   | { type: 'append'; text: string }

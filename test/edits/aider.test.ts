@@ -1,7 +1,7 @@
 // Aider SEARCH/REPLACE blocks as a patch: `patchtx apply` tells them from V4A by their content, and
 // applies every block in order as one commit (a block sees the ones before it), or nothing; a
 // SEARCH part must match exactly once.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepository } from '../../src/index.js';
@@ -55,5 +55,19 @@ describe('Aider SEARCH/REPLACE blocks', () => {
     expect(unclosed.kind).toBe('parse_error');
     expect(unclosed.message).toContain('no >>>>>>> REPLACE');
     expectUntouched(dir, before);
+  });
+
+  it('a SEARCH part ending at the last line of a file without a final newline matches it, and the file keeps no final newline', async () => {
+    const dir = makeRepo('basic');
+    writeFileSync(path.join(dir, 'tail.py'), 'def f():\r\n    return 1\r\n\r\nx = 2');
+    git(dir, 'add', 'tail.py');
+    git(dir, 'commit', '-q', '-m', 'a file without a final newline');
+    const repo = await openRepository({ dir });
+    await repo.apply(block('tail.py', '    return 1\n\nx = 2\n', '    return 2\n\nx = 3\n'));
+    expect(git(dir, 'show', 'HEAD:tail.py')).toBe('def f():\r\n    return 2\r\n\r\nx = 3');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    // the last line with something after it is not there
+    const missing = await rejection(repo.apply(block('tail.py', 'x = 3\nmore\n', 'x = 4\n')));
+    expect(missing.kind).toBe('context_not_found');
   });
 });

@@ -84,6 +84,33 @@ describe('edit operations in one transaction', () => {
     expect(entry!.files).toContainEqual({ op: 'R', path: 'docs/moved.txt', from: 'docs/notes.txt' });
   });
 
+  it('a binary file moved beside a text edit gets a note in git diff form that re-applies (a rename without a body)', async () => {
+    const dir = makeRepo('basic');
+    writeFileSync(path.join(dir, 'logo.bin'), Buffer.from([0, 1, 2, 255, 0, 10]));
+    git(dir, 'add', 'logo.bin');
+    git(dir, 'commit', '-q', '-m', 'a binary file');
+    const before = rev(dir);
+    const repo = await openRepository({ dir });
+    const done = await repo.edit([
+      { op: 'move', from: 'logo.bin', to: 'assets/logo.bin' },
+      { op: 'str_replace', path: 'README.md', old: '# Sample', new: '# Example' },
+    ]);
+    const note = git(dir, 'notes', '--ref=refs/notes/patchtx', 'show', 'HEAD');
+    expect(note).toContain('rename from logo.bin');
+    const replay = await repo.check(note, { ref: 'refs/heads/replay', base: before });
+    expect(replay.tree).toBe(done.tree);
+    expect(replay.files).toEqual(done.files);
+    // so is one that deletes it: a V4A note, a deletion needing no content
+    const deleted = await repo.edit([
+      { op: 'delete', path: 'assets/logo.bin' },
+      { op: 'str_replace', path: 'README.md', old: '# Example', new: '# Sample' },
+    ]);
+    const deleteNote = git(dir, 'notes', '--ref=refs/notes/patchtx', 'show', 'HEAD');
+    expect(deleteNote).toContain('*** Delete File: assets/logo.bin');
+    const again = await repo.check(deleteNote, { ref: 'refs/heads/replay2', base: done.commit! });
+    expect(again.tree).toBe(deleted.tree);
+  });
+
   it('a failing third operation leaves HEAD, index and files untouched, and names its index', async () => {
     const dir = makeRepo('basic');
     const before = snapshot(dir);
@@ -199,6 +226,17 @@ describe('edit operations in one transaction', () => {
     expect(link.kind).toBe('path_rejected');
     expect(link.data).toMatchObject({ path: 'docs/src-link', operation: 1, reason: 'symlink' });
     expect(link.data.line).toBeUndefined();
+    // so is a file created below a file, in the operation's words
+    const below = await rejection(
+      repo.edit([
+        { op: 'create', path: 'z', content: '' },
+        { op: 'create', path: 'src/math.js/x', content: '' },
+      ]),
+    );
+    expect(below.kind).toBe('path_rejected');
+    expect(below.message).toMatch(/^operations\[1\] \(create\): /);
+    expect(below.data).toMatchObject({ path: 'src/math.js/x', operation: 1, reason: 'file_prefix' });
+    expect(below.data.line).toBeUndefined();
     expectUntouched(dir, before);
 
     // with replaceAll every occurrence is replaced

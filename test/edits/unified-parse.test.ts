@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { stepFormat } from '../../src/edits/step.js';
 import { parseUnifiedDiff } from '../../src/edits/unified.js';
+import { planPatch } from '../../src/engine/plan.js';
 import { PatchtxError } from '../../src/index.js';
 
 function thrown(fn: () => unknown): PatchtxError {
@@ -66,5 +67,30 @@ describe('unified diffs that are refused', () => {
     const e = thrown(() => parseUnifiedDiff('--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n'));
     expect(e.kind).toBe('parse_error');
     expect(e.message).toMatch(/^the unified diff does not parse: /);
+  });
+});
+
+describe('the summary of a diff', () => {
+  it('is one line per file of the diff: a rename with changes, a deletion, a new executable file', () => {
+    const diff =
+      gitHeader('a.txt', 'b.txt', [
+        'similarity index 50%',
+        'rename from a.txt',
+        'rename to b.txt',
+        '--- a/a.txt',
+        '+++ b/b.txt',
+        '@@ -1,2 +1,2 @@',
+        ' one',
+        '-two',
+        '+TWO',
+      ]) +
+      gitHeader('gone.txt', 'gone.txt', ['deleted file mode 100644', '--- a/gone.txt', '+++ /dev/null', '@@ -1 +0,0 @@', '-bye']) +
+      gitHeader('run.sh', 'run.sh', ['new file mode 100755', '--- /dev/null', '+++ b/run.sh', '@@ -0,0 +1 @@', '+echo']);
+    const files = new Map([
+      ['a.txt', new TextEncoder().encode('one\ntwo\n')],
+      ['gone.txt', new TextEncoder().encode('bye\n')],
+    ]);
+    const plan = planPatch(parseUnifiedDiff(diff), { read: (p) => files.get(p), isDirectory: () => false });
+    expect(plan.summary).toEqual(['M b.txt', 'D gone.txt', 'A run.sh']);
   });
 });

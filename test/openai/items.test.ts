@@ -191,6 +191,54 @@ describe('applyResponseItems: one commit for the calls of a response', () => {
     expect(rev(dir)).toBe(first);
   });
 
+  it('a response of several calls on one file (a move, then an edit of the moved file) sent again writes nothing', async () => {
+    const dir = makeRepo('basic');
+    const repo = await openRepository({ dir });
+    const items = [
+      call('call_move', RENAME_ADD),
+      call('call_edit', { type: 'update_file', path: 'src/arith.js', diff: '@@\n-  return b + a;\n+  return (b + a);\n' }),
+    ];
+    const outputs = await applyResponseItems(repo, items);
+    expect(outputs.map((o) => o.status)).toEqual(['completed', 'completed']);
+    const first = rev(dir);
+    const count = commitCount(dir);
+    const before = snapshot(dir);
+    const again = await applyResponseItems(repo, items);
+    expect(again).toEqual([
+      {
+        type: 'apply_patch_call_output',
+        call_id: 'call_move',
+        status: 'completed',
+        output: `Updated src/math.js and moved it to src/arith.js (already applied: commit ${first.slice(0, 12)})`,
+      },
+      {
+        type: 'apply_patch_call_output',
+        call_id: 'call_edit',
+        status: 'completed',
+        output: `Updated src/arith.js (already applied: commit ${first.slice(0, 12)})`,
+      },
+    ]);
+    expect(commitCount(dir)).toBe(count);
+    expectUntouched(dir, before);
+  });
+
+  it('a response that creates a file and edits it, sent again, says it was applied without warnings about its own result', async () => {
+    const dir = makeRepo('basic');
+    const repo = await openRepository({ dir });
+    const items = [
+      call('call_create', { type: 'create_file', path: 'docs/new.txt', diff: '+one\n' }),
+      call('call_edit', { type: 'update_file', path: 'docs/new.txt', diff: '@@\n-one\n+two\n' }),
+    ];
+    expect((await applyResponseItems(repo, items)).map((o) => o.output.split('\n').length)).toEqual([1, 1]);
+    const first = rev(dir);
+    const again = await applyResponseItems(repo, items);
+    expect(again.map((o) => o.output)).toEqual([
+      `Created docs/new.txt (already applied: commit ${first.slice(0, 12)})`,
+      `Updated docs/new.txt (already applied: commit ${first.slice(0, 12)})`,
+    ]);
+    expect(rev(dir)).toBe(first);
+  });
+
   it('a malformed operation is a failed call; a wrong option or argument is thrown as usage', async () => {
     const dir = makeRepo('basic');
     const before = snapshot(dir);
