@@ -113,8 +113,6 @@ async function stepAll(tx: Transaction, calls: Call[]): Promise<Done[] | ApplyPa
     } catch (e) {
       const text = failureText(e);
       tx.abort();
-      const applied = await appliedAsOne(repo, calls, opts);
-      if (applied) return applied;
       return calls.map((other, k) =>
         other === call
           ? output(call, 'failed', text)
@@ -142,7 +140,8 @@ async function allOrNothing(repo: Repository, calls: Call[], opts: ReadSurface<s
     return calls.map((call) => output(call, 'failed', text));
   }
   const done = await stepAll(tx, calls);
-  if (failedOutputs(done)) return done;
+  // a response sent again whose commit is the tip fails as steps: it is found applied as one patch
+  if (failedOutputs(done)) return (await appliedAsOne(repo, calls, opts)) ?? done;
   let committed: ApplyJson;
   try {
     committed = await tx.commit({
