@@ -35,7 +35,7 @@ export function patchOfOperation(op: PatchOperation, where = 'the operation'): s
   if (bad >= 0) {
     throw new PatchtxError(
       'parse_error',
-      `${where}: line ${bad + 1} of its diff is '${lines[bad]!.trim()}'; a ${op.type} diff is the body of one file's section, without patch or file headers`,
+      `${where}: line ${bad + 1} of its diff is '${lines[bad]!.trim()}'; ${op.type === 'update_file' ? 'an' : 'a'} ${op.type} diff is the body of one file's section, without patch or file headers`,
       {
         path: op.path,
         line: bad + 1,

@@ -129,7 +129,7 @@ describe('createEditor under an Agents SDK Runner', () => {
     expect(third.call_sneaky).toEqual({
       status: 'failed',
       output:
-        "apply_patch_call call_sneaky: line 3 of its diff is '*** Delete File: src/math.js'; a update_file diff is the body of one file's section, without patch or file headers",
+        "apply_patch_call call_sneaky: line 3 of its diff is '*** Delete File: src/math.js'; an update_file diff is the body of one file's section, without patch or file headers",
     });
 
     // one commit per turn, each naming the calls it holds (a failed call is in none)

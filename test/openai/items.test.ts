@@ -107,7 +107,7 @@ describe('applyResponseItems: one commit for the calls of a response', () => {
         call_id: 'call_sneaky',
         status: 'failed',
         output:
-          "apply_patch_call call_sneaky: line 4 of its diff is '*** Delete File: src/math.js'; a update_file diff is the body of one file's section, without patch or file headers",
+          "apply_patch_call call_sneaky: line 4 of its diff is '*** Delete File: src/math.js'; an update_file diff is the body of one file's section, without patch or file headers",
       },
     ]);
     // and the other envelope lines, and a path that would end its header line
