@@ -1,6 +1,6 @@
 // The patchtx command line. Each command parses its options, calls one transaction function and
 // prints the result; nothing here touches the repository itself.
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { PatchtxError, type ErrorDataOf } from '../errors.js';
@@ -186,13 +186,15 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
   // `apply --push FILE` gives FILE to --push (its remote is optional): said, rather than waiting on standard input
   const checkApplyPush = async (flags: ApplyFlags, noSources: boolean): Promise<void> => {
     const remote = typeof flags.push === 'string' ? flags.push : undefined;
-    try {
-      await checkPushRemote({ repoDir: flags.repo, ref: flags.ref, remote });
-    } catch (e) {
-      if (!(e instanceof PatchtxError) || remote === undefined || !noSources || !existsSync(remote)) throw e;
-      const hint = `${remote} is a file: --push took it for the remote; give the patch before --push, or the remote after it (--push origin ${remote})`;
-      throw new PatchtxError(e.kind, `${e.message}\n${hint}`, e.data);
+    // a remote is a repository (a directory), never a file: a file there is the patch
+    if (remote !== undefined && noSources && statSync(remote, { throwIfNoEntry: false })?.isFile()) {
+      throw new PatchtxError(
+        'usage',
+        `${remote} is a file: --push took it for the remote; give the patch before --push, or the remote after it (--push origin ${remote})`,
+        { option: 'push' },
+      );
     }
+    await checkPushRemote({ repoDir: flags.repo, ref: flags.ref, remote });
   };
   const checkUndoPush = async (flags: UndoFlags): Promise<void> => {
     if (flags.push !== undefined)

@@ -65,14 +65,19 @@ export function reflogIdentity(session: Session): Identity {
 
 /** The remote-tracking ref of `branch` for a named remote; null for a URL. */
 export const trackingRefOf = (remote: string, branch: string): string | null =>
-  isUrl(remote) ? null : `refs/remotes/${remote}/${branch.slice('refs/heads/'.length)}`;
+  isUrl(remote) || isPath(remote) ? null : `refs/remotes/${remote}/${branch.slice('refs/heads/'.length)}`;
 
-/** The remote's URL: the remote itself when it is one, else its configured push URL or URL. */
+/** A remote given as a path to a repository on this machine (`../server.git`, `/srv/repo.git`). */
+const isPath = (remote: string): boolean => remote.includes('/') || remote === '.' || remote === '..';
+
+/** The remote's URL: the remote itself when it is one, else its configured push URL or URL, else the remote as a path. */
 export function remoteUrl(session: Session, remote: string): string {
   if (isUrl(remote)) return remote;
   const url = session.config.get(`remote.${remote}.pushurl`) ?? session.config.get(`remote.${remote}.url`);
-  if (url === undefined) throw new PatchtxError('usage', `no remote named '${remote}' is configured, and it is not a URL`, { key: `remote.${remote}.url` });
-  return url;
+  if (url !== undefined) return url;
+  // a path, as git takes one where no remote of that name is configured
+  if (isPath(remote)) return remote;
+  throw new PatchtxError('usage', `no remote named '${remote}' is configured, and it is not a URL or a path`, { key: `remote.${remote}.url` });
 }
 
 /**

@@ -200,13 +200,13 @@ describe('push', () => {
     expect(forceAlone.json.error.message).toContain('--push');
   });
 
-  it('names a remote that is not configured, and refuses file:// remotes, as usage errors', async () => {
+  it('names a remote that is not configured, and refuses a transport it does not speak, as usage errors', async () => {
     const r = await patchtxJson('push', 'nowhere', '--repo', setup.clone);
     expect(r.code).toBe(2);
     expect(r.json.error.message).toContain("no remote named 'nowhere'");
-    const f = await patchtxJson('push', `file://${setup.bare}`, '--repo', setup.clone);
+    const f = await patchtxJson('push', `ftp://example.invalid/x.git`, '--repo', setup.clone);
     expect(f.code).toBe(2);
-    expect(f.json.error.message).toMatch(/only http:\/\/ and https:\/\//);
+    expect(f.json.error.message).toMatch(/only http:\/\/, https:\/\/, file:\/\/ and path remotes/);
   });
 });
 

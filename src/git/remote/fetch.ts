@@ -1,4 +1,4 @@
-// Fetching one ref of a remote over smart HTTP(S) with isomorphic-git: its commits and their
+// Fetching one ref of a remote over smart HTTP(S) with isomorphic-git (one on this machine: local.ts): its commits and their
 // objects come into this repository's object store (as a pack), and its value is returned. No ref
 // of this repository is changed here: isomorphic-git's own remote-tracking ref is written under a
 // name of this run's, and removed (the caller updates the refs it means to, with their locks).
@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { credentialCallbacks, unauthorized } from './credentials.js';
+import { fetchLocal, isLocalRemote } from './local.js';
 
 export interface FetchRefOptions {
   gitdir: string;
@@ -33,6 +34,7 @@ function withRefspec(gitdir: string, remote: string, ref: string): { promises: t
 
 /** The remote's value of `ref` (null: it has none), its objects now in this repository. */
 export async function fetchRef(opts: FetchRefOptions): Promise<string | null> {
+  if (isLocalRemote(opts.url)) return fetchLocal(opts.gitdir, opts.url, opts.ref);
   const git = await import('isomorphic-git');
   const { default: http } = await import('isomorphic-git/http/node');
   const scratch = `patchtx-fetch-${process.pid}`;

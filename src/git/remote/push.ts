@@ -1,4 +1,4 @@
-// Pushing one ref to a remote over smart HTTP(S), as a lease: the remote ref must still be at the
+// Pushing one ref to a remote over smart HTTP(S) (or one on this machine, local.ts), as a lease: the remote ref must still be at the
 // value the caller expects. A thin layer over isomorphic-git's push and its Node HTTP client.
 // The lease is checked twice: against the value the server advertises (isomorphic-git hands it
 // to onPrePush before anything is sent), and by the server itself, which compares the old value
@@ -9,12 +9,13 @@ import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { crashPoint } from '../../test-points.js';
 import { credentialCallbacks, unauthorized } from './credentials.js';
+import { isLocalRemote, pushLocal } from './local.js';
 
 export const NULL_OID = '0'.repeat(40);
 
 export interface PushRefOptions {
   gitdir: string;
-  /** the remote's URL (http:// or https://) */
+  /** the remote's URL (http:// or https://; file:// or a path: local.ts) */
   url: string;
   /** the full local ref to send (refs/heads/main) */
   localRef: string;
@@ -51,6 +52,7 @@ function stale(ref: string, expected: string | null, actual: string | null | und
 
 /** Pushes `localRef` to the remote under the lease; throws `stale` when the lease is lost. */
 export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
+  if (isLocalRemote(opts.url)) return pushToLocal(opts);
   const git = await import('isomorphic-git');
   const { default: http } = await import('isomorphic-git/http/node');
   const remoteRef = opts.remoteRef ?? opts.localRef;
@@ -91,6 +93,25 @@ export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
   }
 }
 
+/** The same push to a remote on this machine, through git's local transport (local.ts). */
+function pushToLocal(opts: PushRefOptions): PushRefResult {
+  const remoteRef = opts.remoteRef ?? opts.localRef;
+  const out = pushLocal({
+    gitdir: opts.gitdir,
+    url: opts.url,
+    localRef: opts.localRef,
+    remoteRef,
+    expected: opts.expected,
+    force: opts.force === true,
+    fastForwardOnly: opts.fastForwardOnly === true,
+  });
+  if (out.ok) return { previous: out.previous, oid: out.oid, url: opts.url };
+  if (!out.stale) throw new PatchtxError('io_error', `cannot push to ${opts.url}: ${out.why}`, {});
+  if (opts.fastForwardOnly) throw stale(remoteRef, out.previous, out.previous, `not a fast-forward of the remote's ${remoteRef}`);
+  if (out.why === 'the remote has another value') throw stale(remoteRef, opts.expected, out.previous, 'the remote has another value');
+  throw refused(remoteRef, opts, out.previous, out.why);
+}
+
 function refused(ref: string, opts: PushRefOptions, advertised: string | null, why: string): PatchtxError {
   // the server compares the old value under its lock: a refusal after a matching advertisement
   // means the ref moved in between
@@ -114,7 +135,7 @@ function toPushError(e: unknown, ref: string, opts: PushRefOptions, advertised: 
       return refused(ref, opts, advertised, err.data?.reason ?? err.message);
     case 'UnknownTransportError':
     case 'UrlParseError':
-      return new PatchtxError('usage', `cannot push to ${opts.url}: only http:// and https:// remotes are supported (${err.message})`, {
+      return new PatchtxError('usage', `cannot push to ${opts.url}: only http://, https://, file:// and path remotes are supported (${err.message})`, {
         reason: 'transport',
       });
     case 'HttpError':
