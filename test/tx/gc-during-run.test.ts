@@ -8,7 +8,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
-import { cleanupRepos, git, makeRepo } from '../helpers/repos.js';
+import { cleanupRepos, git, gitWith, makeRepo } from '../helpers/repos.js';
 import { waitFor } from '../helpers/schedule.js';
 import { leftoverFiles } from '../helpers/snapshot.js';
 
@@ -52,6 +52,29 @@ describe('git gc --prune=now between a run writing its objects and moving the br
     expect(git(dir, 'cat-file', 'blob', 'HEAD:new.txt')).toBe('made across a gc\n');
     expectSound(dir);
   });
+
+  // an object the patch makes may be stored already, unreachable (left by a run that failed, a
+  // dropped stash, `git hash-object -w`): the run must keep its own copy, else the prune takes it
+  for (const where of ['loose', 'in a pack without a .keep file'] as const) {
+    it(`keeps an object the patch makes that was already stored ${where}, unreachable`, async () => {
+      const dir = makeRepo('basic');
+      const content = `made before, ${where}, and made again by the patch\n`;
+      const made = path.join(dir, '..', 'made-before.txt');
+      writeFileSync(made, content);
+      const blob = git(dir, 'hash-object', '-w', made).trim();
+      if (where !== 'loose') {
+        gitWith(dir, { input: `${blob}\n` }, 'pack-objects', '-q', path.join(dir, '.git', 'objects', 'pack', 'pack'));
+        git(dir, 'prune-packed');
+        expect(existsSync(path.join(dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2)))).toBe(false);
+      }
+      git(dir, 'cat-file', '-e', blob);
+      await applyAcrossGc(dir, `*** Begin Patch\n*** Add File: again.txt\n+${content}*** End Patch\n`);
+      expect(git(dir, 'rev-parse', 'HEAD:again.txt').trim()).toBe(blob);
+      git(dir, 'cat-file', '-e', blob);
+      expect(git(dir, 'cat-file', 'blob', 'HEAD:again.txt')).toBe(content);
+      expectSound(dir);
+    });
+  }
 
   it('keeps the pack (a patch of many files), and leaves no .keep file behind', async () => {
     const dir = makeRepo('basic');

@@ -239,6 +239,9 @@ async function writeFolded(store: ObjectStore, packDir: string, folded: readonly
 /** Copies the entries of `folded` (each object once) into a new pack file at `temp`. */
 function copyEntries(store: ObjectStore, folded: readonly OwnPack[], temp: string): { checksum: Buffer; entries: IndexEntry[] } {
   const plans = folded.map((p) => entriesOf(p));
+  // the same object is often in several of them (a transaction packs every object it made, even
+  // one stored already: see inKeptPack in store.ts), and a pack should hold each object once: git's
+  // `index-pack --strict` refuses one that holds an object twice
   const seen = new Set<string>();
   const chosen = plans.map((plan) =>
     plan.filter((e) => {

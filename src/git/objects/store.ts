@@ -7,10 +7,10 @@
 // before the first object, which is proportional to the repository.) Every object read is checked
 // against its id.
 //
-// Writes never touch existing objects, and an object that already exists (loose or packed) is not
-// written again. Outside a transaction a new object is written loose (zlib-deflated
-// "<type> <size>\0<content>") to a temporary file in objects/xx/ and renamed into place, so readers
-// never see half an object. Inside a batch (a transaction's prepare step) objects are held in
+// Writes never touch existing objects. Outside a batch an object that already exists (loose or
+// packed) is not written again; inside one, only one in a kept pack is not (inKeptPack). Outside
+// a transaction a new object is written loose (zlib-deflated "<type> <size>\0<content>") to a
+// temporary file in objects/xx/ and renamed into place, so readers never see half an object. Inside a batch (a transaction's prepare step) objects are held in
 // memory until flushBatch(), which writes them all as one pack and its index, however few: a
 // patch creates two files, not one per object in up to 256 new directories, and loose objects
 // never pile up towards git's `gc.auto` (git samples objects/17 and collects above gc.auto/256
@@ -449,13 +449,24 @@ export class ObjectStore {
   async writeObject(type: ObjectType, content: Uint8Array): Promise<string> {
     const oid = hashObject(type, content);
     if (this.staged) {
-      // only the in-memory checks here: a loose copy of an object that ends up in a pack as well
-      // is harmless (git keeps whichever it finds), and a loose write checks again (flushBatch)
-      if (!this.staged.has(oid) && !this.known.has(oid) && !(await this.packs.has(oid))) this.staged.set(oid, { type, content });
+      if (!this.staged.has(oid) && !(await this.inKeptPack(oid))) this.staged.set(oid, { type, content });
       return oid;
     }
     if (!(await this.hasObject(oid))) await this.writeLoose(oid, type, content);
     return oid;
+  }
+
+  /**
+   * Whether `oid` is in a pack with a .keep file, which no repack or prune drops (see the top of
+   * this file). A copy anywhere else does not spare a batch from writing the object again: loose,
+   * or in a pack without a .keep file, an unreachable copy (left by a run that failed, a dropped
+   * stash, `git hash-object -w`) is deleted by a `git gc --prune=now` run before the refs hold
+   * the batch, and the branch would then name an object that is gone. Git keeps whichever copy
+   * it finds, so duplicates across packs cost only their bytes.
+   */
+  private async inKeptPack(oid: string): Promise<boolean> {
+    const location = await this.packs.locate(oid);
+    return location !== null && fs.existsSync(location.pack.replace(/\.pack$/, '.keep'));
   }
 
   /** From now on, written objects are held in memory (and readable) until flushBatch(). */

@@ -77,6 +77,38 @@ describe('folding patchtx packs', () => {
     expect(git(dir, '-c', 'gc.autoDetach=false', 'gc', '--auto')).toBe('');
   });
 
+  // every transaction's pack holds all the objects it made, even one stored already (store.ts,
+  // inKeptPack), so the same object may sit in several of the packs a fold takes in
+  it('writes an object that several folded packs hold into the new pack once', async () => {
+    const dir = makeRepo('basic');
+    const repo = await openRepository({ dir });
+    const same = 'the same in every transaction\n';
+    for (let i = 0; i < FOLD_AT; i++) {
+      await repo.apply(`*** Begin Patch\n*** Add File: same/f${i}.txt\n+${same}*** Add File: own/f${i}.txt\n+own ${i}\n*** End Patch\n`, {
+        message: `same ${i}`,
+      });
+    }
+    const blob = git(dir, 'rev-parse', 'HEAD:same/f0.txt').trim();
+    const own = new Set(Array.from({ length: FOLD_AT }, (_, i) => git(dir, 'rev-parse', `HEAD:own/f${i}.txt`).trim()));
+    const listed = packs(dir).map((p) => {
+      const list = git(dir, 'verify-pack', '-v', path.join(packDir(dir), p.replace(/\.pack$/, '.idx')));
+      return [...list.matchAll(/^([0-9a-f]{40}) (?:blob|tree|commit|tag) /gm)].map((m) => m[1]!);
+    });
+    // a fold took in the packs of several transactions, each of which held the shared blob
+    const folded = listed.filter((ids) => ids.filter((id) => own.has(id)).length >= 2);
+    expect(folded.length).toBeGreaterThan(0);
+    for (const ids of folded) expect(ids.filter((id) => id === blob)).toHaveLength(1);
+    for (const ids of listed) expect(new Set(ids).size).toBe(ids.length);
+    // a pack holding an object twice is one `git index-pack --strict` refuses
+    for (const p of packs(dir)) {
+      const scratch = path.join(dir, '..', `${p}.check.idx`);
+      git(dir, 'index-pack', '--strict', '-o', scratch, path.join(packDir(dir), p));
+    }
+    expectFsckClean(dir);
+    git(dir, 'fsck', '--full', '--no-progress', '--no-dangling');
+    expectTidy(dir);
+  });
+
   it("never touches a pack that is not patchtx's, one kept, or one a running transaction writes", async () => {
     const dir = makeRepo('packed');
     // git's own pack, and one the user keeps
