@@ -13,12 +13,25 @@
 //
 // Signals reach JavaScript only between turns of the event loop, so the checks let one turn
 // pass (setImmediate) before looking.
+//
+// One process may run several transactions at once (a library user, the MCP server serving two
+// repositories), so each run has its own phase, found by the run's asynchronous context: a signal
+// ends the process at once only when no run is under way, and stops only the runs still before
+// their commit point.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { constants } from 'node:os';
 import { PatchtxError } from '../errors.js';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
-let phase: 'idle' | 'before-commit' | 'after-commit' = 'idle';
+interface RunPhase {
+  afterCommit: boolean;
+}
+
+/** the runs under way in this process */
+const runs = new Set<RunPhase>();
+/** the run whose code is executing (its asynchronous context) */
+const current = new AsyncLocalStorage<RunPhase>();
 let received: NodeJS.Signals | null = null;
 
 /** The exit status for a process ended by `signal`: 128 + its number. */
@@ -31,7 +44,7 @@ export function handleSignals(): void {
   for (const signal of SIGNALS) {
     process.on(signal, () => {
       received ??= signal;
-      if (phase === 'idle') process.exit(exitStatusFor(signal));
+      if (runs.size === 0) process.exit(exitStatusFor(signal));
     });
   }
 }
@@ -42,18 +55,24 @@ export async function receivedSignal(): Promise<NodeJS.Signals | null> {
   return received;
 }
 
-/** A transaction starts: from now until passCommitPoint, a signal rolls it back. */
-export function enterTransaction(): void {
-  phase = 'before-commit';
+/**
+ * Runs `fn` as a transaction (or a recovery): until passCommitPoint, a signal rolls it back; after
+ * it, the signal waits for the run to finish.
+ */
+export async function asTransaction<T>(fn: () => Promise<T>): Promise<T> {
+  const run: RunPhase = { afterCommit: false };
+  runs.add(run);
+  try {
+    return await current.run(run, fn);
+  } finally {
+    runs.delete(run);
+  }
 }
 
-/** The ref has moved: a signal now waits for the run to finish. */
+/** The ref has moved (for the run whose code calls it): a signal now waits for the run to finish. */
 export function passCommitPoint(): void {
-  phase = 'after-commit';
-}
-
-export function leaveTransaction(): void {
-  phase = 'idle';
+  const run = current.getStore();
+  if (run) run.afterCommit = true;
 }
 
 const STOPPED_RUN = "before the commit point: nothing was committed, and the run's locks and journal are removed";
@@ -67,8 +86,8 @@ export async function checkInterrupted(what = STOPPED_RUN, data: Record<string, 
 
 /**
  * Throws (stale) when a signal has arrived, whatever the phase: for work that finished what it had
- * begun (a recovery) and must start nothing more. Called before the phase goes back to idle, where
- * the signal's handler would end the process at once, before anything is reported.
+ * begun (a recovery) and must start nothing more. Called while the run is still under way, where
+ * the signal's handler would otherwise end the process at once, before anything is reported.
  */
 export async function checkSignalled(what: string, data: Record<string, unknown> = {}): Promise<void> {
   if (received === null) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -77,7 +96,7 @@ export async function checkSignalled(what: string, data: Record<string, unknown>
 
 /** Throws (stale, retry) when a signal has arrived: nothing more is to be started. */
 export function throwIfInterrupted(what = STOPPED_RUN, data: Record<string, unknown> = {}): void {
-  if (received !== null && phase !== 'after-commit') {
+  if (received !== null && current.getStore()?.afterCommit !== true) {
     throw new PatchtxError('stale', `interrupted by ${received} ${what}`, { ...data, signal: received });
   }
 }

@@ -16,7 +16,7 @@ import { releaseHeld, removeKeeps } from '../git/objects/store.js';
 import { checkoutForms } from './conversions.js';
 import { crashPoint } from './crash.js';
 import { heldHere } from './running-here.js';
-import { checkInterrupted, checkSignalled, enterTransaction, leaveTransaction, passCommitPoint } from './interrupt.js';
+import { asTransaction, checkInterrupted, checkSignalled, passCommitPoint } from './interrupt.js';
 import { inspectWorktreePath, readWorktreeFile } from '../git/worktree/worktree.js';
 import {
   claimRecovery,
@@ -132,19 +132,16 @@ function removeWorktreeTemps(session: Session, journal: Journal): void {
 export async function recoverInterrupted(session: Session, scope: RecoveryScope): Promise<RecoveryReport | null> {
   // a signal is held as during a transaction: it stops a recovery that has changed nothing yet,
   // and waits for one that has begun (interrupt.ts)
-  enterTransaction();
-  try {
+  return asTransaction(async () => {
     const report = await recoverAll(session, scope);
-    // while the phase is not idle, where the signal's handler would end the process unreported
+    // while the run is under way, where the signal's handler would end the process unreported
     if (report && scope.stopOnSignal) {
       await checkSignalled(`while an interrupted transaction on ${report.ref} was recovered (${report.outcome} first): nothing else was done`, {
         recovered: report,
       });
     }
     return report;
-  } finally {
-    leaveTransaction();
-  }
+  });
 }
 
 async function recoverAll(session: Session, scope: RecoveryScope): Promise<RecoveryReport | null> {

@@ -26,7 +26,7 @@ import { changedSinceRead, changedWhileRunning, type AsRead } from './as-read.js
 import { crashPoint } from './crash.js';
 import { mark } from '../timing.js';
 import { holdHere, releaseHere } from './running-here.js';
-import { checkInterrupted, enterTransaction, leaveTransaction, passCommitPoint } from './interrupt.js';
+import { asTransaction, checkInterrupted, passCommitPoint } from './interrupt.js';
 import { createJournal, keepText, lockWitness, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
 import { markOfThisProcess, markText, parseMark, processAlive } from './liveness.js';
 import { asReadOnly, checkGitDirWritable } from './read-only.js';
@@ -92,12 +92,7 @@ export async function runTransaction(
   prepare: (lock: IndexLock | null) => Promise<Prepared>,
 ): Promise<RunOutcome> {
   // a signal before the commit point rolls the run back, after it waits for the run (interrupt.ts)
-  enterTransaction();
-  try {
-    return await runSteps(session, target, op, identity, prepare);
-  } finally {
-    leaveTransaction();
-  }
+  return asTransaction(() => runSteps(session, target, op, identity, prepare));
 }
 
 async function runSteps(
