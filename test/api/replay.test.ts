@@ -2,35 +2,23 @@
 // argument checks, and its result, the objects `patchtx replay --json` prints. The repositories
 // are made with git and read back with git. A replay runs its entries through the repository
 // object's kept state (tx/warm.ts): what changes between two entries must still be seen.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepository } from '../../src/index.js';
 import { patchtx, patchtxJson } from '../helpers/cli.js';
 import { rejection } from '../helpers/rejection.js';
 import { git, rev } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { cleanupScratch, isolateGitEnv, patchFile, v4a } from '../helpers/scratch.js';
 import { expectFsckClean, expectUntouched, snapshot } from '../helpers/snapshot.js';
+import { logFixture, repoWith as sharedRepoWith } from '../helpers/replay.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => cleanupScratch());
 
-const fixture = (name: string): string => path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'logs', 'fixtures', name);
+const fixture = logFixture;
 
-function repoWith(files: Record<string, string>): string {
-  const dir = tempDir();
-  git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'config', 'user.name', 'Library Replayer');
-  git(dir, 'config', 'user.email', 'library@tests.invalid');
-  for (const [p, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
-    writeFileSync(path.join(dir, p), text);
-  }
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '-m', 'base');
-  return dir;
-}
+const repoWith = (files: Record<string, string>): string => sharedRepoWith(files, { name: 'Library Replayer', email: 'library@tests.invalid' });
 
 describe('repo.replay', () => {
   it('replays a list of Responses items given as an array, returning the summary and one object per entry', async () => {

@@ -1,33 +1,19 @@
 // `patchtx replay --commit per-call|per-turn|single`: how a log's calls become commits, the
 // trailers naming every call of a commit, and a stop inside a commit of several calls. The logs
 // are fixtures in test/logs/fixtures written from the formats; results are read back with git.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patchtx, patchtxJson } from '../helpers/cli.js';
 import { git, rev } from '../helpers/repos.js';
 import { cleanupScratch, isolateGitEnv, tempDir } from '../helpers/scratch.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
+import { logFixture, repoWith } from '../helpers/replay.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => cleanupScratch());
 
-const fixture = (name: string): string => path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'logs', 'fixtures', name);
-
-function repoWith(files: Record<string, string>): string {
-  const dir = tempDir();
-  git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'config', 'user.name', 'Replay Tester');
-  git(dir, 'config', 'user.email', 'replay@tests.invalid');
-  for (const [p, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
-    writeFileSync(path.join(dir, p), text);
-  }
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '-m', 'base');
-  return dir;
-}
+const fixture = logFixture;
 
 /** The replay trailers of a commit, as git reads them, one `Key: value` a line. */
 const trailersOf = (dir: string, commit: string): string[] =>

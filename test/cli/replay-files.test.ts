@@ -11,20 +11,10 @@ import { git, rev } from '../helpers/repos.js';
 import { prng } from '../helpers/schedule.js';
 import { cleanupScratch, isolateGitEnv, tempDir, v4a } from '../helpers/scratch.js';
 import { expectFsckClean, expectUntouched, snapshot } from '../helpers/snapshot.js';
+import { repoWith } from '../helpers/replay.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => cleanupScratch());
-
-function repoWith(files: Record<string, string>): string {
-  const dir = tempDir();
-  git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'config', 'user.name', 'Replay Tester');
-  git(dir, 'config', 'user.email', 'replay@tests.invalid');
-  for (const [p, text] of Object.entries(files)) writeFileSync(path.join(dir, p), text);
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '-m', 'base');
-  return dir;
-}
 
 /** A directory holding `files` (name -> text). */
 function patchDir(files: Record<string, string>): string {
@@ -168,16 +158,7 @@ describe('a long replay', () => {
   it('makes the commits, tree by tree, that applying its patches one by one in fresh sessions makes', async () => {
     const n = 60;
     const { initial, patches, final } = generatedSeries(n, 0x5eed);
-    const a = tempDir();
-    git(a, 'init', '-q', '-b', 'main');
-    git(a, 'config', 'user.name', 'Replay Tester');
-    git(a, 'config', 'user.email', 'replay@tests.invalid');
-    for (const [p, t] of Object.entries(initial)) {
-      mkdirSync(path.dirname(path.join(a, p)), { recursive: true });
-      writeFileSync(path.join(a, p), t);
-    }
-    git(a, 'add', '-A');
-    git(a, 'commit', '-q', '-m', 'base');
+    const a = repoWith(initial);
     const base = rev(a);
     const b = path.join(tempDir(), 'one-by-one');
     git(path.dirname(b), 'clone', '-q', a, b);

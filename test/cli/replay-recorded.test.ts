@@ -1,33 +1,17 @@
 // A replay compared with the changes a Codex session records (patch_apply_end `changes`): the
 // fixture test/logs/fixtures/replay-recorded.jsonl, written from the format, has a move whose
 // recorded diff matches the replay, then an add whose recorded content does not.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patchtxJson } from '../helpers/cli.js';
 import { git, rev } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv, tempDir } from '../helpers/scratch.js';
+import { cleanupScratch, isolateGitEnv } from '../helpers/scratch.js';
 import { expectFsckClean, expectUntouched, snapshot } from '../helpers/snapshot.js';
+import { logFixture, repoWith } from '../helpers/replay.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => cleanupScratch());
 
-const fixture = (name: string): string => path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'logs', 'fixtures', name);
-
-function repoWith(files: Record<string, string>): string {
-  const dir = tempDir();
-  git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'config', 'user.name', 'Replay Tester');
-  git(dir, 'config', 'user.email', 'replay@tests.invalid');
-  for (const [p, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
-    writeFileSync(path.join(dir, p), text);
-  }
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '-m', 'base');
-  return dir;
-}
+const fixture = logFixture;
 
 describe('replay against the changes the log records', () => {
   it('applies the entry that does what the log records and stops, before its commit, at the one that does not', async () => {

@@ -2,15 +2,15 @@
 // formats' descriptions; the repositories are made with git, and every result is read back with
 // git (log, trailers, ls-tree, fsck).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { binPath, cleanupBuiltCli, patchtx, patchtxJson, requireBuiltCli, runBin } from '../helpers/cli.js';
 import { commitCount, git, gitEnv, rev } from '../helpers/repos.js';
 import { waitFor } from '../helpers/schedule.js';
 import { cleanupScratch, isolateGitEnv, tempDir } from '../helpers/scratch.js';
 import { expectFsckClean, snapshot, expectUntouched } from '../helpers/snapshot.js';
+import { logFixture, repoWith } from '../helpers/replay.js';
 
 beforeAll(() => {
   isolateGitEnv();
@@ -21,22 +21,9 @@ afterAll(() => {
   cleanupBuiltCli();
 });
 
-const fixture = (name: string): string => path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'logs', 'fixtures', name);
+const fixture = logFixture;
 
 /** A repository with one commit holding `files`. */
-function repoWith(files: Record<string, string>): string {
-  const dir = tempDir();
-  git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'config', 'user.name', 'Replay Tester');
-  git(dir, 'config', 'user.email', 'replay@tests.invalid');
-  for (const [p, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
-    writeFileSync(path.join(dir, p), text);
-  }
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '-m', 'base');
-  return dir;
-}
 
 /** The files of a commit and their text, as git reads them. */
 function treeOf(dir: string, commit = 'HEAD'): Record<string, string> {
