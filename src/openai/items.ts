@@ -12,7 +12,7 @@ import type { ApplyJson } from '../commands/results.js';
 import { usageError } from '../api/args.js';
 import { applyToDirectory } from '../commands/apply-plain.js';
 import type { PatchOperation } from '../logs/responses-items.js';
-import { describeStep, failureText, inDiffTerms, patchOf, type ApplyPatchOperation } from './operation.js';
+import { describeStep, failureText, inDiffTerms, onePatch, patchOf, type ApplyPatchOperation } from './operation.js';
 import { readSurfaceOptions, trailersFor, type ReadSurface, type SurfaceOptions } from './options.js';
 
 /** An apply_patch_call item of a response's output (`callId`, as the Agents SDK spells it, is read too). */
@@ -171,9 +171,8 @@ async function appliedAsOne(repo: Repository, calls: Call[], opts: ReadSurface<s
   let tx: Transaction | undefined;
   try {
     const parts = calls.map((call) => patchOf(call.operation, where(call)));
-    const body = parts.map((part) => part.patch.replace(/^\*\*\* Begin Patch\n/, '').replace(/\*\*\* End Patch\n$/, '')).join('');
     tx = await repo.begin(opts.begin);
-    const result = await tx.apply(`*** Begin Patch\n${body}*** End Patch\n`);
+    const result = await tx.apply(onePatch(parts.map((part) => part.patch)));
     if (!result.alreadyApplied) return null;
     return calls.map((call, k) => output(call, 'completed', withCommit(describeStep(parts[k]!.op, parts[k]!.headerLines, []), result)));
   } catch {
@@ -200,9 +199,8 @@ async function worktreeOnly(repo: Repository, workdir: string, calls: Call[], op
   const done = await stepAll(tx, calls);
   if (failedOutputs(done)) return done;
   abortQuietly(tx);
-  const body = done.flatMap((d) => d.patch.replace(/\n$/, '').split('\n').slice(1, -1));
   try {
-    await applyToDirectory(workdir, ['*** Begin Patch', ...body, '*** End Patch', ''].join('\n'), '', opts.begin.limits, opts.begin.dialect);
+    await applyToDirectory(workdir, onePatch(done.map((d) => d.patch)), '', opts.begin.limits, opts.begin.dialect);
   } catch (e) {
     const text = `Not applied: writing the response's calls to the working tree failed: ${failureText(e)}`;
     return calls.map((call) => output(call, 'failed', text));

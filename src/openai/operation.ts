@@ -5,6 +5,7 @@
 // one file cannot add, move or delete another.
 import type { ApplyJson } from '../commands/results.js';
 import { PatchtxError } from '../errors.js';
+import { BEGIN_PATCH, END_PATCH } from '../patch/grammar.js';
 import { operationOf, patchOfOperation, type PatchOperation } from '../logs/responses-items.js';
 
 /** An operation as the Responses API (`move_to`) or the Agents SDK (`moveTo`) spells it. */
@@ -30,6 +31,15 @@ export function patchOf(operation: unknown, where: string): { op: PatchOperation
   }
   const headerLines = op.type === 'update_file' && op.moveTo ? 3 : 2;
   return { op, patch: patchOfOperation(op, where), headerLines };
+}
+
+/**
+ * The patches of several operations (each a whole patch, as patchOf makes it) as one patch: their
+ * sections in order inside one envelope.
+ */
+export function onePatch(patches: readonly string[]): string {
+  const sections = patches.map((patch) => patch.slice(`${BEGIN_PATCH}\n`.length, patch.length - `${END_PATCH}\n`.length));
+  return `${BEGIN_PATCH}\n${sections.join('')}${END_PATCH}\n`;
 }
 
 /**
