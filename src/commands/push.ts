@@ -15,6 +15,7 @@ import { fetchRef } from '../git/remote/fetch.js';
 import { mergeNotes } from '../git/refs/notes-merge.js';
 import { NOTES_REF } from '../tx/run.js';
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
+import { hasScheme } from '../git/remote/local.js';
 
 export interface PushOptions extends SessionOptions {
   /** a configured remote's name or an http(s) URL (default: origin) */
@@ -45,8 +46,6 @@ export interface PushResult {
   reapplied?: string[];
 }
 
-const isUrl = (remote: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(remote);
-
 function branchOf(ref: string | undefined, head: string | null): string {
   const full = ref === undefined ? head : ref.startsWith('refs/') ? ref : `refs/heads/${ref}`;
   if (full === null) throw new PatchtxError('usage', 'HEAD is detached: name the branch to push', { option: 'ref' });
@@ -65,14 +64,14 @@ export function reflogIdentity(session: Session): Identity {
 
 /** The remote-tracking ref of `branch` for a named remote; null for a URL. */
 export const trackingRefOf = (remote: string, branch: string): string | null =>
-  isUrl(remote) || isPath(remote) ? null : `refs/remotes/${remote}/${branch.slice('refs/heads/'.length)}`;
+  hasScheme(remote) || isPath(remote) ? null : `refs/remotes/${remote}/${branch.slice('refs/heads/'.length)}`;
 
 /** A remote given as a path to a repository on this machine (`../server.git`, `/srv/repo.git`). */
 const isPath = (remote: string): boolean => remote.includes('/') || remote === '.' || remote === '..';
 
 /** The remote's URL: the remote itself when it is one, else its configured push URL or URL, else the remote as a path. */
 export function remoteUrl(session: Session, remote: string): string {
-  if (isUrl(remote)) return remote;
+  if (hasScheme(remote)) return remote;
   const url = session.config.get(`remote.${remote}.pushurl`) ?? session.config.get(`remote.${remote}.url`);
   if (url !== undefined) return url;
   // a path, as git takes one where no remote of that name is configured

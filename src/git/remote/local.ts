@@ -8,10 +8,13 @@ import { spawnSync } from 'node:child_process';
 import { PatchtxError } from '../../errors.js';
 import { crashPoint } from '../../test-points.js';
 
+/** Whether `remote` is a URL with a scheme (`https://...`, `file://...`). */
+export const hasScheme = (remote: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(remote);
+
 /** A remote reached through the file system: `file://...`, or a path (no scheme, not `host:path`). */
 export function isLocalRemote(url: string): boolean {
   if (/^file:\/\//i.test(url)) return true;
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return false;
+  if (hasScheme(url)) return false;
   // git's scp-like syntax (host:path) has a colon before the first slash
   const colon = url.indexOf(':');
   const slash = url.indexOf('/');
