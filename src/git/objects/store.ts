@@ -324,14 +324,14 @@ export class ObjectStore {
         // failed open of a loose file per object would cost a system call and an exception each
         const found = (await this.readPacked(oid)) ?? (await this.readLoose(oid));
         if (found) return found;
+        // not found: a concurrent gc may have moved it into a new pack; one more look is enough
+        if (attempt > 0) break;
       } catch (e) {
-        // a pack deleted under us by a repack or another process's fold
+        // a pack deleted under us by a repack or another process's fold, which made the new one
+        // visible first: look again. Several times, since with several writers folding, the pack
+        // found on the next look may be folded away in turn before it is opened.
         if (!isMissingFile(e) || attempt >= PACK_RETRIES) throw e;
       }
-      if (attempt >= PACK_RETRIES) break;
-      // a concurrent gc or fold may have moved the object into a new pack (which it made visible
-      // before removing the old one): look again. Several times, since with several writers
-      // folding, the pack found on the second look may be folded away in turn before it is opened.
       this.packs.refresh();
     }
     throw this.missing(oid);
