@@ -4,8 +4,8 @@
 // server took them or `git credential reject` when it did not. Never a prompt: a run of patchtx
 // is unattended (GIT_TERMINAL_PROMPT=0), and without a helper that knows the server the request
 // fails as it would have. A URL with the user and password in it needs none of this.
-import { spawn } from 'node:child_process';
 import { PatchtxError } from '../../errors.js';
+import { runProgram } from '../repo/run-program.js';
 import type { AuthCallback, AuthFailureCallback, AuthSuccessCallback, GitAuth } from 'isomorphic-git';
 
 export interface CredentialCallbacks {
@@ -15,20 +15,13 @@ export interface CredentialCallbacks {
 }
 
 /** `git credential ACTION` in `gitdir`'s repository with `input`; its output, or null when it failed. */
-function gitCredential(gitdir: string, action: 'fill' | 'approve' | 'reject', input: string): Promise<string | null> {
-  return new Promise((resolve) => {
-    let out = '';
-    const child = spawn('git', ['credential', action], {
-      cwd: gitdir,
-      env: { ...process.env, GIT_DIR: gitdir, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' },
-      stdio: ['pipe', 'pipe', 'ignore'],
-    });
-    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    child.stdin.on('error', () => undefined);
-    child.on('error', () => resolve(null));
-    child.on('close', (status) => resolve(status === 0 ? out : null));
-    child.stdin.end(input);
+async function gitCredential(gitdir: string, action: 'fill' | 'approve' | 'reject', input: string): Promise<string | null> {
+  const ran = await runProgram('git', ['credential', action], {
+    input,
+    cwd: gitdir,
+    env: { ...process.env, GIT_DIR: gitdir, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' },
   });
+  return ran.error || ran.status !== 0 ? null : ran.stdout.toString('utf8');
 }
 
 const fields = (text: string): Map<string, string> =>

@@ -4,9 +4,9 @@
 // remote ref's lock and compares its old value, so the lease holds against a concurrent push as
 // over HTTP). The lease is checked first against the remote's value as listed, then by git's
 // --force-with-lease, which sends that value as the old one.
-import { spawnSync } from 'node:child_process';
 import { PatchtxError } from '../../errors.js';
 import { crashPoint } from '../../test-points.js';
+import { runProgram } from '../repo/run-program.js';
 
 /** Whether `remote` is a URL with a scheme (`https://...`, `file://...`). */
 export const hasScheme = (remote: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(remote);
@@ -27,15 +27,10 @@ interface GitRun {
   stderr: string;
 }
 
-function runGit(gitdir: string, args: string[]): GitRun {
-  const r = spawnSync('git', [`--git-dir=${gitdir}`, ...args], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
-  });
-  if (r.error)
-    throw new PatchtxError('io_error', `cannot run git for the local remote: ${r.error.message}`, { errno: (r.error as NodeJS.ErrnoException).code });
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+async function runGit(gitdir: string, args: string[]): Promise<GitRun> {
+  const r = await runProgram('git', [`--git-dir=${gitdir}`, ...args], { input: null, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
+  if (r.error) throw new PatchtxError('io_error', `cannot run git for the local remote: ${r.error.message}`, { errno: r.error.code });
+  return { status: r.status ?? -1, stdout: r.stdout.toString('utf8'), stderr: r.stderr };
 }
 
 const firstLine = (text: string): string =>
@@ -46,8 +41,8 @@ const firstLine = (text: string): string =>
     .slice(-1)[0] ?? '';
 
 /** The remote's value of `ref` (null: it has none), read without changing anything. */
-export function listRemoteRef(gitdir: string, url: string, ref: string): string | null {
-  const r = runGit(gitdir, ['ls-remote', '--', url, ref]);
+export async function listRemoteRef(gitdir: string, url: string, ref: string): Promise<string | null> {
+  const r = await runGit(gitdir, ['ls-remote', '--', url, ref]);
   if (r.status !== 0) throw new PatchtxError('io_error', `cannot read ${ref} of ${url}: ${firstLine(r.stderr)}`, {});
   const line = r.stdout.split('\n').find((l) => l.endsWith(`\t${ref}`));
   return line === undefined ? null : line.slice(0, 40);
@@ -66,17 +61,17 @@ export interface LocalPush {
 export type LocalPushOutcome = { ok: true; previous: string | null; oid: string } | { ok: false; previous: string | null; why: string; stale: boolean };
 
 /** Pushes under the lease; `stale` outcomes are the remote ref not where the push expected it. */
-export function pushLocal(p: LocalPush): LocalPushOutcome {
-  const previous = listRemoteRef(p.gitdir, p.url, p.remoteRef);
+export async function pushLocal(p: LocalPush): Promise<LocalPushOutcome> {
+  const previous = await listRemoteRef(p.gitdir, p.url, p.remoteRef);
   if (!p.force && !p.fastForwardOnly && previous !== p.expected) return { ok: false, previous, why: 'the remote has another value', stale: true };
-  const oid = runGit(p.gitdir, ['rev-parse', '--verify', '--quiet', `${p.localRef}^{commit}`]).stdout.trim();
+  const oid = (await runGit(p.gitdir, ['rev-parse', '--verify', '--quiet', `${p.localRef}^{commit}`])).stdout.trim();
   // the tests move the remote branch here, between the listing and the update
   crashPoint('push-advertised');
   // a pre-push hook of this repository is not run, as it is not over HTTP
   const args = ['push', '--porcelain', '--no-verify'];
   if (p.force) args.push('--force');
   else if (!p.fastForwardOnly) args.push(`--force-with-lease=${p.remoteRef}:${previous ?? ''}`);
-  const r = runGit(p.gitdir, [...args, '--', p.url, `${oid}:${p.remoteRef}`]);
+  const r = await runGit(p.gitdir, [...args, '--', p.url, `${oid}:${p.remoteRef}`]);
   if (r.status === 0) return { ok: true, previous, oid };
   const status = r.stdout.split('\n').find((l) => l.startsWith('!'));
   const why = status?.split('\t')[2] ?? firstLine(r.stderr);
@@ -85,18 +80,18 @@ export function pushLocal(p: LocalPush): LocalPushOutcome {
 }
 
 /** Fetches `ref` of the local remote; its value (null: none), its objects now in this repository. */
-export function fetchLocal(gitdir: string, url: string, ref: string): string | null {
+export async function fetchLocal(gitdir: string, url: string, ref: string): Promise<string | null> {
   // under a name of this run's, removed afterwards: the caller updates the refs it means to
   const scratch = `refs/patchtx-fetch/${process.pid}`;
   try {
-    const r = runGit(gitdir, ['fetch', '--no-tags', '--no-write-fetch-head', '--', url, `+${ref}:${scratch}`]);
+    const r = await runGit(gitdir, ['fetch', '--no-tags', '--no-write-fetch-head', '--', url, `+${ref}:${scratch}`]);
     if (r.status !== 0) {
       if (/couldn't find remote ref/i.test(r.stderr)) return null;
       throw new PatchtxError('io_error', `cannot fetch ${ref} from ${url}: ${firstLine(r.stderr)}`, {});
     }
-    const value = runGit(gitdir, ['rev-parse', '--verify', '--quiet', scratch]).stdout.trim();
+    const value = (await runGit(gitdir, ['rev-parse', '--verify', '--quiet', scratch])).stdout.trim();
     return value === '' ? null : value;
   } finally {
-    runGit(gitdir, ['update-ref', '-d', scratch]);
+    await runGit(gitdir, ['update-ref', '-d', scratch]);
   }
 }

@@ -94,9 +94,9 @@ export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
 }
 
 /** The same push to a remote on this machine, through git's local transport (local.ts). */
-function pushToLocal(opts: PushRefOptions): PushRefResult {
+async function pushToLocal(opts: PushRefOptions): Promise<PushRefResult> {
   const remoteRef = opts.remoteRef ?? opts.localRef;
-  const out = pushLocal({
+  const out = await pushLocal({
     gitdir: opts.gitdir,
     url: opts.url,
     localRef: opts.localRef,

@@ -9,9 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { GitConfig } from './config.js';
 import type { Repository } from './repository.js';
-
-/** At most this much of a hook's output is kept (the end is dropped). */
-const OUTPUT_LIMIT = 64 * 1024;
+import { OUTPUT_LIMIT } from './run-program.js';
 
 export interface HookRun {
   /** exit status, or null when a signal ended the hook */

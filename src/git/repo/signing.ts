@@ -8,13 +8,13 @@
 // The key defaults to the committer's `Name <email>` for gpg and gpgsm, as in git; ssh needs
 // user.signingKey. A program that fails, or gpg without its SIG_CREATED status line, is a
 // `commit_refused` error carrying what the program said.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { PatchtxError } from '../../errors.js';
 import type { GitConfig } from './config.js';
+import { runProgram, type ProgramRun } from './run-program.js';
 
 export type SigningFormat = 'openpgp' | 'x509' | 'ssh';
 
@@ -23,8 +23,6 @@ export interface Signer {
   program: string;
   key: string;
 }
-
-const OUTPUT_LIMIT = 64 * 1024;
 
 function formatOf(config: GitConfig): SigningFormat {
   const format = config.get('gpg.format') ?? 'openpgp';
@@ -57,32 +55,7 @@ export function signerFor(config: GitConfig, committer: { name: string; email: s
   return { format, program: programOf(config, format), key: format === 'ssh' ? expandHome(key, env) : key };
 }
 
-interface Ran {
-  status: number | null;
-  stdout: Buffer;
-  stderr: string;
-  /** the program could not be started */
-  error?: NodeJS.ErrnoException;
-}
-
-function run(program: string, args: string[], input: Uint8Array | null, env: NodeJS.ProcessEnv): Promise<Ran> {
-  return new Promise((resolve) => {
-    const out: Buffer[] = [];
-    let stderr = '';
-    const child = spawn(program, args, { env, stdio: [input === null ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (c: Buffer) => out.push(c));
-    child.stderr!.on('data', (c: Buffer) => {
-      if (stderr.length < OUTPUT_LIMIT) stderr += c.toString('utf8');
-    });
-    child.on('error', (error: NodeJS.ErrnoException) => resolve({ status: null, stdout: Buffer.alloc(0), stderr, error }));
-    child.on('close', (status) => resolve({ status, stdout: Buffer.concat(out), stderr }));
-    // a program that exits without reading its input must not fail the write
-    child.stdin?.on('error', () => undefined);
-    if (input !== null) child.stdin!.end(input);
-  });
-}
-
-function failed(signer: Signer, ran: Ran, why?: string): PatchtxError {
+function failed(signer: Signer, ran: ProgramRun, why?: string): PatchtxError {
   const status = ran.error ? null : ran.status;
   const what = ran.error ? `could not be started (${ran.error.message})` : (why ?? `exited with status ${ran.status ?? 'null (a signal)'}`);
   const output = ran.stderr.trimEnd();
@@ -94,7 +67,7 @@ function failed(signer: Signer, ran: Ran, why?: string): PatchtxError {
 }
 
 async function signWithGpg(signer: Signer, payload: Uint8Array, env: NodeJS.ProcessEnv): Promise<string> {
-  const ran = await run(signer.program, ['--status-fd=2', '-bsau', signer.key], payload, env);
+  const ran = await runProgram(signer.program, ['--status-fd=2', '-bsau', signer.key], { input: payload, env });
   if (ran.error || ran.status !== 0) throw failed(signer, ran);
   // git takes the signature only with gpg's word that it made one
   if (!/^\[GNUPG:\] SIG_CREATED /m.test(ran.stderr)) throw failed(signer, ran, 'did not report a signature (no SIG_CREATED status line)');
@@ -116,7 +89,7 @@ async function signWithSsh(signer: Signer, payload: Uint8Array, env: NodeJS.Proc
     } else {
       args.push('-f', signer.key);
     }
-    const ran = await run(signer.program, [...args, buffer], null, env);
+    const ran = await runProgram(signer.program, [...args, buffer], { input: null, env });
     if (ran.error || ran.status !== 0) throw failed(signer, ran);
     let signature: string;
     try {
