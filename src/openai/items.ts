@@ -99,7 +99,7 @@ interface Done {
  * Every call as a step of `tx`, in order: what each did, or, at the first failure (the transaction
  * then aborted), the outputs of all the calls, the failing one with its error.
  */
-async function stepAll(tx: Transaction, calls: Call[]): Promise<Done[] | ApplyPatchCallOutputItem[]> {
+async function stepAll(tx: Transaction, calls: Call[]): Promise<{ done: Done[] } | { failed: ApplyPatchCallOutputItem[] }> {
   const done: Done[] = [];
   let seen = 0;
   for (const call of calls) {
@@ -113,7 +113,7 @@ async function stepAll(tx: Transaction, calls: Call[]): Promise<Done[] | ApplyPa
     } catch (e) {
       const text = failureText(e);
       tx.abort();
-      return calls.map((other, k) =>
+      const failed = calls.map((other, k) =>
         other === call
           ? output(call, 'failed', text)
           : output(
@@ -122,13 +122,11 @@ async function stepAll(tx: Transaction, calls: Call[]): Promise<Done[] | ApplyPa
               `Not applied: call ${call.callId} of the same response failed, and its calls are applied together or not at all${k < done.length ? '' : ' (this call was not tried)'}.`,
             ),
       );
+      return { failed };
     }
   }
-  return done;
+  return { done };
 }
-
-const failedOutputs = (steps: Done[] | ApplyPatchCallOutputItem[]): steps is ApplyPatchCallOutputItem[] =>
-  steps.length > 0 && (steps[0] as ApplyPatchCallOutputItem).type === 'apply_patch_call_output';
 
 /** One transaction for all calls: the first failure stops it, and nothing is written. */
 async function allOrNothing(repo: Repository, calls: Call[], opts: ReadSurface<string>): Promise<ApplyPatchCallOutputItem[]> {
@@ -139,9 +137,10 @@ async function allOrNothing(repo: Repository, calls: Call[], opts: ReadSurface<s
     const text = `Not applied: ${failureText(e)}`;
     return calls.map((call) => output(call, 'failed', text));
   }
-  const done = await stepAll(tx, calls);
+  const stepped = await stepAll(tx, calls);
   // a response sent again whose commit is the tip fails as steps: it is found applied as one patch
-  if (failedOutputs(done)) return (await appliedAsOne(repo, calls, opts)) ?? done;
+  if ('failed' in stepped) return (await appliedAsOne(repo, calls, opts)) ?? stepped.failed;
+  const { done } = stepped;
   let committed: ApplyJson;
   try {
     committed = await tx.commit({
@@ -196,8 +195,9 @@ async function worktreeOnly(repo: Repository, workdir: string, calls: Call[], op
     const text = `Not applied: ${failureText(e)}`;
     return calls.map((call) => output(call, 'failed', text));
   }
-  const done = await stepAll(tx, calls);
-  if (failedOutputs(done)) return done;
+  const stepped = await stepAll(tx, calls);
+  if ('failed' in stepped) return stepped.failed;
+  const { done } = stepped;
   abortQuietly(tx);
   try {
     await applyToDirectory(workdir, onePatch(done.map((d) => d.patch)), '', opts.begin.limits, opts.begin.dialect);
