@@ -1,6 +1,7 @@
-// Signed commits as git signs them: commit.gpgSign, gpg.format (openpgp, ssh), user.signingKey,
-// gpg.program; real gpg with a key made here in a temporary GNUPGHOME and a real ssh-keygen key,
-// and `git verify-commit` accepting the commits. The programs get the arguments `git commit -S`
+// Signed commits as git signs them: commit.gpgSign, gpg.format (openpgp, ssh, x509),
+// user.signingKey, gpg.program; real gpg with a key made here in a temporary GNUPGHOME, a real
+// ssh-keygen key and a real X.509 certificate made by gpgsm, and `git verify-commit` accepting
+// the commits. The programs get the arguments `git commit -S`
 // gives them (a wrapper logs both). A signing failure refuses the commit and writes nothing.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { patchtxJson } from '../helpers/cli.js';
 import { rejection } from '../helpers/rejection.js';
 import { git, gitWith, rev } from '../helpers/repos.js';
 import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a, withEnv } from '../helpers/scratch.js';
+import { hasGpgsm, makeX509Key } from '../helpers/signing-keys.js';
 import { expectUntouched, snapshot } from '../helpers/snapshot.js';
 
 const found = (program: string): boolean => spawnSync(program, ['--version']).error === undefined;
@@ -198,5 +200,98 @@ describe.runIf(hasSshKeygen)('ssh (ssh-keygen)', () => {
     expect(rev(dir)).toBe(u.json.commit);
     const v = verify(dir, {});
     expect(v.status, v.stdout + v.stderr).toBe(0);
+  });
+});
+
+if (!hasGpgsm) {
+  console.warn('note: gpgsm is not installed: the x509 signing tests were not run');
+  it.skip('x509 signing (gpgsm is not installed)', () => undefined);
+}
+
+/** The gpgsig header of a commit, its continuation lines unfolded. */
+function gpgsigOf(dir: string, what = 'HEAD'): string {
+  const m = /^gpgsig (.*(?:\n .*)*)/m.exec(git(dir, 'cat-file', '-p', what));
+  return m === null ? '' : m[1]!.replace(/\n /g, '\n');
+}
+
+/** The DER of a PEM-armoured signature, or an empty buffer when it is not one. */
+function derOf(armoured: string): Buffer {
+  const m = /^-----BEGIN SIGNED MESSAGE-----\n([\s\S]*?)\n-----END SIGNED MESSAGE-----$/.exec(armoured);
+  return m === null ? Buffer.alloc(0) : Buffer.from(m[1]!.replace(/\s/g, ''), 'base64');
+}
+
+/** The content type of a CMS (PKCS#7) signature: signedData, OID 1.2.840.113549.1.7.2. */
+const SIGNED_DATA = Buffer.from([0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02]);
+
+describe.runIf(hasGpgsm)('x509 (gpgsm)', () => {
+  let x509: ReturnType<typeof makeX509Key>;
+  beforeAll(() => {
+    x509 = makeX509Key('Signer', 'signer@example.invalid');
+  });
+  afterAll(() => x509?.stop());
+
+  function x509Repo(): string {
+    const dir = repo();
+    git(dir, 'config', 'gpg.format', 'x509');
+    git(dir, 'config', 'user.signingKey', 'signer@example.invalid');
+    return dir;
+  }
+
+  it('gpg.format=x509 signs with gpgsm as git does: a CMS signature git verify-commit accepts', async () => {
+    const dir = x509Repo();
+    const log = path.join(tempDir(), 'gpgsm-args');
+    git(dir, 'config', 'commit.gpgSign', 'true');
+    git(dir, 'config', 'gpg.x509.program', loggingWrapper('gpgsm', log));
+    const r = await withEnv(x509.env, () => patchtxJson('apply', '--repo', dir, addLine('two')));
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(rev(dir)).toBe(r.json.commit);
+    const der = derOf(gpgsigOf(dir));
+    // a DER SEQUENCE whose first element is the signedData content type
+    expect(der[0]).toBe(0x30);
+    expect(der.indexOf(SIGNED_DATA)).toBeGreaterThan(0);
+    expect(der.indexOf(SIGNED_DATA)).toBeLessThan(8);
+    const v = verify(dir, x509.env);
+    expect(v.status, v.stderr).toBe(0);
+    expect(v.stderr).toMatch(new RegExp(`^\\[GNUPG:\\] GOODSIG ${x509.fingerprint} `, 'm'));
+    expect(v.stderr).toMatch(/^\[GNUPG:\] VALIDSIG /m);
+    expect(git(dir, 'fsck', '--strict').trim()).toBe('');
+    // git's own signed commit calls the program the same way
+    gitWith(
+      dir,
+      { env: { ...x509.env, GIT_COMMITTER_NAME: 'Signer', GIT_COMMITTER_EMAIL: 'signer@example.invalid' } },
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'by git',
+    );
+    const [ours, gits] = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('-bsau'));
+    expect(ours).toBe('--status-fd=2 -bsau signer@example.invalid');
+    expect(ours).toBe(gits);
+  });
+
+  it('the library option sign signs with the certificate', async () => {
+    const dir = x509Repo();
+    const lib = await openRepository({ dir });
+    const got = await withEnv(x509.env, () => lib.apply(v4a('*** Update File: a.txt', '@@', ' one', '+two'), { sign: true }));
+    expect(rev(dir)).toBe(got.commit);
+    expect(derOf(gpgsigOf(dir)).indexOf(SIGNED_DATA)).toBeGreaterThan(0);
+    const v = verify(dir, x509.env);
+    expect(v.status, v.stderr).toBe(0);
+  });
+
+  it('a key gpgsm has no certificate for refuses the commit with what gpgsm said, and nothing is written', async () => {
+    const dir = x509Repo();
+    git(dir, 'config', 'user.signingKey', 'nobody@example.invalid');
+    const before = snapshot(dir);
+    const r = await withEnv(x509.env, () => patchtxJson('apply', '--repo', dir, '--sign', addLine('two')));
+    expect(r.code).toBe(9);
+    expect(r.json.error).toMatchObject({ kind: 'commit_refused', program: 'gpgsm' });
+    expect(r.json.error.message).toContain('gpg.format=x509');
+    expect(r.json.error.output).not.toBe('');
+    expectUntouched(dir, before);
   });
 });
