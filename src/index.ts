@@ -15,7 +15,9 @@ export type { FileTexts } from './patch/create.js';
 // The transaction: a repository opened by directory, its commands returning what `--json` prints.
 export { openRepository } from './api/openRepository.js';
 export type { OpenRepositoryOptions, Repository } from './api/openRepository.js';
-export type { ApplyOptions } from './api/apply.js';
+export type { ApplyAndPushOptions, AppliedJson, ApplyOptions } from './api/apply.js';
+export type { ApplyPushOptions } from './api/apply-push.js';
+export type { PushJson, PushOptions } from './api/push.js';
 export type { BeginOptions, CommitOptions, Transaction } from './api/begin.js';
 export type { EditOptions } from './api/edit.js';
 export type { CreateOp, DeleteOp, EditOp, InsertOp, MoveOp, StrReplaceOp } from './edits/ops.js';

@@ -1,6 +1,7 @@
 // Library face of `patchtx apply`: a whole patch becomes exactly one commit, or nothing. The
 // options are the command line's under their library names; the result is the object
-// `patchtx apply --json` prints.
+// `patchtx apply --json` prints, with `pushed`, the object the push then prints, when `push` is
+// given (apply-push.ts).
 import { applyTransaction, type ApplyOptions as CommandApplyOptions } from '../commands/apply.js';
 import { applyJson, diffOf, type ApplyJson } from '../commands/results.js';
 import type { Limits } from '../patch/limits.js';
@@ -15,7 +16,9 @@ import {
   readOptionsObject,
   requirePatchText,
 } from './args.js';
+import { checkApplyPush, pushApplied, readPushOption, type ApplyPushOptions } from './apply-push.js';
 import { sessionAt, settled, type Place } from './place.js';
+import type { PushJson } from './push.js';
 
 export interface ApplyOptions {
   /** commit onto this ref without touching the working tree or index (default: the checked-out branch) */
@@ -107,6 +110,28 @@ export async function runApply(place: Place, fn: string, patchText: unknown, opt
   });
 }
 
-export async function apply(place: Place, patchText: string, options: ApplyOptions = {}): Promise<ApplyJson> {
-  return runApply(place, 'apply', patchText, options, false);
+export interface ApplyAndPushOptions extends ApplyOptions {
+  /** then push the branch and the patch text, as `apply --push` (true: to origin) */
+  push?: boolean | ApplyPushOptions;
+}
+
+/** apply's result: with `push`, what the push printed as `pushed` */
+export interface AppliedJson extends ApplyJson {
+  pushed?: PushJson;
+}
+
+export async function apply(place: Place, patchText: string, options: ApplyAndPushOptions = {}): Promise<AppliedJson> {
+  const { push: pushOption, ...rest } = readOptionsObject('apply', options, [...KEYS, 'push']);
+  const push = readPushOption('apply', pushOption);
+  if (push === null) return runApply(place, 'apply', patchText, rest, false);
+  const text = requirePatchText('apply', patchText);
+  const { command, diff, wait } = readApplyOptions('apply', rest);
+  return settled(async () => {
+    // a remote the push cannot go to is found before anything is committed
+    await checkApplyPush(place, push, command.ref);
+    const patch = { ...sessionAt(place), ...command, patchText: text, check: false };
+    const result = await waitingForLocks(wait, () => applyTransaction(patch));
+    const applied = applyJson(result, diff ? diffOf(result.contents) : undefined);
+    return { ...applied, pushed: await pushApplied(place, push, result, patch) };
+  });
 }

@@ -1,7 +1,7 @@
 // The library's way into the transaction: `await openRepository({ dir })` finds the repository the
 // way the CLI does (a checkout or any directory in it, a bare repository, a linked worktree) and
 // returns an object whose methods are the commands: apply, check, undo, redo, log, show, recover,
-// replay, begin (a transaction of several steps landed as one commit) and edit (edit operations).
+// push, replay, begin (a transaction of several steps landed as one commit) and edit (edit operations).
 // The object keeps what it has read between its calls (the configuration, the parsed index, pack
 // indexes and open packs, trees) and checks all of it cheaply before each call (tx/warm.ts), so
 // that a change made meanwhile by git, the user or another process is always seen; close()
@@ -10,7 +10,7 @@
 import path from 'node:path';
 import type { ApplyJson, LogEntryJson, RecoverJson, UndoJson } from '../commands/results.js';
 import { openRepository as discover } from '../git/repo/discover.js';
-import { apply, type ApplyOptions } from './apply.js';
+import { apply, type ApplyAndPushOptions, type AppliedJson, type ApplyOptions } from './apply.js';
 import { begin, type BeginOptions, type Transaction } from './begin.js';
 import { describeValue, readOptionsObject, usageError } from './args.js';
 import { check } from './check.js';
@@ -21,6 +21,7 @@ import { settled, type Place } from './place.js';
 import { recover } from './recover.js';
 import { redo, type RedoOptions } from './redo.js';
 import { replay, type ReplayOptions, type ReplaySummary } from './replay.js';
+import { push, type PushJson, type PushOptions } from './push.js';
 import { show } from './show.js';
 import { undo, type UndoOptions } from './undo.js';
 import { WarmRepository } from '../tx/warm.js';
@@ -37,13 +38,16 @@ export interface Repository {
   readonly gitdir: string;
   /** the working tree's root; null for a bare repository */
   readonly workdir: string | null;
-  apply(patchText: string, options?: ApplyOptions): Promise<ApplyJson>;
+  /** with `push`, the branch is then pushed as `apply --push` pushes it (the result's `pushed`) */
+  apply(patchText: string, options?: ApplyAndPushOptions): Promise<AppliedJson>;
   check(patchText: string, options?: ApplyOptions): Promise<ApplyJson>;
   undo(options?: UndoOptions): Promise<UndoJson>;
   redo(options?: RedoOptions): Promise<UndoJson>;
   log(options?: LogOptions): Promise<LogEntryJson[]>;
   show(commit: string): Promise<string>;
   recover(): Promise<RecoverJson>;
+  /** the branch and the patch texts sent to a remote, under a lease, as `patchtx push` sends them */
+  push(options?: PushOptions): Promise<PushJson>;
   /** a transaction of several steps, each seeing the ones before, landed by commit() as one commit */
   begin(options?: BeginOptions): Promise<Transaction>;
   /**
@@ -72,13 +76,14 @@ export async function openRepository(options: OpenRepositoryOptions): Promise<Re
     dir: place.dir,
     gitdir: found.gitdir,
     workdir: found.workdir,
-    apply: (patchText: string, opts?: ApplyOptions) => apply(place, patchText, opts),
+    apply: (patchText: string, opts?: ApplyAndPushOptions) => apply(place, patchText, opts),
     check: (patchText: string, opts?: ApplyOptions) => check(place, patchText, opts),
     undo: (opts?: UndoOptions) => undo(place, opts),
     redo: (opts?: RedoOptions) => redo(place, opts),
     log: (opts?: LogOptions) => log(place, opts),
     show: (commit: string) => show(place, commit),
     recover: () => recover(place),
+    push: (opts?: PushOptions) => push(place, opts),
     begin: (opts?: BeginOptions) => begin(place, opts),
     close: () => warm.close(),
     replay: (log: string | readonly unknown[], opts?: ReplayOptions) => replay(place, log, opts),

@@ -1,12 +1,14 @@
 // The documented examples of the transaction library are run as written: each ```js block of the
 // "Transactions from a program" section of docs/library.md (the README links there), in order, as
 // a program importing the built package by name, in one checkout; git then checks what they did.
+// Those of "Pushing from a program" run the same way in a clone of a bare repository.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, git, gitEnv, makeRepo, repoRoot } from '../helpers/repos.js';
+import { anotherBotPushes, localHost, seededRemote } from '../helpers/remote.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
 
 /** The ```js blocks of one section of docs/library.md (up to the next heading of its level or above). */
@@ -34,6 +36,20 @@ afterAll(() => {
   cleanupRepos();
 });
 
+/** Runs the examples in order in `dir`, each as a program of its own; their outputs. */
+function runExamples(examples: string[], dir: string): string[] {
+  const outputs: string[] = [];
+  for (const [i, code] of examples.entries()) {
+    const file = path.join(work, `example-${i + 1}.mjs`);
+    writeFileSync(file, code);
+    const r = spawnSync(process.execPath, [file], { cwd: dir, env: gitEnv, encoding: 'utf8' });
+    expect(r.stderr, `example ${i + 1}:\n${code}`).toBe('');
+    expect(r.status, `example ${i + 1}`).toBe(0);
+    outputs.push(r.stdout);
+  }
+  return outputs;
+}
+
 describe("the library's documented examples", () => {
   const examples = readmeExamples('## Transactions from a program');
 
@@ -58,15 +74,7 @@ describe("the library's documented examples", () => {
 
   it('run as written, in order, in one checkout', () => {
     const dir = makeRepo('basic');
-    const outputs: string[] = [];
-    for (const [i, code] of examples.entries()) {
-      const file = path.join(work, `example-${i + 1}.mjs`);
-      writeFileSync(file, code);
-      const r = spawnSync(process.execPath, [file], { cwd: dir, env: gitEnv, encoding: 'utf8' });
-      expect(r.stderr, `example ${i + 1}:\n${code}`).toBe('');
-      expect(r.status, `example ${i + 1}`).toBe(0);
-      outputs.push(r.stdout);
-    }
+    const outputs = runExamples(examples, dir);
     // the first example's commit, as git reads it, with its trailer
     const hello = git(dir, 'log', '--format=%H', '-1', '--', 'hello.txt').trim();
     expect(outputs[0]).toContain(hello);
@@ -87,5 +95,26 @@ describe("the library's documented examples", () => {
     expect(git(dir, 'show', 'HEAD:todo.txt')).toBe('one\ntwo\n');
     expect(git(dir, 'status', '--porcelain', '--', 'hello.txt', 'todo.txt')).toBe('');
     expectFsckClean(dir);
+  });
+});
+
+describe("the library's documented push examples", () => {
+  const examples = readmeExamples('## Pushing from a program');
+
+  it('run as written, in order, in a clone whose remote branch moved on', async () => {
+    expect(examples.join('\n')).toContain('.push(');
+    const { bare, clone, url } = await seededRemote(localHost());
+    const theirs = await anotherBotPushes(url);
+    const [applied, pushed] = runExamples(examples, clone);
+    // the patch applied again onto the other clone's commit, and that commit pushed
+    const added = git(bare, 'rev-parse', 'main~1').trim();
+    expect(applied).toBe(`${added} 1\n`);
+    expect(git(bare, 'rev-parse', 'main~2').trim()).toBe(theirs);
+    expect(git(bare, 'show', '-s', '--format=%s', added).trim()).toBe('Add two');
+    // the second: a commit made here, then pushed from where the first left origin's main
+    expect(pushed).toBe(`${added} ${git(bare, 'rev-parse', 'main').trim()}\n`);
+    expect(git(bare, 'show', 'main:a.txt')).toBe('one\ntwo\nthree\n');
+    expect(git(bare, 'notes', '--ref', 'patchtx', 'show', 'main')).toContain('+three');
+    expectFsckClean(bare);
   });
 });

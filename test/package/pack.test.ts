@@ -135,7 +135,8 @@ describe('the published package', () => {
   it('ships declarations a TypeScript program type-checks against', () => {
     writeFileSync(
       path.join(consumer, 'typed.ts'),
-      "import { openRepository, PatchtxError, type ApplyJson, type ApplyOptions, type Repository } from 'patchtx';\n" +
+      'import { openRepository, PatchtxError, type AppliedJson, type ApplyAndPushOptions, type ApplyJson, type ApplyOptions, type PushJson, type Repository }' +
+        " from 'patchtx';\n" +
         "const options: ApplyOptions = { dirty: 'include', trailers: ['A=b'], limits: { patchBytes: 1024 }, wait: 1 };\n" +
         'export async function run(dir: string): Promise<string | null> {\n' +
         '  const repo: Repository = await openRepository({ dir });\n' +
@@ -143,8 +144,15 @@ describe('the published package', () => {
         '  const [last] = await repo.log({ maxCount: 1 });\n' +
         "  return r.commit ?? last?.commit ?? (new PatchtxError('usage', 'x').kind);\n" +
         '}\n' +
+        'export async function push(repo: Repository): Promise<string[]> {\n' +
+        "  const pushed: PushJson = await repo.push({ remote: 'origin', expected: null, force: false });\n" +
+        "  const a: AppliedJson = await repo.apply('', { push: { remote: 'origin', retries: 2 } });\n" +
+        '  return [pushed.commit, ...(a.pushed?.reapplied ?? [])];\n' +
+        '}\n' +
         "// @ts-expect-error: dirty is 'refuse' or 'include'\n" +
-        "export const wrong: ApplyOptions = { dirty: 'sometimes' };\n",
+        "export const wrong: ApplyOptions = { dirty: 'sometimes' };\n" +
+        '// @ts-expect-error: the push after apply retries with `retries`\n' +
+        'export const wrongPush: ApplyAndPushOptions = { push: { retry: 2 } };\n',
     );
     writeFileSync(
       path.join(consumer, 'tsconfig.json'),
