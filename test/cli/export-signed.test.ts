@@ -9,8 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patchtx, patchtxJson, requireBuiltCli } from '../helpers/cli.js';
 import { git, rev } from '../helpers/repos.js';
 import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
-
-const hasSshKeygen = spawnSync('ssh-keygen', ['-?']).error === undefined;
+import { hasSshKeygen, makeSshKey, useSshKey, type SshKey } from '../helpers/signing-keys.js';
 
 beforeAll(() => {
   requireBuiltCli();
@@ -23,24 +22,15 @@ function identity(dir: string): void {
   git(dir, 'config', 'user.email', 'signer@example.invalid');
 }
 
-/** ssh signing set up in `dir` with a key made here; git verify-commit accepts what it signs. */
-function sshSigning(dir: string, key: string): void {
-  git(dir, 'config', 'gpg.format', 'ssh');
-  git(dir, 'config', 'user.signingKey', `${key}.pub`);
-  const allowed = path.join(path.dirname(key), 'allowed');
-  git(dir, 'config', 'gpg.ssh.allowedSignersFile', allowed);
-}
+/** ssh signing set up in `dir` with the key's public half (the private one beside it), as the export keeps it. */
+const sshSigning = (dir: string, ssh: SshKey): void => useSshKey(dir, ssh, `${ssh.key}.pub`);
 
 const hasSignature = (dir: string, what: string): boolean => /^gpgsig /m.test(git(dir, 'cat-file', 'commit', what));
 const verifies = (dir: string, what: string): boolean => spawnSync('git', ['verify-commit', what], { cwd: dir }).status === 0;
 
 describe.runIf(hasSshKeygen)('replay --keep-metadata of a signed history', () => {
   it('makes the very commits recorded, signatures included; onto another parent it drops the signature', async () => {
-    const keys = tempDir();
-    const key = path.join(keys, 'key');
-    spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'signer', '-f', key]);
-    const pub = spawnSync('cat', [`${key}.pub`], { encoding: 'utf8' }).stdout.trim();
-    writeFileSync(path.join(keys, 'allowed'), `signer@example.invalid ${pub}\n`);
+    const key = makeSshKey('signer@example.invalid');
 
     const a = path.join(tempDir(), 'a');
     git(tempDir(), 'init', '-q', '-b', 'main', a);

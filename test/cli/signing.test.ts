@@ -1,9 +1,9 @@
 // Signed commits as git signs them: commit.gpgSign, gpg.format (openpgp, ssh, x509),
 // user.signingKey, gpg.program; real gpg with a key made here in a temporary GNUPGHOME, a real
 // ssh-keygen key and a real X.509 certificate made by gpgsm, and `git verify-commit` accepting
-// the commits. The programs get the arguments `git commit -S`
+// the commits (the keys: helpers/signing-keys.ts). The programs get the arguments `git commit -S`
 // gives them (a wrapper logs both). A signing failure refuses the commit and writes nothing.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,27 +12,16 @@ import { patchtxJson } from '../helpers/cli.js';
 import { rejection } from '../helpers/rejection.js';
 import { git, gitWith, rev } from '../helpers/repos.js';
 import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a, withEnv } from '../helpers/scratch.js';
-import { hasGpgsm, makeX509Key } from '../helpers/signing-keys.js';
+import { hasGpg, hasGpgsm, hasSshKeygen, makeGpgKey, makeSshKey, makeX509Key, useSshKey, type SigningHome } from '../helpers/signing-keys.js';
 import { expectUntouched, snapshot } from '../helpers/snapshot.js';
 
-const found = (program: string): boolean => spawnSync(program, ['--version']).error === undefined;
-const hasGpg = found('gpg');
-const hasSshKeygen = spawnSync('ssh-keygen', ['-?']).error === undefined;
-
-let gnupgHome = '';
+let gpg: SigningHome;
 beforeAll(() => {
   isolateGitEnv();
-  if (!hasGpg) return;
-  gnupgHome = tempDir();
-  chmodSync(gnupgHome, 0o700);
-  execFileSync('gpg', ['--batch', '--passphrase', '', '--quick-gen-key', 'Signer <signer@example.invalid>', 'ed25519', 'sign', 'never'], {
-    env: { ...process.env, GNUPGHOME: gnupgHome },
-    stdio: 'ignore',
-  });
+  if (hasGpg) gpg = makeGpgKey('Signer', 'signer@example.invalid');
 });
 afterAll(() => {
-  // the agent gpg started for the temporary home
-  if (hasGpg && gnupgHome !== '') spawnSync('gpgconf', ['--kill', 'gpg-agent'], { env: { ...process.env, GNUPGHOME: gnupgHome } });
+  gpg?.stop();
   cleanupScratch();
 });
 
@@ -57,6 +46,34 @@ function loggingWrapper(real: string, log: string): string {
   return file;
 }
 
+/**
+ * With commit.gpgSign on and `program` (set as `setting`) wrapped to log its arguments, patchtx
+ * applies a patch in `dir` under `env`, and the commit is made; returns the log.
+ */
+async function applySignedBy(dir: string, setting: string, program: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const log = path.join(tempDir(), `${program}-args`);
+  git(dir, 'config', 'commit.gpgSign', 'true');
+  git(dir, 'config', setting, loggingWrapper(program, log));
+  const r = await withEnv(env, () => patchtxJson('apply', '--repo', dir, addLine('two')));
+  expect(r.code, r.out + r.err).toBe(0);
+  expect(rev(dir)).toBe(r.json.commit);
+  return log;
+}
+
+/**
+ * The arguments the signing program logged for patchtx's commit in `dir` and then for git's own
+ * signed commit there (`gitArgs` added to its `git commit`): the logged lines with `marker`.
+ */
+function oursAndGits(dir: string, log: string, marker: string, env: NodeJS.ProcessEnv, ...gitArgs: string[]): [string, string] {
+  const signer = { GIT_COMMITTER_NAME: 'Signer', GIT_COMMITTER_EMAIL: 'signer@example.invalid' };
+  gitWith(dir, { env: { ...signer, ...env } }, 'commit', '-q', ...gitArgs, '--allow-empty', '-m', 'by git');
+  const [ours, gits] = readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .filter((l) => l.includes(marker));
+  return [ours!, gits!];
+}
+
 const verify = (dir: string, env: NodeJS.ProcessEnv, what = 'HEAD') =>
   spawnSync('git', ['verify-commit', '--raw', what], { cwd: dir, env: { ...process.env, ...env, GIT_CONFIG_GLOBAL: '/dev/null' }, encoding: 'utf8' });
 
@@ -70,23 +87,12 @@ if (!hasGpg) {
 describe.runIf(hasGpg)('openpgp (gpg)', () => {
   it('commit.gpgSign signs the commit as git does, and git verify-commit accepts it', async () => {
     const dir = repo();
-    const log = path.join(tempDir(), 'gpg-args');
-    git(dir, 'config', 'commit.gpgSign', 'true');
-    git(dir, 'config', 'gpg.program', loggingWrapper('gpg', log));
-    const r = await withEnv({ GNUPGHOME: gnupgHome }, () => patchtxJson('apply', '--repo', dir, addLine('two')));
-    expect(r.code, r.out + r.err).toBe(0);
-    expect(rev(dir)).toBe(r.json.commit);
-    const v = verify(dir, { GNUPGHOME: gnupgHome });
+    const log = await applySignedBy(dir, 'gpg.program', 'gpg', gpg.env);
+    const v = verify(dir, gpg.env);
     expect(v.status, v.stderr).toBe(0);
     expect(v.stderr).toMatch(/\[GNUPG:\] GOODSIG .* Signer <signer@example.invalid>/);
-    // git's own signed commit calls the program the same way
-    const signer = { GIT_COMMITTER_NAME: 'Signer', GIT_COMMITTER_EMAIL: 'signer@example.invalid' };
-    gitWith(dir, { env: { ...signer, GNUPGHOME: gnupgHome } }, 'commit', '-q', '--allow-empty', '-m', 'by git');
-    // (verify-commit called it too, to verify)
-    const [ours, gits] = readFileSync(log, 'utf8')
-      .trim()
-      .split('\n')
-      .filter((l) => l.includes('-bsau'));
+    // git's own signed commit calls the program the same way (verify-commit called it too, to verify)
+    const [ours, gits] = oursAndGits(dir, log, '-bsau', gpg.env);
     expect(ours).toBe('--status-fd=2 -bsau Signer <signer@example.invalid>');
     expect(ours).toBe(gits);
   });
@@ -94,14 +100,14 @@ describe.runIf(hasGpg)('openpgp (gpg)', () => {
   it('user.signingKey names the key; --no-sign leaves the commit unsigned; --sign signs without commit.gpgSign', async () => {
     const dir = repo();
     git(dir, 'config', 'user.signingKey', 'signer@example.invalid');
-    const unsigned = await withEnv({ GNUPGHOME: gnupgHome }, () => patchtxJson('apply', '--repo', dir, addLine('two')));
+    const unsigned = await withEnv(gpg.env, () => patchtxJson('apply', '--repo', dir, addLine('two')));
     expect(unsigned.code, unsigned.err).toBe(0);
     expect(hasSignature(dir)).toBe(false);
-    const signed = await withEnv({ GNUPGHOME: gnupgHome }, () => patchtxJson('apply', '--repo', dir, '--sign', addLine('three')));
+    const signed = await withEnv(gpg.env, () => patchtxJson('apply', '--repo', dir, '--sign', addLine('three')));
     expect(signed.code, signed.out + signed.err).toBe(0);
-    expect(verify(dir, { GNUPGHOME: gnupgHome }).status).toBe(0);
+    expect(verify(dir, gpg.env).status).toBe(0);
     git(dir, 'config', 'commit.gpgSign', 'true');
-    const off = await withEnv({ GNUPGHOME: gnupgHome }, () => patchtxJson('apply', '--repo', dir, '--no-sign', addLine('four')));
+    const off = await withEnv(gpg.env, () => patchtxJson('apply', '--repo', dir, '--no-sign', addLine('four')));
     expect(off.code, off.out + off.err).toBe(0);
     expect(hasSignature(dir)).toBe(false);
   });
@@ -111,7 +117,7 @@ describe.runIf(hasGpg)('openpgp (gpg)', () => {
     git(dir, 'config', 'commit.gpgSign', 'true');
     git(dir, 'config', 'user.signingKey', 'nobody@example.invalid');
     const before = snapshot(dir);
-    const r = await withEnv({ GNUPGHOME: gnupgHome }, () => patchtxJson('apply', '--repo', dir, addLine('two')));
+    const r = await withEnv(gpg.env, () => patchtxJson('apply', '--repo', dir, addLine('two')));
     expect(r.code).toBe(9);
     expect(r.json.error).toMatchObject({ kind: 'commit_refused', program: 'gpg' });
     expect(r.json.error.message).toContain('nobody@example.invalid');
@@ -122,9 +128,9 @@ describe.runIf(hasGpg)('openpgp (gpg)', () => {
   it('the library option sign', async () => {
     const dir = repo();
     const lib = await openRepository({ dir });
-    const got = await withEnv({ GNUPGHOME: gnupgHome }, () => lib.apply(v4a('*** Update File: a.txt', '@@', ' one', '+two'), { sign: true }));
+    const got = await withEnv(gpg.env, () => lib.apply(v4a('*** Update File: a.txt', '@@', ' one', '+two'), { sign: true }));
     expect(rev(dir)).toBe(got.commit);
-    expect(verify(dir, { GNUPGHOME: gnupgHome }).status).toBe(0);
+    expect(verify(dir, gpg.env).status).toBe(0);
   });
 });
 
@@ -157,40 +163,22 @@ if (!hasSshKeygen) {
 describe.runIf(hasSshKeygen)('ssh (ssh-keygen)', () => {
   it('gpg.format=ssh signs with the key file, as git does, and git verify-commit accepts it', async () => {
     const dir = repo();
-    const keyDir = tempDir();
-    const key = path.join(keyDir, 'id_ed25519');
-    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'signer', '-f', key]);
-    const allowed = path.join(keyDir, 'allowed_signers');
-    writeFileSync(allowed, `signer@example.invalid ${readFileSync(`${key}.pub`, 'utf8')}`);
+    useSshKey(dir, makeSshKey('signer@example.invalid'));
     const log = path.join(tempDir(), 'ssh-args');
-    git(dir, 'config', 'gpg.format', 'ssh');
-    git(dir, 'config', 'user.signingKey', key);
     git(dir, 'config', 'gpg.ssh.program', loggingWrapper('ssh-keygen', log));
-    git(dir, 'config', 'gpg.ssh.allowedSignersFile', allowed);
     const r = await patchtxJson('apply', '--repo', dir, '--sign', addLine('two'));
     expect(r.code, r.out + r.err).toBe(0);
     const v = verify(dir, {});
     expect(v.status, v.stdout + v.stderr).toBe(0);
     expect(v.stdout + v.stderr).toMatch(/Good "git" signature for signer@example.invalid/);
-    gitWith(dir, {}, 'commit', '-q', '-S', '--allow-empty', '-m', 'by git');
-    const [ours, gits] = readFileSync(log, 'utf8')
-      .trim()
-      .split('\n')
-      .filter((l) => l.startsWith('-Y sign'));
+    const [ours, gits] = oursAndGits(dir, log, '-Y sign', {}, '-S');
     expect(ours).toBe('-Y sign -n git -f FILE FILE');
     expect(ours).toBe(gits);
   });
 
   it('a revert commit of undo is signed when commit.gpgSign says so, as git revert signs it', async () => {
     const dir = repo();
-    const keyDir = tempDir();
-    const key = path.join(keyDir, 'id_ed25519');
-    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'signer', '-f', key]);
-    const allowed = path.join(keyDir, 'allowed_signers');
-    writeFileSync(allowed, `signer@example.invalid ${readFileSync(`${key}.pub`, 'utf8')}`);
-    git(dir, 'config', 'gpg.format', 'ssh');
-    git(dir, 'config', 'user.signingKey', key);
-    git(dir, 'config', 'gpg.ssh.allowedSignersFile', allowed);
+    useSshKey(dir, makeSshKey('signer@example.invalid'));
     const applied = await patchtxJson('apply', '--repo', dir, addLine('two'));
     expect(applied.code, applied.out + applied.err).toBe(0);
     expect(hasSignature(dir)).toBe(false);
@@ -239,12 +227,7 @@ describe.runIf(hasGpgsm)('x509 (gpgsm)', () => {
 
   it('gpg.format=x509 signs with gpgsm as git does: a CMS signature git verify-commit accepts', async () => {
     const dir = x509Repo();
-    const log = path.join(tempDir(), 'gpgsm-args');
-    git(dir, 'config', 'commit.gpgSign', 'true');
-    git(dir, 'config', 'gpg.x509.program', loggingWrapper('gpgsm', log));
-    const r = await withEnv(x509.env, () => patchtxJson('apply', '--repo', dir, addLine('two')));
-    expect(r.code, r.out + r.err).toBe(0);
-    expect(rev(dir)).toBe(r.json.commit);
+    const log = await applySignedBy(dir, 'gpg.x509.program', 'gpgsm', x509.env);
     const der = derOf(gpgsigOf(dir));
     // a DER SEQUENCE whose first element is the signedData content type
     expect(der[0]).toBe(0x30);
@@ -256,19 +239,7 @@ describe.runIf(hasGpgsm)('x509 (gpgsm)', () => {
     expect(v.stderr).toMatch(/^\[GNUPG:\] VALIDSIG /m);
     expect(git(dir, 'fsck', '--strict').trim()).toBe('');
     // git's own signed commit calls the program the same way
-    gitWith(
-      dir,
-      { env: { ...x509.env, GIT_COMMITTER_NAME: 'Signer', GIT_COMMITTER_EMAIL: 'signer@example.invalid' } },
-      'commit',
-      '-q',
-      '--allow-empty',
-      '-m',
-      'by git',
-    );
-    const [ours, gits] = readFileSync(log, 'utf8')
-      .trim()
-      .split('\n')
-      .filter((l) => l.includes('-bsau'));
+    const [ours, gits] = oursAndGits(dir, log, '-bsau', x509.env);
     expect(ours).toBe('--status-fd=2 -bsau signer@example.invalid');
     expect(ours).toBe(gits);
   });

@@ -6,71 +6,34 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanupBuiltCli, patchtx, patchtxJson, requireBuiltCli, runCli } from '../helpers/cli.js';
-import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
+import { addLine, anotherBotPushes, httpHost, seededRemote, type RemoteHost, type SharedRemote } from '../helpers/remote.js';
 import { git, gitOk, rev } from '../helpers/repos.js';
 import { waitFor } from '../helpers/schedule.js';
 import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
 
-let root: string;
-let server: GitHttpServer;
-let n = 0;
+let host: RemoteHost;
 
 beforeAll(async () => {
   isolateGitEnv();
   requireBuiltCli();
-  root = tempDir();
-  server = await startGitHttpServer(root);
+  host = await httpHost();
 });
 
 afterAll(async () => {
-  await server.close();
+  await host.close();
   cleanupScratch();
   cleanupBuiltCli();
 });
 
-interface Setup {
-  /** the bare repository the server serves */
-  bare: string;
-  /** a clone whose origin is the server's URL */
-  clone: string;
-  url: string;
-}
-
 /** A bare repository on the server with one commit on main, and a clone of it over HTTP. */
-let setup: Setup;
+let setup: SharedRemote;
 beforeEach(async () => {
-  const name = `server${++n}.git`;
-  const bare = path.join(root, name);
-  git(root, 'init', '-q', '--bare', '-b', 'main', name);
-  git(bare, 'config', 'http.receivepack', 'true');
-  const seed = path.join(tempDir(), 'seed');
-  git(root, 'init', '-q', '-b', 'main', seed);
-  writeFileSync(path.join(seed, 'a.txt'), 'one\n');
-  git(seed, 'add', 'a.txt');
-  git(seed, 'commit', '-q', '-m', 'seed');
-  git(seed, 'push', '-q', bare, 'main');
-  const url = `${server.base}${name}`;
-  const clone = path.join(tempDir(), 'clone');
-  // over HTTP, asynchronously: the server answers from this very process
-  await gitOk(root, 'clone', '-q', url, clone);
-  git(clone, 'config', 'user.name', 'Bot');
-  git(clone, 'config', 'user.email', 'bot@example.invalid');
-  setup = { bare, clone, url };
+  setup = await seededRemote(host);
 });
 
-const addLine = (line: string) => patchFile(v4a('*** Update File: a.txt', '@@', ' one', `+${line}`));
-
 /** Another clone ("another bot") moves the server's main on. */
-async function otherBotPushes(): Promise<string> {
-  const other = path.join(tempDir(), 'other');
-  await gitOk(root, 'clone', '-q', setup.url, other);
-  writeFileSync(path.join(other, 'b.txt'), 'theirs\n');
-  git(other, 'add', 'b.txt');
-  git(other, '-c', 'user.name=Other', '-c', 'user.email=o@example.invalid', 'commit', '-q', '-m', 'other bot');
-  await gitOk(other, 'push', '-q', 'origin', 'main');
-  return rev(other);
-}
+const otherBotPushes = (): Promise<string> => anotherBotPushes(setup.url);
 
 describe('apply --push', () => {
   it('lands the commit on the server, with its patch text in refs/notes/patchtx', async () => {
@@ -211,24 +174,10 @@ describe('push', () => {
 });
 
 /** Another clone changes a.txt's line `one` (the context the patches here are anchored on). */
-async function otherBotRewritesOne(): Promise<string> {
-  const other = path.join(tempDir(), 'other');
-  await gitOk(root, 'clone', '-q', setup.url, other);
-  writeFileSync(path.join(other, 'a.txt'), 'uno\n');
-  git(other, '-c', 'user.name=Other', '-c', 'user.email=o@example.invalid', 'commit', '-q', '-am', 'other bot rewrites one');
-  await gitOk(other, 'push', '-q', 'origin', 'main');
-  return rev(other);
-}
+const otherBotRewritesOne = (): Promise<string> => anotherBotPushes(setup.url, { 'a.txt': 'uno\n' }, 'other bot rewrites one');
 
 /** Another clone changes b.txt (which the patches here leave alone). */
-async function otherBotRewritesB(): Promise<string> {
-  const other = path.join(tempDir(), 'other-b');
-  await gitOk(root, 'clone', '-q', setup.url, other);
-  writeFileSync(path.join(other, 'b.txt'), 'theirs, again\n');
-  git(other, '-c', 'user.name=Other', '-c', 'user.email=o@example.invalid', 'commit', '-q', '-am', 'other bot again');
-  await gitOk(other, 'push', '-q', 'origin', 'main');
-  return rev(other);
-}
+const otherBotRewritesB = (): Promise<string> => anotherBotPushes(setup.url, { 'b.txt': 'theirs, again\n' }, 'other bot again');
 
 describe('apply --push --retry', () => {
   it('applies the patches again onto the moved remote branch and lands them on top', async () => {
@@ -277,7 +226,7 @@ describe('apply --push --retry', () => {
   it('works on a branch without a checkout (--ref, in a bare clone)', async () => {
     const theirs = await otherBotPushes();
     const bareClone = path.join(tempDir(), 'bare-clone.git');
-    await gitOk(root, 'clone', '-q', '--bare', setup.url, bareClone);
+    await gitOk(host.root, 'clone', '-q', '--bare', setup.url, bareClone);
     git(bareClone, 'config', 'user.name', 'Bot');
     git(bareClone, 'config', 'user.email', 'bot@example.invalid');
     // the bare clone is from before the other bot's second push
@@ -356,7 +305,7 @@ describe('show of a commit whose note did not come along', () => {
     const mine = a.lines[0].commit;
     // a plain clone does not fetch refs/notes/patchtx
     const fresh = path.join(tempDir(), 'fresh');
-    await gitOk(root, 'clone', '-q', setup.url, fresh);
+    await gitOk(host.root, 'clone', '-q', setup.url, fresh);
     const plain = await patchtx('show', '--repo', fresh, 'HEAD');
     expect(plain.code).toBe(2);
     expect(plain.err).toContain('Patch-Id');
