@@ -8,7 +8,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patchtx, patchtxJson, requireBuiltCli } from '../helpers/cli.js';
 import { git, rev } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { cleanupScratch, isolateGitEnv, tempDir } from '../helpers/scratch.js';
+import { addLine, seededRepo } from '../helpers/seeded.js';
 import { hasSshKeygen, makeSshKey, useSshKey, type SshKey } from '../helpers/signing-keys.js';
 
 beforeAll(() => {
@@ -32,16 +33,11 @@ describe.runIf(hasSshKeygen)('replay --keep-metadata of a signed history', () =>
   it('makes the very commits recorded, signatures included; onto another parent it drops the signature', async () => {
     const key = makeSshKey('signer@example.invalid');
 
-    const a = path.join(tempDir(), 'a');
-    git(tempDir(), 'init', '-q', '-b', 'main', a);
-    identity(a);
-    writeFileSync(path.join(a, 'a.txt'), 'one\n');
-    git(a, 'add', 'a.txt');
-    git(a, 'commit', '-q', '-m', 'seed');
+    const a = seededRepo({ name: 'Signer', email: 'signer@example.invalid' });
     const base = rev(a);
     sshSigning(a, key);
     for (const line of ['two', 'three']) {
-      const r = await patchtxJson('apply', '--repo', a, '--sign', patchFile(v4a('*** Update File: a.txt', '@@', ' one', `+${line}`)));
+      const r = await patchtxJson('apply', '--repo', a, '--sign', addLine(line));
       expect(r.code, r.err).toBe(0);
     }
     const recorded = git(a, 'rev-list', '--reverse', `${base}..main`).trim().split('\n');

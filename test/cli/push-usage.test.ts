@@ -1,12 +1,12 @@
 // A remote that --push cannot push to (not configured, not a URL) is a usage error found before
 // anything is written: apply --push and undo --push leave the branch, the working tree and the
 // notes as they were, as the other usage errors do.
-import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patchtxJson, requireBuiltCli } from '../helpers/cli.js';
 import { git } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { cleanupScratch, isolateGitEnv, tempDir } from '../helpers/scratch.js';
+import { addLine, seededRepo } from '../helpers/seeded.js';
 import { expectUntouched, snapshot } from '../helpers/snapshot.js';
 
 beforeAll(() => {
@@ -15,19 +15,7 @@ beforeAll(() => {
 });
 afterAll(cleanupScratch);
 
-function repo(): string {
-  const dir = path.join(tempDir(), 'repo');
-  mkdirSync(dir);
-  git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'config', 'user.name', 'T');
-  git(dir, 'config', 'user.email', 't@example.invalid');
-  writeFileSync(path.join(dir, 'a.txt'), 'one\n');
-  git(dir, 'add', 'a.txt');
-  git(dir, 'commit', '-q', '-m', 'seed');
-  return dir;
-}
-
-const addLine = (line: string): string => patchFile(v4a('*** Update File: a.txt', '@@', ' one', `+${line}`));
+const repo = (): string => seededRepo({ name: 'T', email: 't@example.invalid' });
 
 describe('--push to a remote that is not there', () => {
   it('apply --push refuses before committing anything', async () => {

@@ -11,8 +11,9 @@ import { openRepository } from '../../src/index.js';
 import { patchtxJson } from '../helpers/cli.js';
 import { rejection } from '../helpers/rejection.js';
 import { git, gitWith, rev } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a, withEnv } from '../helpers/scratch.js';
+import { cleanupScratch, isolateGitEnv, tempDir, v4a, withEnv } from '../helpers/scratch.js';
 import { hasGpg, hasGpgsm, hasSshKeygen, makeGpgKey, makeSshKey, makeX509Key, useSshKey, type SigningHome } from '../helpers/signing-keys.js';
+import { addLine, seededRepo } from '../helpers/seeded.js';
 import { expectUntouched, snapshot } from '../helpers/snapshot.js';
 
 let gpg: SigningHome;
@@ -25,18 +26,8 @@ afterAll(() => {
   cleanupScratch();
 });
 
-function repo(): string {
-  const dir = path.join(tempDir(), 'repo');
-  git(tempDir(), 'init', '-q', '-b', 'main', dir);
-  git(dir, 'config', 'user.name', 'Signer');
-  git(dir, 'config', 'user.email', 'signer@example.invalid');
-  writeFileSync(path.join(dir, 'a.txt'), 'one\n');
-  git(dir, 'add', 'a.txt');
-  git(dir, 'commit', '-q', '--no-gpg-sign', '-m', 'seed');
-  return dir;
-}
-
-const addLine = (line: string): string => patchFile(v4a('*** Update File: a.txt', '@@', ' one', `+${line}`));
+/** A repository with a.txt committed (unsigned), Signer configured. */
+const repo = (): string => seededRepo({ name: 'Signer', email: 'signer@example.invalid' });
 
 /** A program that logs its arguments (temporary file names made stable) and runs `real`. */
 function loggingWrapper(real: string, log: string): string {

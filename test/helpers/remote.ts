@@ -1,11 +1,12 @@
 // Shared remotes for the push tests: a bare repository seeded with one commit on main (a.txt,
-// "one"), reached over the loopback smart-HTTP server (git-http-server.ts) or by its path, a clone
+// "one", as seeded.ts makes it), reached over the loopback smart-HTTP server (git-http-server.ts) or by its path, a clone
 // of it with a bot's identity, and "another bot": a second clone that moves the remote's main on.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startGitHttpServer } from './git-http-server.js';
 import { git, gitOk, rev } from './repos.js';
-import { patchFile, tempDir, v4a } from './scratch.js';
+import { tempDir } from './scratch.js';
+import { seededRepo } from './seeded.js';
 
 /** Where the bare repositories are, and how clones reach them. */
 export interface RemoteHost {
@@ -47,12 +48,7 @@ export async function seededRemote(host: RemoteHost, opts: { cloneConfig?: strin
   const bare = path.join(host.root, name);
   git(host.root, 'init', '-q', '--bare', '-b', 'main', bare);
   git(bare, 'config', 'http.receivepack', 'true');
-  const seed = path.join(tempDir(), 'seed');
-  git(host.root, 'init', '-q', '-b', 'main', seed);
-  writeFileSync(path.join(seed, 'a.txt'), 'one\n');
-  git(seed, 'add', 'a.txt');
-  git(seed, 'commit', '-q', '-m', 'seed');
-  git(seed, 'push', '-q', bare, 'main');
+  git(seededRepo(null), 'push', '-q', bare, 'main');
   const url = host.base === null ? bare : `${host.base}${name}`;
   const clone = path.join(tempDir(), 'clone');
   // asynchronously: the server answers from this very process
@@ -63,7 +59,7 @@ export async function seededRemote(host: RemoteHost, opts: { cloneConfig?: strin
 }
 
 /** A patch file adding a line after the seeded `one` of a.txt. */
-export const addLine = (line: string): string => patchFile(v4a('*** Update File: a.txt', '@@', ' one', `+${line}`));
+export { addLine } from './seeded.js';
 
 /**
  * Another clone of `url` ("another bot") writes `files` (by default a new b.txt, which the patches
