@@ -164,6 +164,16 @@ describe('unified diffs in a repository that converts line endings: as git apply
     },
   );
 
+  it('an ident attribute: the diff shows $Id$ where the working file has it expanded, and applies', async () => {
+    const source = sourceRepo({ '.gitattributes': '*.c ident\n', 'x.c': '/* $Id$ */\nint a;\nint b;\n' });
+    const config: string[] = [];
+    expect(read(cloneOf(source, config), 'x.c')).toMatch(/^\/\* \$Id: [0-9a-f]{40} \$ \*\//);
+    const diff = diffIn(source, config, (d) => edit(d, 'x.c', (s) => s.replace('int a;', 'int aa;')));
+    expect(diff).toContain(' /* $Id$ */');
+    const g = await expectAgreement(source, config, diff);
+    expect(g.applies).toBe(true);
+  });
+
   it('a file with a lone CR (binary to git: no conversion) and a -text file: their bytes are patched as they are', async () => {
     const source = sourceRepo({ '.gitattributes': 'raw.dat -text\n', 'cr.txt': 'a\rb\nc\nd\n', 'raw.dat': 'x\r\ny\r\nz\r\n' });
     const config = ['core.autocrlf=true'];
