@@ -34,7 +34,7 @@ import { checkCheckoutRoom, checkCheckoutWritable, indexUpdatesOf } from '../tx/
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
 import { inspectPaths, loadTouched, type LoadedState, type PathState } from '../tx/state.js';
 import { stillWitnessed, witnessLoad, type LoadWitness } from '../tx/load-witness.js';
-import { committedForm, conversionsOfResult } from '../tx/conversions.js';
+import { committedForm, conversionsOfResult, lineFormsOf, type ConvertedPath } from '../tx/conversions.js';
 import { offBase, resolveTarget, type Target, type TargetOptions } from '../tx/target.js';
 import { withPathHint } from './path-hint.js';
 import { mark, timingEnd, timingStart } from '../timing.js';
@@ -326,7 +326,13 @@ async function build(
   mark('load touched');
   let plan: Plan;
   try {
-    plan = reused ? planOutcome(ahead!.plan) : ((ahead && planMadeAhead(ahead.plan, overlay)) ?? planPatch(patch, overlay, planOptions(opts)));
+    if (reused) plan = planOutcome(ahead!.plan);
+    else {
+      // a plan made ahead stands where it read the same files and placed diffs with the same conversions
+      const converted = diffConversions(patch, states);
+      const madeAhead = ahead?.converted === JSON.stringify(converted) ? planMadeAhead(ahead.plan, overlay) : undefined;
+      plan = madeAhead ?? planPatch(patch, overlay, await planOptions(session, opts, converted));
+    }
   } catch (e) {
     // a path that is not there: say what the caller probably meant
     throw await withPathHint(e, session, { tree: target.baseTree, cwd: opts.cwd ?? process.cwd(), pathPrefix: opts.pathPrefix });
@@ -463,8 +469,25 @@ async function throughHooks(session: Session, proposed: string, own: Trailer[], 
   return opts.check ? proposed : messageThroughHooks(session, proposed, own, { author, checkout, noVerify: opts.noVerify });
 }
 
-function planOptions(opts: ApplyOptions): PlanOptions {
-  return { strict: opts.strict, matchWork: opts.limits?.matchWork, dialect: opts.dialect };
+/**
+ * The paths a unified diff's hunks edit, each with its conversion and index blob: they decide how
+ * the hunks are placed (in the stored form of a file git converts, as git apply places them).
+ */
+function diffConversions(patch: Patch, states: Map<string, PathState>): ConvertedPath[] {
+  const diffed = new Set(patch.hunks.flatMap((h) => (h.kind === 'edit' && h.edit.type === 'hunks' ? [h.path] : [])));
+  return [...diffed].flatMap((p) => {
+    const st = states.get(p);
+    if (st === undefined) return [];
+    const staged = st.index?.find((e) => e.stage === 0)?.oid;
+    return [{ path: p, conversion: st.conversion, indexOid: staged ?? (st.base.type === 'blob' ? st.base.oid : null) }];
+  });
+}
+
+async function planOptions(session: Session, opts: ApplyOptions, converted: readonly ConvertedPath[]): Promise<PlanOptions> {
+  const options: PlanOptions = { strict: opts.strict, matchWork: opts.limits?.matchWork, dialect: opts.dialect };
+  const forms = await lineFormsOf(session.store, converted);
+  if (forms.size > 0) options.lineForms = (p) => forms.get(p);
+  return options;
 }
 
 /** What was read and planned before the lock was taken. */
@@ -474,6 +497,9 @@ interface Ahead {
   loaded: LoadedState;
   /** what they were read from (null: the load is not to be reused) */
   witness: LoadWitness | null;
+  /** the conversions the plan placed a diff's hunks with (diffConversions, as JSON): a plan made
+   * ahead stands only where they are still the same */
+  converted: string;
 }
 
 /**
@@ -486,8 +512,9 @@ async function planBeforeLock(session: Session, target: Target, patch: Patch, op
   try {
     const index = target.worktree ? await readIndex(session.repo) : null;
     const loaded = await loadTouched(session, target.baseTree, touchedPaths(patch), { worktree: target.worktree, index, dirty: opts.dirty ?? 'refuse' });
-    const plan = planAhead(patch, loaded.overlay, planOptions(opts));
-    return { plan, loaded, witness: witnessLoad(session, target.baseTree, index, loaded) };
+    const converted = diffConversions(patch, loaded.states);
+    const plan = planAhead(patch, loaded.overlay, await planOptions(session, opts, converted));
+    return { plan, loaded, witness: witnessLoad(session, target.baseTree, index, loaded), converted: JSON.stringify(converted) };
   } catch {
     return undefined;
   }

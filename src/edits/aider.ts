@@ -13,7 +13,7 @@
 // an empty SEARCH part creates the file when it does not exist and appends to it when it does.
 // Blocks apply in order, each seeing the ones before.
 import { PatchtxError } from '../errors.js';
-import { pathProblem, quotePath } from '../patch/paths.js';
+import { pathProblem, plainPath, quotePath } from '../patch/paths.js';
 import type { Hunk, Patch } from '../patch/types.js';
 
 const SEARCH = /^<{5,9} SEARCH\s*$/;
@@ -40,9 +40,10 @@ export function parseAiderBlocks(text: string): Patch {
     const error = (message: string, line: number): PatchtxError =>
       new PatchtxError('parse_error', `block ${index + 1} (line ${line}): ${message}`, { line, format: 'aider', operation: index });
     if (pathLine === -1) throw error('no file path before <<<<<<< SEARCH', i + 1);
-    const path = lines[pathLine]!.trim().replace(/^[`*]+|[`*:]+$/g, '');
+    const written = lines[pathLine]!.trim().replace(/^[`*]+|[`*:]+$/g, '');
+    const path = plainPath(written, true);
     const problem = pathProblem(path);
-    if (problem !== null) throw new PatchtxError('path_rejected', `Path ${quotePath(path)} is rejected: ${problem}`, { path, line: pathLine + 1 });
+    if (problem !== null) throw new PatchtxError('path_rejected', `Path ${quotePath(written)} is rejected: ${problem}`, { path: written, line: pathLine + 1 });
     const divider = findFrom(lines, i + 1, DIVIDER, REPLACE);
     if (divider === -1) throw error('no ======= after <<<<<<< SEARCH', i + 1);
     const end = findFrom(lines, divider + 1, REPLACE, SEARCH);

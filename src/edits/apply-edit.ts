@@ -1,14 +1,16 @@
 // One content edit (str_replace, insert, an Aider block, a unified diff's hunks) applied to one
 // file's text: the engine calls this for an `edit` hunk. A mode edit changes no content and is
-// the engine's to record.
+// the engine's to record. A diff's hunks are placed in the file's stored form when it has one
+// (line-form.ts), as `git apply` places them.
 import { PatchtxError } from '../errors.js';
 import type { ContentEdit } from '../patch/types.js';
 import { applyDiffHunks } from './git-apply.js';
 import { insertText } from './insert.js';
+import { inStoredForm, keepsCrlf, type LineForm } from './line-form.js';
 import { replaceText } from './str-replace.js';
 import { lineEndingOf, withLineEnding } from './text.js';
 
-export function applyContentEdit(text: string, edit: Exclude<ContentEdit, { type: 'mode' }>, path: string): string {
+export function applyContentEdit(text: string, edit: Exclude<ContentEdit, { type: 'mode' }>, path: string, form?: LineForm): string {
   switch (edit.type) {
     case 'str_replace':
       return replaceText(text, edit, path);
@@ -19,11 +21,13 @@ export function applyContentEdit(text: string, edit: Exclude<ContentEdit, { type
       return text + (text === '' || text.endsWith('\n') ? '' : eol) + withLineEnding(edit.text, eol);
     }
     case 'hunks': {
-      const out = applyDiffHunks(text, edit.hunks, path);
-      if (edit.remove && out !== '') {
-        throw new PatchtxError('context_not_found', `the diff deletes ${path}, but the file holds more than the diff removes`, { path });
-      }
-      return out;
+      return inStoredForm(text, form, keepsCrlf(edit.hunks), (t) => {
+        const out = applyDiffHunks(t, edit.hunks, path);
+        if (edit.remove && out !== '') {
+          throw new PatchtxError('context_not_found', `the diff deletes ${path}, but the file holds more than the diff removes`, { path });
+        }
+        return out;
+      });
     }
   }
 }

@@ -1,7 +1,7 @@
 // Reading one edit operation's fields from JSON: every wrong or missing field is a `parse_error`
 // naming the operation's index and the field, so a caller can fix its list without guessing.
 import { PatchtxError } from '../errors.js';
-import { pathProblem, quotePath } from '../patch/paths.js';
+import { pathProblem, plainPath, quotePath } from '../patch/paths.js';
 
 /** An operation as given: an object, read field by field. */
 export class OpFields {
@@ -32,17 +32,18 @@ export class OpFields {
     return v;
   }
 
-  /** A repository-relative path a patch could name. */
+  /** A repository-relative path a patch could name; `./src//x` is taken as `src/x`, as in V4A. */
   path(key: string): string {
     const p = this.string(key);
-    const problem = p === '' ? 'it is empty' : pathProblem(p);
+    const plain = plainPath(p, true);
+    const problem = p === '' ? 'it is empty' : pathProblem(plain);
     if (problem !== null) {
       throw new PatchtxError('path_rejected', `operations[${this.index}] (${this.name}): path ${quotePath(p)} is rejected: ${problem}`, {
         path: p,
         operation: this.index,
       });
     }
-    return p;
+    return plain;
   }
 
   optionalBoolean(key: string): boolean {

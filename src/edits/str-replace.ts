@@ -3,12 +3,14 @@
 // the new text is written as it is. In a CRLF file, old and new text written with `\n` line
 // breaks (as models write them) are taken with the file's `\r\n`, and new text keeps the file's
 // line endings either way. A text that is not there is reported with the closest region of the
-// file, as a V4A chunk that is not found is; several occurrences with the line of each.
+// file, as a V4A chunk that is not found is; several occurrences with the line of each. An Aider
+// block's lines that are not there as written may be there indented otherwise (indent-shift.ts).
 import { PatchtxError } from '../errors.js';
 import { closestRegion, makeVisible } from '../match/diagnose.js';
 import { searchableOf } from '../match/searchable.js';
 import type { ContentEdit, Hunk } from '../patch/types.js';
 import type { OpFields } from './fields.js';
+import { replaceShifted } from './indent-shift.js';
 import { lineAtOffset, lineEndingOf, plainLines, withLineEnding } from './text.js';
 
 export interface StrReplaceOp {
@@ -52,6 +54,10 @@ export function replaceText(text: string, edit: Edit, path: string): string {
   if (at.length === 0 && edit.wholeLines) {
     const last = atLastLine(text, old);
     if (last !== undefined) return text.slice(0, last) + withoutFinalBreak(withLineEnding(edit.new, eol));
+  }
+  if (at.length === 0 && edit.wholeLines) {
+    const shifted = replaceShifted(text, edit.old, edit.new, eol, path);
+    if (shifted !== undefined) return shifted;
   }
   if (at.length === 0) throw notFound(text, edit.old, path);
   if (at.length > 1 && !edit.replaceAll) {

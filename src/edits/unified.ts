@@ -9,7 +9,7 @@
 // path). Binary diffs and copies are refused.
 import { parsePatch as parseUnified, type StructuredPatch } from 'diff';
 import { PatchtxError } from '../errors.js';
-import { pathProblem, quotePath } from '../patch/paths.js';
+import { pathProblem, plainPath, quotePath } from '../patch/paths.js';
 import type { DiffHunk, Hunk, Patch } from '../patch/types.js';
 
 const NO_NEWLINE = '\\';
@@ -104,11 +104,15 @@ function diffHunk(h: StructuredPatch['hunks'][number], line: number): DiffHunk {
   };
 }
 
-/** `a/x` -> `x` (git apply's -p1); `/dev/null` -> null. */
+/**
+ * `a/x` -> `x` (git apply's -p1); `/dev/null` -> null. Repeated '/' are one, as git apply takes
+ * them; a '.' segment is refused, as git apply refuses it.
+ */
 function pathOf(name: string | undefined, git: boolean, line: number): string | null {
   if (name === undefined || name === '/dev/null') return null;
-  const slash = name.indexOf('/');
-  const p = git || slash !== -1 ? name.slice(slash + 1) : name;
+  const plain = plainPath(name, false);
+  const slash = plain.indexOf('/');
+  const p = git || slash !== -1 ? plain.slice(slash + 1) : plain;
   const problem = pathProblem(p);
   if (problem !== null) throw new PatchtxError('path_rejected', `Path ${quotePath(p)} is rejected: ${problem}`, { path: p, line });
   return p;

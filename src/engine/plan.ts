@@ -112,7 +112,7 @@ function applyHunk(
       summary.push(`M ${hunk.moveTo ?? hunk.path}`);
       break;
     case 'edit':
-      editFile(tree, hunk, modes);
+      editFile(tree, hunk, modes, options);
       summary.push(`M ${hunk.path}`);
       break;
   }
@@ -132,7 +132,7 @@ export function namingOrigin(e: unknown, hunk: Hunk): unknown {
 }
 
 /** A content edit of an existing file (an Aider block with an empty SEARCH may create one). */
-function editFile(tree: PatchedTree, hunk: EditHunk, modes: Map<string, FileMode>): void {
+function editFile(tree: PatchedTree, hunk: EditHunk, modes: Map<string, FileMode>, options: PlanOptions): void {
   const { path, line, edit } = hunk;
   const before = tree.read(path);
   if (before === undefined && edit.type === 'append' && !tree.isDirectory(path)) {
@@ -151,7 +151,7 @@ function editFile(tree: PatchedTree, hunk: EditHunk, modes: Map<string, FileMode
   }
   const text = before.text();
   if (text === undefined) throw notTextError(path, before.whyNotText());
-  tree.replace(path, FileContent.ofText(applyContentEdit(text, edit, path)));
+  tree.replace(path, FileContent.ofText(applyContentEdit(text, edit, path, options.lineForms?.(path))));
 }
 
 function addFile(tree: PatchedTree, hunk: AddHunk, options: PlanOptions, warnings: PlanWarning[]): void {

@@ -3,6 +3,7 @@
 
 import type { MatchWarning } from '../match/locate.js';
 import type { WarningKind } from '../warnings.js';
+import type { LineForm } from '../edits/line-form.js';
 
 export interface FileLookup {
   /** bytes of the regular file at `path`, or undefined when there is no file there */
@@ -30,6 +31,12 @@ export interface PlanOptions {
    * when it did before.
    */
   dialect?: Dialect;
+  /**
+   * The conversions of a file between the working tree and what git stores, for the files whose
+   * line endings (or `$Id$`) git converts: a unified diff's hunks are placed in the stored form,
+   * as `git apply` places them (src/edits/line-form.ts). None: the files are patched as they are.
+   */
+  lineForms?: (path: string) => LineForm | undefined;
 }
 
 export type Dialect = 'codex' | 'agents-sdk';

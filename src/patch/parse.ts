@@ -23,7 +23,7 @@ import {
   trimRust,
 } from './grammar.js';
 import { checkLineLength, checkPatchSize, limitsWith, tooManyOperations, type Limits } from './limits.js';
-import { cwdPathProblem, pathProblem, quotePath, withoutDotSegments } from './paths.js';
+import { cwdPathProblem, pathProblem, plainPath, quotePath } from './paths.js';
 import type { Chunk, ChunkLine, Hunk, Patch } from './types.js';
 
 export interface ParsedInvocation {
@@ -256,10 +256,11 @@ function finishChunk(draft: DraftChunk): Chunk {
 
 /**
  * The path a header names, checked; from the repository root, `./src/x` means `src/x` (models
- * write it so), so '.' segments are dropped there. Errors quote the path as written.
+ * write it so), so '.' segments are dropped there, and repeated '/' are one (paths from a current
+ * directory are resolved by the caller). Errors quote the path as written.
  */
 function checkedPath(written: string, index: number, fromCwd: boolean): string {
-  const path = fromCwd ? written : withoutDotSegments(written);
+  const path = fromCwd ? written : plainPath(written, true);
   const problem = fromCwd ? cwdPathProblem(written) : pathProblem(path);
   if (problem === null) return path;
   const line = index + 1;

@@ -15,13 +15,34 @@ export function pathProblem(path: string): string | null {
     // Git and Windows would disagree about where the segments are.
     if (c === 0x5c) return "it contains a backslash; use '/' to separate directories";
   }
-  for (const segment of path.split('/')) {
-    if (segment === '') return "it has an empty segment ('//' or a trailing '/')";
+  const segments = path.split('/');
+  if (segments.includes('..')) return "it has a '..' segment";
+  const directory = directoryProblem(path);
+  if (directory !== null) return directory;
+  for (const segment of segments) {
+    if (segment === '') return "it has an empty segment ('//')";
     if (segment === '.') return "it has a '.' segment";
-    if (segment === '..') return "it has a '..' segment";
     if (isGitDirAlias(segment)) return `'${segment}' names the .git directory`;
   }
   return lengthProblem(path);
+}
+
+/** Why `path` names a directory rather than a file (a trailing '/', or a last segment '.' or '..'), or null. */
+export function directoryProblem(path: string): string | null {
+  const last = path.slice(path.lastIndexOf('/') + 1);
+  if (last !== '' && last !== '.' && last !== '..') return null;
+  return `it names a directory (it ends with '${last === '' ? '/' : last}'); a patch names files`;
+}
+
+/**
+ * A path as a model or a tool writes it, made plain as git takes it: repeated '/' as one, and with
+ * `dots`, '.' segments dropped (`./src//x` is `src/x`). A path naming a directory, or one that
+ * would be left empty, is returned as written, for pathProblem to refuse.
+ */
+export function plainPath(path: string, dots: boolean): string {
+  if (directoryProblem(path) !== null) return path;
+  const kept = path.split('/').filter((s, i) => (s !== '' || i === 0) && !(dots && s === '.'));
+  return kept.length === 0 || (kept.length === 1 && kept[0] === '') ? path : kept.join('/');
 }
 
 /**
@@ -70,18 +91,11 @@ export function utf8Length(s: string): number {
  */
 export function cwdPathProblem(path: string): string | null {
   if (path === '' || path.startsWith('\\\\')) return pathProblem(path);
+  const directory = directoryProblem(path);
+  if (directory !== null) return directory;
   const segments = path.replace(/^\/+/, '').split('/');
-  const kept = segments.filter((s) => s !== '.' && s !== '..');
+  const kept = segments.filter((s) => s !== '.' && s !== '..' && s !== '');
   return kept.length === 0 ? 'it names a directory, not a file' : pathProblem(kept.join('/'));
-}
-
-/** `path` without its '.' segments (`./a/./b` is `a/b`); unchanged when nothing would be left or it has an empty segment. */
-export function withoutDotSegments(path: string): string {
-  const segments = path.split('/');
-  // with an empty segment too, the path is refused as written
-  if (!segments.includes('.') || segments.includes('')) return path;
-  const kept = segments.filter((s) => s !== '.');
-  return kept.length === 0 ? path : kept.join('/');
 }
 
 /** Returns `path` when a patch may touch it; throws `path_rejected` otherwise. */

@@ -3,6 +3,7 @@
 // working-tree bytes (reading the index's blob only when git's text=auto rule needs it), and what
 // `git checkout` would write for the blobs of a commit.
 import { PatchtxError } from '../errors.js';
+import type { LineForm } from '../edits/line-form.js';
 import { consultsIndex, converts, hasCrlfText, toGit, toWorktree, type Conversion, type ToGitResult } from '../git/worktree/convert.js';
 import { conversionsForPaths } from '../git/repo/features.js';
 import type { ObjectStore } from '../git/objects/store.js';
@@ -111,4 +112,29 @@ export async function committedForm(
   const stored = await storedForm(session.store, conversion, bytes, indexOid);
   const warning = checkRoundTrip ? roundTripCheck(path, conversion, stored) : null;
   return { blob: stored.data, worktree: toWorktree(stored.data, conversion), warning };
+}
+
+/** A path's conversion and the blob of its index entry (null: none), which git's text=auto rule consults. */
+export interface ConvertedPath {
+  path: string;
+  conversion: Conversion;
+  indexOid: string | null;
+}
+
+/**
+ * The line forms (edits/line-form.ts) of `paths`: `git add`'s and `git checkout`'s conversions of
+ * each, over UTF-8 text, for those whose conversion can change content.
+ */
+export async function lineFormsOf(store: ObjectStore, paths: readonly ConvertedPath[]): Promise<Map<string, LineForm>> {
+  const forms = new Map<string, LineForm>();
+  for (const { path, conversion, indexOid } of paths) {
+    if (!converts(conversion)) continue;
+    const indexHasCrlf = conversion.crlf === 'auto' && indexOid !== null && hasCrlfText(await store.readBlob(indexOid));
+    const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString('utf8');
+    forms.set(path, {
+      toGit: (t) => text(toGit(Buffer.from(t, 'utf8'), conversion, indexHasCrlf).data),
+      toWorktree: (t) => text(toWorktree(Buffer.from(t, 'utf8'), conversion)),
+    });
+  }
+  return forms;
 }

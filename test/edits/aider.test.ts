@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openRepository } from '../../src/index.js';
+import { applyPatch, openRepository } from '../../src/index.js';
 import { patchtxJson } from '../helpers/cli.js';
 import { cleanupRepos, commitCount, git, makeRepo } from '../helpers/repos.js';
 import { rejection } from '../helpers/rejection.js';
@@ -69,5 +69,77 @@ describe('Aider SEARCH/REPLACE blocks', () => {
     // the last line with something after it is not there
     const missing = await rejection(repo.apply(block('tail.py', 'x = 3\nmore\n', 'x = 4\n')));
     expect(missing.kind).toBe('context_not_found');
+  });
+});
+
+/** `files` committed in a checkout of the basic fixture. */
+function repoWith(files: Record<string, string>): string {
+  const dir = makeRepo('basic');
+  for (const [p, content] of Object.entries(files)) writeFileSync(path.join(dir, p), content);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'files');
+  return dir;
+}
+
+const PY = 'class A:\n    def f(self):\n        if x:\n            return 1\n\n        return 2\n\nrest = 0\n';
+
+describe('Aider blocks: a SEARCH part indented less or more than the file', () => {
+  it('indented less: the one region that differs only by the same leading whitespace on every line is replaced, the REPLACE lines shifted alike', async () => {
+    const dir = repoWith({ 'a.py': PY });
+    const r = await patchtxJson(
+      'apply',
+      '--repo',
+      dir,
+      patchFile(block('a.py', 'if x:\n    return 1\n\nreturn 2\n', 'if x:\n    return 10\n\n# two\nreturn 2\n')),
+    );
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(git(dir, 'show', 'HEAD:a.py')).toBe(
+      'class A:\n    def f(self):\n        if x:\n            return 10\n\n        # two\n        return 2\n\nrest = 0\n',
+    );
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+  });
+
+  it('indented more, in a CRLF file with tabs: the shift is taken off the REPLACE lines, the file keeps its line endings', async () => {
+    const dir = repoWith({ 't.go': 'func f() {\r\n\tif x {\r\n\t\treturn 1\r\n\t}\r\n}\r\n' });
+    const repo = await openRepository({ dir });
+    await repo.apply(block('t.go', '\t\tif x {\n\t\t\treturn 1\n\t\t}\n', '\t\tif y {\n\t\t\treturn 2\n\t\t}\n'));
+    expect(git(dir, 'show', 'HEAD:t.go')).toBe('func f() {\r\n\tif y {\r\n\t\treturn 2\r\n\t}\r\n}\r\n');
+  });
+
+  it('an exact match wins over a shifted one', async () => {
+    const dir = repoWith({ 'e.py': 'x = 1\ny\n    x = 1\n    y\n' });
+    const repo = await openRepository({ dir });
+    await repo.apply(block('e.py', 'x = 1\ny\n', 'x = 2\ny\n'));
+    expect(git(dir, 'show', 'HEAD:e.py')).toBe('x = 2\ny\n    x = 1\n    y\n');
+  });
+
+  it('several shifted regions stay ambiguous_match, listing them; lines whose shifts differ are no match', async () => {
+    const dir = repoWith({ 'm.py': 'def f():\n    if a:\n        b\ndef g():\n        if a:\n            b\n', 'u.py': 'if a:\n    b\n        c\n' });
+    const repo = await openRepository({ dir });
+    const several = await rejection(repo.apply(block('m.py', 'if a:\n    b\n', 'if a:\n    c\n')));
+    expect(several.kind).toBe('ambiguous_match');
+    expect(several.data.candidates).toEqual([2, 5]);
+    expect(several.message).toMatch(/leading whitespace/);
+    // b is 4 columns further in, c 6: no single shift
+    const uneven = await rejection(repo.apply(block('u.py', 'b\n  c\n', 'b\n  d\n')));
+    expect(uneven.kind).toBe('context_not_found');
+    expect(git(dir, 'log', '-1', '--format=%s').trim()).toBe('files');
+  });
+});
+
+describe('Aider blocks shifted, in memory', () => {
+  const apply = (file: string, search: string, replace: string): unknown => applyPatch(block('f.py', search, replace), { 'f.py': file }).files['f.py'];
+
+  it('blank lines match blank lines whatever their whitespace, and stay blank in the REPLACE lines', () => {
+    expect(apply('  a\n  \n  b\n', 'a\n\nb\n', 'a\n\nc\n')).toBe('  a\n\n  c\n');
+  });
+
+  it('a REPLACE line indented less than the shift loses only the indentation it has', () => {
+    expect(apply('a\nb\n', '    a\n    b\n', '    a\n  x\nb2\n')).toBe('a\nx\nb2\n');
+  });
+
+  it('a region ending at a last line without a line break: the file keeps none; an empty REPLACE deletes the lines', () => {
+    expect(apply('def f():\n    return 1', 'return 1\n', 'return 2\n')).toBe('def f():\n    return 2');
+    expect(apply('x\n    y\n    z\n', 'y\nz\n', '')).toBe('x\n');
   });
 });

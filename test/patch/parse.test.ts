@@ -425,6 +425,10 @@ describe('parsePatch: paths', () => {
     expect(e.message).toBe("Invalid patch hunk on line 3: path 'sub/.GIT/hooks/x' is rejected: '.GIT' names the .git directory");
   });
 
+  it("repeated '/' are one, as git apply takes them: .//x is x", () => {
+    expect(parsePatch(patch('*** Delete File: .//x', '*** Delete File: a//b')).hunks.map((h) => h.path)).toEqual(['x', 'a/b']);
+  });
+
   it("drops '.' segments, as a model writing ./src/x means src/x", () => {
     const p = parsePatch(patch('*** Add File: ./a.txt', '+x', '*** Delete File: src/./b', '*** Update File: ./c', '*** Move to: ./d/./e', '@@', '-x', '+y'));
     expect(p.hunks.map((h) => h.path)).toEqual(['a.txt', 'src/b', 'c']);
@@ -432,9 +436,10 @@ describe('parsePatch: paths', () => {
   });
 
   it.each([
-    ['*** Add File: .', /'\.' segment/],
+    ['*** Add File: .', /names a directory \(it ends with '\.'\)/],
     ['*** Delete File: ./../x', /'\.\.' segment/],
-    ['*** Delete File: .//x', /'\.' segment/],
+    ['*** Delete File: sub/x/.', /names a directory \(it ends with '\.'\)/],
+    ['*** Delete File: sub/x/', /names a directory \(it ends with '\/'\)/],
   ])('still rejects %s', (header, reason) => {
     const e = parseError(patch(header));
     expect(e.kind).toBe('path_rejected');

@@ -4,7 +4,7 @@
 // real run between the two (PATCHTX_TEST_PAUSE_AT=planned-ahead), changes something the way a user
 // or git would, and lets the run go on: what the run reports must be what the repository holds
 // under the lock, not what it held before.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
@@ -35,9 +35,9 @@ const status = (dir: string): string => git(dir, 'status', '--porcelain', '--unt
  * Starts `patchtx apply PATCH` held between planning ahead and taking the lock; `go()` releases it.
  * `env`: more of the run's environment (a crash point).
  */
-async function heldApply(dir: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}) {
+async function heldApply(dir: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}, text = PATCH) {
   const patch = path.join(dir, '..', 'change.patch');
-  writeFileSync(patch, PATCH);
+  writeFileSync(patch, text);
   const release = path.join(dir, '..', 'go');
   const run = runCli(['apply', '--repo', dir, '--json', ...extra, patch], {
     env: { PATCHTX_TEST_PAUSE_AT: 'planned-ahead', PATCHTX_TEST_PAUSE_UNTIL: release, ...env },
@@ -99,5 +99,31 @@ describe('the touched paths read before the lock, and under it', () => {
     expect(git(dir, 'diff', '--name-only', 'HEAD~1', 'HEAD').trim()).toBe('src/math.js');
     expect(status(dir)).toBe(' M README.md\n');
     expect(read(dir, 'README.md')).toBe('edited meanwhile\n');
+  });
+
+  it('a unified diff is planned again when the conversion it was placed with changed in between (the index entry), the bytes the same', async () => {
+    const dir = makeRepo('empty');
+    git(dir, 'config', 'core.autocrlf', 'false');
+    writeFileSync(path.join(dir, 'a.txt'), 'one\ntwo\nthree\n');
+    git(dir, 'add', 'a.txt');
+    git(dir, 'commit', '-q', '-m', 'base');
+    // checked out as core.autocrlf=true does: CRLF in the working tree, LF stored
+    git(dir, 'config', 'core.autocrlf', 'true');
+    rmSync(path.join(dir, 'a.txt'));
+    git(dir, 'checkout', '--', 'a.txt');
+    expect(read(dir, 'a.txt')).toBe('one\r\ntwo\r\nthree\r\n');
+    const diff = '--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n';
+    const run = await heldApply(dir, ['--dirty=include'], {}, diff);
+    // the CRLF bytes staged as they are: text=auto then leaves them alone, so the LF lines are not there
+    git(dir, '-c', 'core.autocrlf=false', 'add', 'a.txt');
+    const head = rev(dir);
+    const r = await run.go();
+    expect(r.status, r.stdout + r.stderr).toBe(1);
+    expect(JSON.parse(r.stdout).error.kind).toBe('context_not_found');
+    // what a run started now says
+    const now = await runCli(['check', '--repo', dir, '--json', '--dirty=include', path.join(dir, '..', 'change.patch')]);
+    expect(JSON.parse(now.stdout).error.kind).toBe('context_not_found');
+    expect(rev(dir)).toBe(head);
+    expect(read(dir, 'a.txt')).toBe('one\r\ntwo\r\nthree\r\n');
   });
 });
