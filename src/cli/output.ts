@@ -142,7 +142,7 @@ export function recoveryText(report: RecoveryReport): { line: string; warnings: 
     report.ref === undefined
       ? 'recovered an interrupted run: nothing had been written'
       : `recovered an interrupted ${report.op ?? 'transaction'} on ${report.ref}: ${report.outcome === 'finished' ? finishedText(report.ref, report.commit) : 'it had not landed and was dropped'}`;
-  return { line, warnings: report.warnings };
+  return { line, warnings: report.warnings.map((w) => w.message) };
 }
 
 /** Where a finished run left the ref: its commit, or (the undo of a first commit) no commit at all. */

@@ -13,7 +13,7 @@ export function printUndo(streams: Streams, r: UndoResult, json: boolean): void 
   }
   if (r.recovered) printRecoveryNote(streams, r.recovered);
   streams.out(`${undoHeadline(r)}\n${r.files.map((f) => changeLine(f) + '\n').join('')}`);
-  for (const w of r.warnings ?? []) streams.err(`warning: ${w}\n`);
+  for (const w of r.warnings ?? []) streams.err(`warning: ${w.message}\n`);
 }
 
 /** What an undo or redo did, in one line. */

@@ -29,7 +29,7 @@ import { savedPathOf, savedRecordPath, savedSpec, writeSavedRecord, type SavedPa
 import { checkMessageOption, generatedMessage, parseTrailerOption, PATCH_ID_TRAILER, TREE_TRAILER } from '../tx/message.js';
 import { normalisePatch, patchId } from './patch-id.js';
 import type { RecoveryReport } from '../tx/recover.js';
-import { NOTES_REF, runTransaction, type Prepared } from '../tx/run.js';
+import { NOTES_REF, runTransaction, type NoteWarning, type Prepared } from '../tx/run.js';
 import { checkCheckoutRoom, checkCheckoutWritable, indexUpdatesOf } from '../tx/sync.js';
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
 import { inspectPaths, loadTouched, type LoadedState, type PathState } from '../tx/state.js';
@@ -624,7 +624,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     mark('target');
 
     let built: Built;
-    let warnings: string[] = [];
+    let warnings: NoteWarning[] = [];
     if (opts.check) {
       const index = target.worktree ? await readIndex(session.repo) : null;
       const dryStore = new DryRunObjectStore(session.store);
@@ -661,11 +661,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       checked: opts.check === true,
       files: built.plan.changes,
       summary: built.plan.summary,
-      warnings: [
-        ...dirtyIncluded(built, opts.check === true),
-        ...built.plan.warnings,
-        ...warnings.map((message) => ({ kind: 'note' as const, message, path: '' })),
-      ],
+      warnings: [...dirtyIncluded(built, opts.check === true), ...built.plan.warnings, ...warnings],
       patchId: pid,
       message: built.message,
       tree: built.tree,
