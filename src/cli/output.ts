@@ -2,11 +2,11 @@
 // one JSON object for machines (--json, shaped in commands/results.ts, which the library returns
 // too), unified diffs with colour when the terminal wants it.
 import { exitCodeFor, type PatchtxError } from '../errors.js';
-import { unifiedDiff } from '../engine/diff.js';
 import type { FileContents, TxResult } from '../commands/apply.js';
 import { applyJson, diffOf } from '../commands/results.js';
 import { toError } from '../commands/to-error.js';
-import type { RecoveryReport } from '../tx/recover.js';
+import type { RecoveryReport } from '../commands/recover.js';
+import { unifiedDiff } from '../commands/shown.js';
 import { isTerminal, writeToFd } from './stdio.js';
 
 export interface Streams {

@@ -1,9 +1,8 @@
 // Human and JSON output of undo, redo and log.
-import { DEEPEN_REMEDY } from '../git/refs/shallow.js';
 import type { LogListing } from '../commands/log.js';
 import type { UndoResult } from '../commands/undo.js';
 import { logJson, undoJson } from '../commands/results.js';
-import { changeLine } from '../tx/message.js';
+import { changeLine, DEEPEN_REMEDY } from '../commands/shown.js';
 import { printRecoveryNote, type Streams } from './output.js';
 
 export function printUndo(streams: Streams, r: UndoResult, json: boolean): void {

@@ -5,7 +5,7 @@
 // refused, not altered.
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { PatchtxError } from '../errors.js';
-import { causeOfCode } from '../git/fs/io-error.js';
+import { causeOfCode } from '../commands/shown.js';
 import { DEFAULT_LIMITS, describeBytes, limitExceeded, lineTooLong, type Limits } from '../patch/limits.js';
 import { decodePatchBytes } from '../patch/utf8.js';
 import { isTerminal } from './stdio.js';
