@@ -13,6 +13,8 @@ export const WARNING_KINDS = {
   dirty_included: 'a touched path had uncommitted changes that the commit took in (`replaced`: the patch replaced them; they were saved with the note)',
   line_endings: "git's `core.safecrlf` check: the file's line endings would not survive a checkout unchanged",
   note: 'after the commit point, something the transaction could not finish (the patch note, the redo history, a file left as it was: `path`); the commit stands',
+  commit_id_unknown:
+    "check: the commit's id is known only once it is made (`reasons`: `signing`, `prepare-commit-msg`, `commit-msg`: apply signs it, or runs a hook that may edit its message), so `wouldCommit` is null",
   ref_moved_on:
     "recovery: the branch (`ref`) had moved on from the interrupted run's commit (`commit`) to `tip` before the run was finished; the commit stands, the redo history is left as it was, and the checkout is brought in line with `tip`",
   checkout_switched: "recovery: this checkout no longer has the interrupted run's branch (`ref`) checked out; its working tree and index were left as they are",

@@ -112,11 +112,11 @@ export async function printApplied(streams: Streams, result: TxResult, opts: { j
   }
   streams.out(codexSummary(result.summary));
   if (opts.diff && result.contents) streams.out(await renderDiffs(result.contents));
-  const short = result.commit!.slice(0, 7);
+  const short = result.commit?.slice(0, 7);
   const branch = result.ref.replace(/^refs\/heads\//, '');
-  streams.out(
-    result.checked ? `Check passed: the patch would commit as ${short} on ${branch} (nothing of it was written).\n` : `[${branch} ${short}] committed\n`,
-  );
+  // a check whose commit gets its id only when made (signed, or through hooks) names none
+  const as = short === undefined ? '' : ` as ${short}`;
+  streams.out(result.checked ? `Check passed: the patch would commit${as} on ${branch} (nothing of it was written).\n` : `[${branch} ${short}] committed\n`);
 }
 
 /** A re-run of the patch the tip was made from. */

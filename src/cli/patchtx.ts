@@ -109,6 +109,9 @@ function addApplyOptions(cmd: Command): Command {
     )
     .option('--wait <seconds>', "wait up to this long for another transaction's lock instead of failing")
     .option('--ops <file>', 'a JSON array of edit operations (str_replace, insert, create, delete, move) instead of a patch; - for standard input')
+    .option('--no-verify', 'do not run the commit-msg hook (prepare-commit-msg and post-commit still run, as with git commit)')
+    .option('--sign', 'sign the commit as git does (gpg.format, user.signingKey), whatever commit.gpgSign says')
+    .option('--no-sign', 'do not sign the commit, whatever commit.gpgSign says')
     .option('--json', 'print one JSON result object');
 }
 
@@ -223,9 +226,6 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     )
     .option('--force', 'with --push: overwrite the remote branch whatever it holds')
     .option('--retry <n>', 'with --push: when the remote branch moved, fetch it and apply the patches again onto it, up to N times')
-    .option('--no-verify', 'do not run the commit-msg hook (prepare-commit-msg and post-commit still run, as with git commit)')
-    .option('--sign', 'sign the commit as git does (gpg.format, user.signingKey), whatever commit.gpgSign says')
-    .option('--no-sign', 'do not sign the commit, whatever commit.gpgSign says')
     .action((sources: string[], flags: ApplyFlags) =>
       runWithIdentityOptions(flags.json, async () => {
         if (flags.force && flags.push === undefined) throw new PatchtxError('usage', '--force is about the push: give --push too');
