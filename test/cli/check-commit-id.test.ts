@@ -7,21 +7,21 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patchtx, patchtxJson } from '../helpers/cli.js';
-import { git, gitDirOf, rev } from '../helpers/repos.js';
+import { cleanupRepos, git, gitDirOf, makeRepo, rev } from '../helpers/repos.js';
 import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a, withEnv } from '../helpers/scratch.js';
 import { expectUntouched, snapshot } from '../helpers/snapshot.js';
 
 beforeAll(() => isolateGitEnv());
-afterAll(() => cleanupScratch());
+afterAll(() => {
+  cleanupRepos();
+  cleanupScratch();
+});
 
+/** A checkout of the basic fixture, with an identity in its config (the tests' environment has none). */
 function repo(): string {
-  const dir = path.join(tempDir(), 'repo');
-  git(tempDir(), 'init', '-q', '-b', 'main', dir);
+  const dir = makeRepo('basic');
   git(dir, 'config', 'user.name', 'Checker');
   git(dir, 'config', 'user.email', 'checker@example.invalid');
-  writeFileSync(path.join(dir, 'a.txt'), 'one\n');
-  git(dir, 'add', 'a.txt');
-  git(dir, 'commit', '-q', '--no-gpg-sign', '-m', 'seed');
   return dir;
 }
 
@@ -39,7 +39,7 @@ function fakeGpg(): string {
   return executable(path.join(tempDir(), 'fake-gpg'), script);
 }
 
-const addLine = (line: string): string => patchFile(v4a('*** Update File: a.txt', '@@', ' one', `+${line}`));
+const addLine = (line: string): string => patchFile(v4a('*** Update File: README.md', '@@', ' # Sample', `+${line}`));
 const SAME_CLOCK = { GIT_AUTHOR_DATE: '2030-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2030-01-01T00:00:00Z' };
 
 describe('check and the id of the commit apply makes', () => {

@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, cliOk, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { cleanupBuiltCli, cliOk, requireBuiltCli, runCli, type CliResult } from '../helpers/cli.js';
 import { cleanupRepos, git, makeRepo, rev } from '../helpers/repos.js';
 import { waitFor } from '../helpers/schedule.js';
 import { leftoverFiles } from '../helpers/snapshot.js';
@@ -27,18 +27,19 @@ function patchFile(dir: string): string {
   return file;
 }
 
-/** Runs `patchtx ARGS --json` held at `point` until `go()`, which returns its parsed result. */
-function held(dir: string, args: string[], point: string) {
+/**
+ * Runs `patchtx ARGS` held right after it moved the ref to `to`, saves src/math.js meanwhile (as an
+ * editor would), then lets it finish; its exit status must be 0.
+ */
+async function savedWhileRunning(dir: string, args: string[], to: string): Promise<CliResult> {
   const release = path.join(dir, '..', `${path.basename(dir)}-${args[0]}.go`);
-  const run = runCli([...args, '--repo', dir, '--json'], { env: { PATCHTX_TEST_PAUSE_AT: point, PATCHTX_TEST_PAUSE_UNTIL: release } });
-  return {
-    go: async () => {
-      writeFileSync(release, '');
-      const r = await run;
-      expect(r.status, r.stdout + r.stderr).toBe(0);
-      return JSON.parse(r.stdout);
-    },
-  };
+  const run = runCli([...args, '--repo', dir], { env: { PATCHTX_TEST_PAUSE_AT: 'after-ref', PATCHTX_TEST_PAUSE_UNTIL: release } });
+  await waitFor(() => rev(dir) === to, `the ${args[0]} moved the ref`);
+  writeFileSync(path.join(dir, 'src/math.js'), `saved during the ${args[0]}\n`);
+  writeFileSync(release, '');
+  const r = await run;
+  expect(r.status, r.stdout + r.stderr).toBe(0);
+  return r;
 }
 
 const leftWhileRunning = (p: string) => ({
@@ -54,18 +55,12 @@ describe('undo and redo', () => {
     cliOk(['apply', '--repo', dir, patchFile(dir)]);
     const applied = rev(dir);
 
-    const undo = held(dir, ['undo'], 'after-ref');
-    await waitFor(() => rev(dir) === base, 'the undo moved the ref');
-    writeFileSync(path.join(dir, 'src/math.js'), 'saved during the undo\n');
-    const undone = await undo.go();
+    const undone = JSON.parse((await savedWhileRunning(dir, ['undo', '--json'], base)).stdout);
     expect(undone).toMatchObject({ action: 'reset', commit: base, warnings: [leftWhileRunning('src/math.js')] });
     expect(status(dir)).toBe(' M src/math.js\n');
 
     git(dir, 'checkout', '--', 'src/math.js');
-    const redo = held(dir, ['redo'], 'after-ref');
-    await waitFor(() => rev(dir) === applied, 'the redo moved the ref');
-    writeFileSync(path.join(dir, 'src/math.js'), 'saved during the redo\n');
-    const redone = await redo.go();
+    const redone = JSON.parse((await savedWhileRunning(dir, ['redo', '--json'], applied)).stdout);
     expect(redone).toMatchObject({ action: 'fast-forward', commit: applied, warnings: [leftWhileRunning('src/math.js')] });
     expect(status(dir)).toBe(' M src/math.js\n');
     expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
@@ -75,13 +70,7 @@ describe('undo and redo', () => {
     const dir = makeRepo('basic');
     const base = rev(dir);
     cliOk(['apply', '--repo', dir, patchFile(dir)]);
-    const release = path.join(dir, '..', 'undo-text.go');
-    const run = runCli(['undo', '--repo', dir], { env: { PATCHTX_TEST_PAUSE_AT: 'after-ref', PATCHTX_TEST_PAUSE_UNTIL: release } });
-    await waitFor(() => rev(dir) === base, 'the undo moved the ref');
-    writeFileSync(path.join(dir, 'src/math.js'), 'saved during the undo\n');
-    writeFileSync(release, '');
-    const r = await run;
-    expect(r.status, r.stderr).toBe(0);
+    const r = await savedWhileRunning(dir, ['undo'], base);
     expect(r.stderr).toBe(`warning: ${leftWhileRunning('src/math.js').message}\n`);
   });
 });
