@@ -40,10 +40,10 @@ const LAYERS = [
   },
   {
     // the programs run the commands: what they need of the layers below, the commands offer
-    // (commands/process.ts, commands/shown.ts), so a change below reaches them through one place
+    // (commands/process.ts, shown.ts, inputs.ts), so a change below reaches them through one place
     target: './src/cli',
-    from: dirs('tx', 'git', 'engine'),
-    message: 'the CLI runs the commands (src/commands) and the library; it does not reach into the transaction, the git layer or the engine.',
+    from: dirs('tx', 'git', ...CORE.map((d) => d.slice('src/'.length)), 'logs'),
+    message: 'the CLI runs the commands (src/commands) and the library; it does not reach into the transaction, the git layer or the pure core.',
   },
   {
     // the server is a client of the library, as any program using it would be

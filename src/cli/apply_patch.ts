@@ -11,7 +11,7 @@ import { exitStatusFor, isReadOnlyRefusal, parseWaitSeconds, receivedSignal, wai
 import { alreadyAppliedText, codexSummary, processStreams, toError, type Streams } from './output.js';
 import { limitsFrom, withLimitRemedy } from './limits.js';
 import { checkedArgument, readStdin } from './read-patch.js';
-import type { Limits } from '../patch/limits.js';
+import type { Limits } from '../commands/inputs.js';
 import { isTerminal } from './stdio.js';
 
 /** How long apply_patch waits for another transaction's lock unless PATCHTX_WAIT says otherwise. */

@@ -4,7 +4,6 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { PatchtxError, type ErrorDataOf } from '../errors.js';
-import type { Limits } from '../patch/limits.js';
 import { applyTransaction, type ApplyOptions } from '../commands/apply.js';
 import { listTransactions } from '../commands/log.js';
 import { recoverCommand } from '../commands/recover.js';
@@ -18,8 +17,7 @@ import { jsonError, printApplied, printError, processStreams, recoveredRuns, rec
 import { withFlagHints } from './flag-hints.js';
 import { limitsFrom, withLimitRemedy } from './limits.js';
 import { readPatchSource } from './read-patch.js';
-import { parseOpsText } from '../edits/ops.js';
-import type { Step } from '../edits/step.js';
+import { parseOpsText, type Limits, type Step } from '../commands/inputs.js';
 import { printLog, printUndo } from './print.js';
 import { addExportCommand } from './export.js';
 import { addReplayCommand } from './replay.js';

@@ -6,8 +6,7 @@
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { PatchtxError } from '../errors.js';
 import { causeOfCode } from '../commands/shown.js';
-import { DEFAULT_LIMITS, describeBytes, limitExceeded, lineTooLong, type Limits } from '../patch/limits.js';
-import { decodePatchBytes } from '../patch/utf8.js';
+import { decodePatchBytes, DEFAULT_LIMITS, describeBytes, limitExceeded, lineTooLong, type Limits } from '../commands/inputs.js';
 import { isTerminal } from './stdio.js';
 
 type ReadLimits = Pick<Limits, 'patchBytes' | 'lineBytes'>;
