@@ -39,6 +39,13 @@ const LAYERS = [
     message: 'the library is called by the CLI and the MCP server; it does not reach back up into them.',
   },
   {
+    // the programs run the commands: what they need of the layers below, the commands offer
+    // (commands/process.ts, shown.ts, inputs.ts), so a change below reaches them through one place
+    target: './src/cli',
+    from: dirs('tx', 'git', ...CORE.map((d) => d.slice('src/'.length)), 'logs'),
+    message: 'the CLI runs the commands (src/commands) and the library; it does not reach into the transaction, the git layer or the pure core.',
+  },
+  {
     // the server is a client of the library, as any program using it would be
     target: './src/mcp',
     from: dirs('cli', 'tx', 'git', 'engine', 'match', 'apply'),

@@ -5,7 +5,7 @@ export type { ApplyPatchOptions, ApplyPatchResult, FileInput, FileMap } from './
 export { PatchtxError, isPatchtxError, exitCodeFor, ERROR_KINDS } from './errors.js';
 export type { ErrorData, ErrorDataByKind, ErrorDataOf, ErrorKind } from './errors.js';
 export { WARNING_KINDS } from './warnings.js';
-export type { WarningKind } from './warnings.js';
+export type { Warning, WarningKind } from './warnings.js';
 export type { Chunk, ChunkLine, Hunk, Patch } from './patch/types.js';
 export { planPatch } from './engine/plan.js';
 export type { FileChange, FileLookup, Plan, PlanOptions, PlanWarning } from './engine/types.js';
@@ -26,4 +26,4 @@ export type { RedoOptions } from './api/redo.js';
 export type { LogOptions } from './api/log.js';
 export type { ReplayEntryResult, ReplayOptions, ReplaySummary } from './api/replay.js';
 export type { ApplyJson, IdentityJson, LogEntryJson, RecoverJson, UndoJson } from './commands/results.js';
-export type { RecoveryReport } from './tx/recover.js';
+export type { RecoveryReport, RecoveryWarning } from './tx/recover.js';

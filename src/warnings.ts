@@ -12,7 +12,22 @@ export const WARNING_KINDS = {
   overwrite: 'an Add File or a move replaced a file that exists',
   dirty_included: 'a touched path had uncommitted changes that the commit took in (`replaced`: the patch replaced them; they were saved with the note)',
   line_endings: "git's `core.safecrlf` check: the file's line endings would not survive a checkout unchanged",
-  note: 'after the commit point, something the transaction could not finish (the patch note, the redo history, a file left as it was); the commit stands',
+  note: 'after the commit point, something the transaction could not finish (the patch note, the redo history, a file left as it was: `path`); the commit stands',
+  commit_id_unknown:
+    "check: the commit's id is known only once it is made (`reasons`: `signing`, `prepare-commit-msg`, `commit-msg`: apply signs it, or runs a hook that may edit its message), so `wouldCommit` is null",
+  ref_moved_on:
+    "recovery: the branch (`ref`) had moved on from the interrupted run's commit (`commit`) to `tip` before the run was finished; the commit stands, the redo history is left as it was, and the checkout is brought in line with `tip`",
+  checkout_switched: "recovery: this checkout no longer has the interrupted run's branch (`ref`) checked out; its working tree and index were left as they are",
+  journal_removed:
+    'recovery: a journal that could not be read (`reason`: `empty`, a run that died while starting, or why it is unusable) was removed; nothing of its run had landed',
 } as const satisfies Record<string, string>;
 
 export type WarningKind = keyof typeof WARNING_KINDS;
+
+/** What every warning has: its kind, a sentence saying what happened, and the path it is about
+ * ("" when it is about none); each kind may add data of its own, named in its meaning above. */
+export interface Warning<K extends WarningKind = WarningKind> {
+  kind: K;
+  message: string;
+  path: string;
+}

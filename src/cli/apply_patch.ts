@@ -2,20 +2,16 @@
 // (`apply_patch 'PATCH'` or the patch on standard input), same success text, exit 0/1/2.
 // Inside a git repository every call is a patchtx transaction (one commit, or nothing); outside
 // one, the whole patch is still validated in memory before a single file is written.
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../errors.js';
-import type { PlanWarning } from '../engine/types.js';
-import { openRepository } from '../git/repo/discover.js';
-import { applyTransaction } from '../commands/apply.js';
-import { exitStatusFor, receivedSignal } from '../tx/interrupt.js';
+import { applyTransaction, type TxResult } from '../commands/apply.js';
 import { applyToDirectory } from '../commands/apply-plain.js';
-import { isReadOnlyRefusal } from '../tx/read-only.js';
-import { parseWaitSeconds, waitingForLocks } from '../tx/wait.js';
+import { placeInRepository, type RepositoryPlace } from '../commands/place.js';
+import { exitStatusFor, isReadOnlyRefusal, parseWaitSeconds, receivedSignal, waitingForLocks } from '../commands/process.js';
 import { alreadyAppliedText, codexSummary, processStreams, toError, type Streams } from './output.js';
 import { limitsFrom, withLimitRemedy } from './limits.js';
 import { checkedArgument, readStdin } from './read-patch.js';
-import type { Limits } from '../patch/limits.js';
+import type { Limits } from '../commands/inputs.js';
 import { isTerminal } from './stdio.js';
 
 /** How long apply_patch waits for another transaction's lock unless PATCHTX_WAIT says otherwise. */
@@ -24,37 +20,12 @@ const DEFAULT_WAIT_SECONDS = 30;
 const USAGE = `Usage: apply_patch [--preserve-crlf] 'PATCH'\n       echo 'PATCH' | apply_patch [--preserve-crlf]\n`;
 
 /**
- * Where `cwd` is in the repository that contains it: the working tree (null in a bare repository)
- * and the repository-relative directory ('' at the top, or in a bare repository), or null outside
- * any repository.
- */
-async function placeInRepository(cwd: string): Promise<{ workdir: string | null; prefix: string } | null> {
-  let repo;
-  try {
-    repo = await openRepository({ cwd });
-  } catch (e) {
-    if (e instanceof PatchtxError && e.kind === 'not_a_repository') return null;
-    throw e;
-  }
-  if (repo.workdir === null) return { workdir: null, prefix: '' };
-  const rel = path.relative(repo.workdir, realpathSync(cwd)).split(path.sep).join('/');
-  // patch paths are relative to cwd, as in Codex; a cwd inside .git is refused by the path checks
-  return { workdir: repo.workdir, prefix: rel };
-}
-
-/**
  * The patch as a transaction; in a checkout whose git directory cannot be written (a sandbox that
  * keeps .git read-only) or that is in the middle of a merge, rebase, cherry-pick or revert (an
  * agent resolving its conflicts), the way taken outside a repository instead, saying on stderr
  * that nothing was committed and why.
  */
-async function applyInRepository(
-  patchText: string,
-  cwd: string,
-  place: { workdir: string | null; prefix: string },
-  streams: Streams,
-  limits: Partial<Limits>,
-): Promise<Applied> {
+async function applyInRepository(patchText: string, cwd: string, place: RepositoryPlace, streams: Streams, limits: Partial<Limits>): Promise<Applied> {
   try {
     // agents send patches to different files at once: a lock held by another call is waited for,
     // and a branch another call moved is applied onto anew (PATCHTX_WAIT seconds, 30 by default),
@@ -79,14 +50,14 @@ async function applyInRepository(
 /** The refusal of a commit during an unfinished merge, rebase, cherry-pick or revert (see target.ts). */
 const isInProgressRefusal = (e: unknown): e is PatchtxError => e instanceof PatchtxError && e.kind === 'usage' && e.data.reason === 'operation_in_progress';
 
-type Applied = { summary: string[]; warnings: PlanWarning[] };
+type Applied = { summary: string[]; warnings: TxResult['warnings'] };
 
 /**
  * What the patch itself gave warning of (an ambiguous match applied at the first place, an Add
  * over an existing file), on stderr as patchtx apply prints them; not the dirty_included ones:
  * taking uncommitted changes in is what apply_patch does by design.
  */
-function printWarnings(streams: Streams, warnings: PlanWarning[]): void {
+function printWarnings(streams: Streams, warnings: TxResult['warnings']): void {
   // uncommitted work the patch replaced (saved, not taken in) must still be told of
   for (const w of warnings) if ((w.kind !== 'dirty_included' && w.kind !== 'note') || w.replaced) streams.err(`warning: ${w.message}\n`);
 }

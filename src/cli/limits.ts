@@ -3,7 +3,7 @@
 // Codex's), SPEC as in src/patch/limits.ts. A `limit_exceeded` error is told how to raise the
 // limit here, where the options are known.
 import { PatchtxError } from '../errors.js';
-import { limitsWith, parseLimitSpec, type Limits } from '../patch/limits.js';
+import { limitsWith, parseLimitSpec, type Limits } from '../commands/inputs.js';
 
 export const LIMITS_ENV = 'PATCHTX_LIMITS';
 

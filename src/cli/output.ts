@@ -2,11 +2,11 @@
 // one JSON object for machines (--json, shaped in commands/results.ts, which the library returns
 // too), unified diffs with colour when the terminal wants it.
 import { exitCodeFor, type PatchtxError } from '../errors.js';
-import { unifiedDiff } from '../engine/diff.js';
 import type { FileContents, TxResult } from '../commands/apply.js';
 import { applyJson, diffOf } from '../commands/results.js';
 import { toError } from '../commands/to-error.js';
-import type { RecoveryReport } from '../tx/recover.js';
+import type { RecoveryReport } from '../commands/recover.js';
+import { unifiedDiff } from '../commands/shown.js';
 import { isTerminal, writeToFd } from './stdio.js';
 
 export interface Streams {
@@ -112,11 +112,11 @@ export async function printApplied(streams: Streams, result: TxResult, opts: { j
   }
   streams.out(codexSummary(result.summary));
   if (opts.diff && result.contents) streams.out(await renderDiffs(result.contents));
-  const short = result.commit!.slice(0, 7);
+  const short = result.commit?.slice(0, 7);
   const branch = result.ref.replace(/^refs\/heads\//, '');
-  streams.out(
-    result.checked ? `Check passed: the patch would commit as ${short} on ${branch} (nothing of it was written).\n` : `[${branch} ${short}] committed\n`,
-  );
+  // a check whose commit gets its id only when made (signed, or through hooks) names none
+  const as = short === undefined ? '' : ` as ${short}`;
+  streams.out(result.checked ? `Check passed: the patch would commit${as} on ${branch} (nothing of it was written).\n` : `[${branch} ${short}] committed\n`);
 }
 
 /** A re-run of the patch the tip was made from. */
@@ -142,7 +142,7 @@ export function recoveryText(report: RecoveryReport): { line: string; warnings: 
     report.ref === undefined
       ? 'recovered an interrupted run: nothing had been written'
       : `recovered an interrupted ${report.op ?? 'transaction'} on ${report.ref}: ${report.outcome === 'finished' ? finishedText(report.ref, report.commit) : 'it had not landed and was dropped'}`;
-  return { line, warnings: report.warnings };
+  return { line, warnings: report.warnings.map((w) => w.message) };
 }
 
 /** Where a finished run left the ref: its commit, or (the undo of a first commit) no commit at all. */

@@ -4,23 +4,20 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { PatchtxError, type ErrorDataOf } from '../errors.js';
-import type { Limits } from '../patch/limits.js';
 import { applyTransaction, type ApplyOptions } from '../commands/apply.js';
 import { listTransactions } from '../commands/log.js';
-import { exitStatusFor, receivedSignal, throwIfInterrupted } from '../tx/interrupt.js';
 import { recoverCommand } from '../commands/recover.js';
 import { recoverJson } from '../commands/results.js';
 import { showOrRegenerate, showPatch, showRecord } from '../commands/show.js';
 import { checkPushRemote, pushAfterApply, pushAfterUndo, pushBranch, type MovedByUndo, type PushResult } from '../commands/push.js';
 import { pushWithRetry } from '../commands/push-retry.js';
 import { redoTransaction, undoTransaction } from '../commands/undo.js';
-import { parseWaitSeconds, waitingForLocks } from '../tx/wait.js';
+import { exitStatusFor, parseWaitSeconds, receivedSignal, throwIfInterrupted, waitingForLocks } from '../commands/process.js';
 import { jsonError, printApplied, printError, processStreams, recoveredRuns, recoveryText, toError, type Streams } from './output.js';
 import { withFlagHints } from './flag-hints.js';
 import { limitsFrom, withLimitRemedy } from './limits.js';
 import { readPatchSource } from './read-patch.js';
-import { parseOpsText } from '../edits/ops.js';
-import type { Step } from '../edits/step.js';
+import { parseOpsText, type Limits, type Step } from '../commands/inputs.js';
 import { printLog, printUndo } from './print.js';
 import { addExportCommand } from './export.js';
 import { addReplayCommand } from './replay.js';
@@ -110,6 +107,9 @@ function addApplyOptions(cmd: Command): Command {
     )
     .option('--wait <seconds>', "wait up to this long for another transaction's lock instead of failing")
     .option('--ops <file>', 'a JSON array of edit operations (str_replace, insert, create, delete, move) instead of a patch; - for standard input')
+    .option('--no-verify', 'do not run the commit-msg hook (prepare-commit-msg and post-commit still run, as with git commit)')
+    .option('--sign', 'sign the commit as git does (gpg.format, user.signingKey), whatever commit.gpgSign says')
+    .option('--no-sign', 'do not sign the commit, whatever commit.gpgSign says')
     .option('--json', 'print one JSON result object');
 }
 
@@ -224,9 +224,6 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     )
     .option('--force', 'with --push: overwrite the remote branch whatever it holds')
     .option('--retry <n>', 'with --push: when the remote branch moved, fetch it and apply the patches again onto it, up to N times')
-    .option('--no-verify', 'do not run the commit-msg hook (prepare-commit-msg and post-commit still run, as with git commit)')
-    .option('--sign', 'sign the commit as git does (gpg.format, user.signingKey), whatever commit.gpgSign says')
-    .option('--no-sign', 'do not sign the commit, whatever commit.gpgSign says')
     .action((sources: string[], flags: ApplyFlags) =>
       runWithIdentityOptions(flags.json, async () => {
         if (flags.force && flags.push === undefined) throw new PatchtxError('usage', '--force is about the push: give --push too');

@@ -1,9 +1,8 @@
 // Human and JSON output of undo, redo and log.
-import { DEEPEN_REMEDY } from '../git/refs/shallow.js';
 import type { LogListing } from '../commands/log.js';
 import type { UndoResult } from '../commands/undo.js';
 import { logJson, undoJson } from '../commands/results.js';
-import { changeLine } from '../tx/message.js';
+import { changeLine, DEEPEN_REMEDY } from '../commands/shown.js';
 import { printRecoveryNote, type Streams } from './output.js';
 
 export function printUndo(streams: Streams, r: UndoResult, json: boolean): void {
@@ -13,7 +12,7 @@ export function printUndo(streams: Streams, r: UndoResult, json: boolean): void 
   }
   if (r.recovered) printRecoveryNote(streams, r.recovered);
   streams.out(`${undoHeadline(r)}\n${r.files.map((f) => changeLine(f) + '\n').join('')}`);
-  for (const w of r.warnings ?? []) streams.err(`warning: ${w}\n`);
+  for (const w of r.warnings ?? []) streams.err(`warning: ${w.message}\n`);
 }
 
 /** What an undo or redo did, in one line. */

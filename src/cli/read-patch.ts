@@ -5,9 +5,8 @@
 // refused, not altered.
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { PatchtxError } from '../errors.js';
-import { causeOfCode } from '../git/fs/io-error.js';
-import { DEFAULT_LIMITS, describeBytes, limitExceeded, lineTooLong, type Limits } from '../patch/limits.js';
-import { decodePatchBytes } from '../patch/utf8.js';
+import { causeOfCode } from '../commands/shown.js';
+import { decodePatchBytes, DEFAULT_LIMITS, describeBytes, limitExceeded, lineTooLong, type Limits } from '../commands/inputs.js';
 import { isTerminal } from './stdio.js';
 
 type ReadLimits = Pick<Limits, 'patchBytes' | 'lineBytes'>;

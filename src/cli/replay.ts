@@ -9,7 +9,7 @@ import { Command, Option } from 'commander';
 import { PatchtxError } from '../errors.js';
 import { replayLogs, type ReplayEntryResult, type ReplaySummary } from '../commands/replay.js';
 import { GROUPINGS, type Grouping } from '../commands/replay-groups.js';
-import type { LogFormat } from '../logs/types.js';
+import type { LogFormat } from '../commands/inputs.js';
 import { limitsFrom } from './limits.js';
 import type { Streams } from './output.js';
 import { readPatchSource } from './read-patch.js';

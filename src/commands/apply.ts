@@ -38,7 +38,7 @@ import { committedForm, conversionsOfResult, lineFormsOf, type ConvertedPath } f
 import { offBase, resolveTarget, type Target, type TargetOptions } from '../tx/target.js';
 import { withPathHint } from './path-hint.js';
 import { mark, timingEnd, timingStart } from '../timing.js';
-import { messageThroughHooks, runPostCommit } from './commit-hooks.js';
+import { messageHooks, messageThroughHooks, runPostCommit } from './commit-hooks.js';
 import { serializeCommit, type CommitObject } from '../git/objects/model/commit.js';
 import { signerFor, signPayload, type Signer } from '../git/repo/signing.js';
 import { patchDirectory, rerootPatch, touchedPaths, type TouchedPath } from '../tx/touched.js';
@@ -464,6 +464,20 @@ function recordedSignature(unsigned: CommitObject, signature: { gpgsig: string; 
   return hashObject('commit', serializeCommit(signed)) === signature.commit ? signed : undefined;
 }
 
+/**
+ * For a check: why the id it computes may not be the one apply gives the commit, if it may not.
+ * Apply signs it (commit.gpgSign or asked to; a replay keeping a recorded commit puts its
+ * signature back), or runs a hook that may edit its message (a kept message goes through none).
+ */
+function idUnknownBeforeCommit(session: Session, opts: ApplyOptions, signer: Signer | null): PlanWarning[] {
+  const signs = (signer !== null && (opts.kept === undefined || opts.sign === true)) || (opts.kept?.signature !== undefined && opts.sign !== false);
+  const hooks = opts.kept ? [] : messageHooks(session, opts.noVerify).map((h) => h.name);
+  if (!signs && hooks.length === 0) return [];
+  const why = [...(signs ? ['apply signs it'] : []), ...hooks.map((h) => `apply runs the ${h} hook, which may edit its message`)];
+  const message = `the commit's id is not known before it is made: ${why.join(', and ')}`;
+  return [{ kind: 'commit_id_unknown', message, path: '', reasons: [...(signs ? ['signing'] : []), ...hooks] }];
+}
+
 /** The message as the prepare-commit-msg and commit-msg hooks leave it; a check runs nothing that could write. */
 async function throughHooks(session: Session, proposed: string, own: Trailer[], opts: ApplyOptions, author: Identity, checkout: boolean): Promise<string> {
   return opts.check ? proposed : messageThroughHooks(session, proposed, own, { author, checkout, noVerify: opts.noVerify });
@@ -651,7 +665,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     mark('target');
 
     let built: Built;
-    let warnings: string[] = [];
+    let warnings: PlanWarning[] = [];
     if (opts.check) {
       const index = target.worktree ? await readIndex(session.repo) : null;
       const dryStore = new DryRunObjectStore(session.store);
@@ -666,6 +680,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
         await checkCheckoutWritable(session, built.prepared.targets);
         checkCheckoutRoom(session, built.prepared.targets, built.prepared.contents);
       }
+      if (built.commit !== null) warnings = idUnknownBeforeCommit(session, opts, signer);
     } else {
       let captured: Built | undefined;
       const ahead = await planBeforeLock(session, target, patch, opts);
@@ -681,18 +696,15 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     }
     const result: TxResult = {
       ok: true,
-      commit: built.commit,
+      // a check names no id the commit will not have
+      commit: warnings.some((w) => w.kind === 'commit_id_unknown') ? null : built.commit,
       parent: target.base,
       ref: target.ref,
       noop: built.commit === null,
       checked: opts.check === true,
       files: built.plan.changes,
       summary: built.plan.summary,
-      warnings: [
-        ...dirtyIncluded(built, opts.check === true),
-        ...built.plan.warnings,
-        ...warnings.map((message) => ({ kind: 'note' as const, message, path: '' })),
-      ],
+      warnings: [...dirtyIncluded(built, opts.check === true), ...built.plan.warnings, ...warnings],
       patchId: pid,
       message: built.message,
       tree: built.tree,

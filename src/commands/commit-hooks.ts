@@ -67,15 +67,21 @@ function showOutput(output: string): void {
   if (output !== '') process.stderr.write(output);
 }
 
+/** The hooks a commit's message goes through, in order: prepare-commit-msg, and commit-msg unless `noVerify`. */
+export function messageHooks(session: Session, noVerify = false): Array<{ name: 'prepare-commit-msg' | 'commit-msg'; file: string }> {
+  const { repo, config, env } = session;
+  return (['prepare-commit-msg', ...(noVerify ? [] : ['commit-msg'])] as const)
+    .map((name) => ({ name, file: findHook(repo, config, env, name) }))
+    .filter((h): h is { name: 'prepare-commit-msg' | 'commit-msg'; file: string } => h.file !== null);
+}
+
 /**
  * The message after prepare-commit-msg and commit-msg; `message` itself when neither hook is
  * there. patchtx's own trailers (`kept`) stay in it: a hook that dropped one gets it back.
  */
 export async function messageThroughHooks(session: Session, message: string, kept: readonly Trailer[], ctx: HookContext): Promise<string> {
-  const { repo, config, env } = session;
-  const hooks = (['prepare-commit-msg', ...(ctx.noVerify ? [] : ['commit-msg'])] as const)
-    .map((name) => ({ name, file: findHook(repo, config, env, name) }))
-    .filter((h): h is { name: 'prepare-commit-msg' | 'commit-msg'; file: string } => h.file !== null);
+  const { repo } = session;
+  const hooks = messageHooks(session, ctx.noVerify);
   if (hooks.length === 0) return message;
   // runs on other refs may go on at the same time without the index lock: they get files of their own
   const own = ctx.checkout ? null : `COMMIT_EDITMSG-patchtx-${randomBytes(6).toString('hex')}`;

@@ -9,7 +9,7 @@ import { resolveIdentity } from '../git/repo/identity.js';
 import { diffTrees, type PathDelta } from '../git/objects/tree-diff.js';
 import type { TreeEdit } from '../git/objects/tree-edit.js';
 import { stampsOf } from '../tx/as-read.js';
-import { runTransaction } from '../tx/run.js';
+import { runTransaction, type NoteWarning } from '../tx/run.js';
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
 import { dirtyList, inspectPaths } from '../tx/state.js';
 import { resolveTarget } from '../tx/target.js';
@@ -36,7 +36,7 @@ function identityOf(session: Session): Identity {
 }
 
 /** Moves `ref` from `from` to `to` (stale when it is not at `from`); returns the run's warnings. */
-export async function moveBranch(opts: MoveBranchOptions): Promise<string[]> {
+export async function moveBranch(opts: MoveBranchOptions): Promise<NoteWarning[]> {
   return withSession(opts, async (session) => {
     const target = await resolveTarget(session, { ref: opts.ref, expectHead: opts.from });
     const toTree = (await session.store.readCommit(opts.to)).tree;

@@ -21,7 +21,8 @@ export interface ApplyJson {
   ok: true;
   /** the new commit; null for a check (see wouldCommit) and for a noop */
   commit: string | null;
-  /** check only: the id the commit would have */
+  /** check only: the id the commit would have; null when it is known only once made (a
+   * `commit_id_unknown` warning says why) */
   wouldCommit?: string | null;
   parent: string | null;
   ref: string;

@@ -28,7 +28,7 @@ import { invertMoves, movedFrom, withMoves } from './moves.js';
 import { readNote } from '../git/refs/notes.js';
 import { stampsOf } from '../tx/as-read.js';
 import { readRedoStack } from '../tx/redo-stack.js';
-import { NOTES_REF, runTransaction, type Prepared } from '../tx/run.js';
+import { NOTES_REF, runTransaction, type NoteWarning, type Prepared } from '../tx/run.js';
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
 import { checkoutForms } from '../tx/conversions.js';
 import { readSavedRecord, savedRecordPath, type SavedPath } from '../tx/saved.js';
@@ -57,8 +57,8 @@ export interface UndoResult {
   redid?: string;
   /** what recovery of an earlier interrupted run did first, if anything */
   recovered?: RecoveryReport;
-  /** what went wrong after the ref moved (the note, the redo history), if anything */
-  warnings?: string[];
+  /** what went wrong after the ref moved (the note, the redo history, a file left as it was), if anything */
+  warnings?: NoteWarning[];
 }
 
 const refused = (message: string, data: Record<string, unknown> = {}): PatchtxError => new PatchtxError('undo_refused', message, data);
@@ -222,7 +222,7 @@ async function moveTip(
   message: string,
   redo: Prepared['redo'],
   saved: SavedPath[] = [],
-): Promise<string[]> {
+): Promise<NoteWarning[]> {
   const from = side === 'before' ? 'after' : 'before';
   // what the tip holds at each path (`now`) and what the ref moves to (`next`)
   const entries = new Map(deltas.map((d) => [d.path, { now: editOf(d[from]), next: editOf(d[side]) }]));
@@ -285,7 +285,7 @@ async function revertCommit(
   commit: CommitObject,
   deltas: PathDelta[],
   redo: Prepared['redo'] | undefined,
-): Promise<{ commit: string; warnings: string[] }> {
+): Promise<{ commit: string; warnings: NoteWarning[] }> {
   const { store } = session;
   const tipTree = target.baseTree!;
   const now = await lookupPaths(
@@ -431,7 +431,7 @@ export async function undoTransaction(opts: UndoOptions): Promise<UndoResult> {
   });
 }
 
-const withWarnings = (r: UndoResult, warnings: string[]): UndoResult => (warnings.length > 0 ? { ...r, warnings } : r);
+const withWarnings = (r: UndoResult, warnings: NoteWarning[]): UndoResult => (warnings.length > 0 ? { ...r, warnings } : r);
 const withRecovery = (session: Session, r: UndoResult): UndoResult => (session.recovered ? { ...r, recovered: session.recovered } : r);
 
 export async function redoTransaction(opts: Omit<UndoOptions, 'commit'>): Promise<UndoResult> {

@@ -55,6 +55,8 @@ export interface PlanWarning extends Omit<MatchWarning, 'kind'> {
   kind: WarningKind;
   /** dirty_included: the uncommitted changes were replaced, not taken into the commit */
   replaced?: true;
+  /** commit_id_unknown: what sets the id when the commit is made (`signing`, a hook's name) */
+  reasons?: string[];
 }
 
 export interface Plan {

@@ -69,5 +69,4 @@ type Change = { path: string; op: string; from?: string | null };
 export const changeLines = (files: Change[]): string =>
   files.map((f) => (f.op === 'R' && f.from ? `R ${f.from} -> ${f.path}` : `${f.op} ${f.path}`)).join('\n');
 
-export const warningLines = (warnings: Array<{ message: string } | string>): string =>
-  warnings.map((w) => `\nwarning: ${typeof w === 'string' ? w : w.message}`).join('');
+export const warningLines = (warnings: Array<{ message: string }>): string => warnings.map((w) => `\nwarning: ${w.message}`).join('');

@@ -24,7 +24,7 @@ export function toolSchemas(z: typeof Zod) {
   };
 
   const file = z.looseObject({ path: z.string(), op: z.string(), from: z.string().nullable().optional() });
-  const warning = z.union([z.string(), z.looseObject({ kind: z.string(), message: z.string() })]);
+  const warning = z.looseObject({ kind: z.string(), message: z.string(), path: z.string().optional() });
   const error = z.looseObject({
     kind: z.string(),
     message: z.string(),

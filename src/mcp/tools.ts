@@ -51,7 +51,8 @@ function applyText(r: ApplyJson): string {
   const diff = r.diff ? `\n${r.diff}` : '';
   if (r.alreadyApplied) return `Already applied by ${r.alreadyApplied}; nothing written.${warnings}`;
   if (r.noop) return `The patch changes nothing; nothing written.${warnings}`;
-  const head = r.checked ? `The patch would apply as commit ${r.wouldCommit ?? '(none)'}:` : `Committed ${r.commit ?? '(none)'}:`;
+  // a commit signed or edited by hooks when made has no id before (see the warning)
+  const head = r.checked ? `The patch would apply${r.wouldCommit ? ` as commit ${r.wouldCommit}` : ''}:` : `Committed ${r.commit ?? '(none)'}:`;
   return `${head}\n${changeLines(r.files)}${warnings}${diff}`;
 }
 

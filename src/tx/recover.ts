@@ -38,7 +38,8 @@ import { checkoutJournalFile, refJournalDirs, refJournalsIn } from './journal-pl
 import { parseMark, processAlive } from './liveness.js';
 import { removeDeadRedoTemps } from './redo-stack.js';
 import { firstParents } from './history.js';
-import { finishPublished, NOTES_REF } from './run.js';
+import { finishPublished, NOTES_REF, type NoteWarning } from './run.js';
+import type { Warning } from '../warnings.js';
 import { putBack } from './saved.js';
 import type { Session } from './session.js';
 
@@ -49,10 +50,17 @@ export interface RecoveryReport {
   ref?: string;
   commit?: string | null;
   pid?: number;
-  warnings: string[];
+  warnings: RecoveryWarning[];
   /** the other interrupted runs recovered at the same time (of other refs), if any */
   also?: RecoveryReport[];
 }
+
+/** What recovery says besides what it did; the kinds are WARNING_KINDS'. */
+export type RecoveryWarning =
+  | NoteWarning
+  | (Warning<'ref_moved_on'> & { ref: string; commit: string; tip: string })
+  | (Warning<'checkout_switched'> & { ref: string })
+  | (Warning<'journal_removed'> & { reason: string });
 
 export interface RecoveryScope {
   /**
@@ -179,7 +187,7 @@ async function recoverJournal(session: Session, file: string, strict: boolean): 
     }
     removeJournalFile(file);
     const what = read.why === 'empty' ? 'an empty journal left by a run that died while starting' : `a journal that could not be used (${read.why}): ${file}`;
-    return { outcome: 'dropped', warnings: [`removed ${what}`] };
+    return { outcome: 'dropped', warnings: [{ kind: 'journal_removed', message: `removed ${what}`, path: '', reason: read.why }] };
   }
   const journal = read.journal;
   // a journal of this process's pid is a live run only if this process is running it (running-here.ts)
@@ -391,7 +399,17 @@ async function recoverClaimed(session: Session, journal: Journal): Promise<Recov
  */
 async function finishLanded(session: Session, journal: Journal, current: string | null, movedOn: boolean, report: RecoveryReport): Promise<RecoveryReport> {
   const { repo, store } = session;
-  if (movedOn) report.warnings.push(`${journal.ref} had moved on from ${journal.newOid} to ${current} before the interrupted run was finished`);
+  if (movedOn) {
+    const [ref, commit, tip] = [journal.ref, journal.newOid!, current!];
+    report.warnings.push({
+      kind: 'ref_moved_on',
+      message: `${ref} had moved on from ${commit} to ${tip} before the interrupted run was finished`,
+      path: '',
+      ref,
+      commit,
+      tip,
+    });
+  }
   const tree = current === null ? null : (await store.readCommit(current)).tree;
   const infos = await lookupPaths(store, tree, journal.paths);
   const targets = new Map<string, TreeEdit>([...infos].map(([p, info]) => [p, fileEntryOf(info)]));
@@ -400,7 +418,8 @@ async function finishLanded(session: Session, journal: Journal, current: string 
   const head = await readHead(repo);
   const stillCheckedOut = journal.ref === 'HEAD' ? head.ref === null : head.ref === journal.ref;
   if (journal.worktree && !stillCheckedOut) {
-    report.warnings.push(`this checkout no longer has ${journal.ref} checked out; its working tree and index were left as they are`);
+    const message = `this checkout no longer has ${journal.ref} checked out; its working tree and index were left as they are`;
+    report.warnings.push({ kind: 'checkout_switched', message, path: '', ref: journal.ref });
   }
   const syncCheckout = journal.worktree && stillCheckedOut;
   // an undo putting uncommitted work back (saved.ts) puts it back here too
@@ -410,7 +429,8 @@ async function finishLanded(session: Session, journal: Journal, current: string 
     // looked at under the index lock, so no patchtx or git command changes them meanwhile
     const leave = syncCheckout ? await changedSinceRun(session, journal, targets) : new Set<string>();
     for (const p of leave) {
-      report.warnings.push(`left ${p} as it is: it changed after the interrupted run; git status shows how it differs from the commit on ${journal.ref}`);
+      const message = `left ${p} as it is: it changed after the interrupted run; git status shows how it differs from the commit on ${journal.ref}`;
+      report.warnings.push({ kind: 'note', message, path: p });
     }
     const finishing = { ...journal, worktree: syncCheckout, ...(movedOn ? { redo: undefined } : {}) };
     report.warnings.push(

@@ -25,6 +25,7 @@ import type { TreeEdit } from '../git/objects/tree-edit.js';
 import { changedSinceRead, changedWhileRunning, type AsRead } from './as-read.js';
 import { crashPoint } from './crash.js';
 import { mark } from '../timing.js';
+import type { Warning } from '../warnings.js';
 import { holdHere, releaseHere } from './running-here.js';
 import { asTransaction, checkInterrupted, passCommitPoint } from './interrupt.js';
 import { createJournal, keepText, lockWitness, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
@@ -67,9 +68,17 @@ const asReadOf = (prepared: Prepared): AsRead | undefined => prepared.stamps && 
 
 const liveOf = (prepared: Prepared): LiveSync => ({ asRead: asReadOf(prepared), index: prepared.index });
 
+/** What the steps after the commit point could not finish (the commit stands): `path` names the
+ * file left as it was, else "". */
+export type NoteWarning = Warning<'note'>;
+
+const noteWarning = (message: string, path = ''): NoteWarning => ({ kind: 'note', message, path });
+
 /** The warnings for files a sync left as they are, since they changed while the run went on. */
-const leftAsItIs = (paths: string[], ref: string): string[] =>
-  [...paths].sort().map((p) => `left ${p} as it is: it changed while the transaction ran; git status shows how it differs from the commit on ${ref}`);
+const leftAsItIs = (paths: string[], ref: string): NoteWarning[] =>
+  [...paths]
+    .sort()
+    .map((p) => noteWarning(`left ${p} as it is: it changed while the transaction ran; git status shows how it differs from the commit on ${ref}`, p));
 
 /** Refuses (dirty) when a touched path of the checkout no longer holds what the run read. */
 async function requireAsRead(session: Session, asRead: AsRead | undefined): Promise<void> {
@@ -81,7 +90,7 @@ async function requireAsRead(session: Session, asRead: AsRead | undefined): Prom
 export interface RunOutcome {
   prepared: Prepared;
   published: boolean;
-  warnings: string[];
+  warnings: NoteWarning[];
 }
 
 export async function runTransaction(
@@ -351,8 +360,8 @@ export async function finishPublished(
    * can be finished at all (otherwise every later command would stop at it); live: a running
    * transaction's own (a file changed since it was read is left as it is, with a warning) */
   opts: { recovering?: boolean; live?: LiveSync } = {},
-): Promise<string[]> {
-  const warnings: string[] = [];
+): Promise<NoteWarning[]> {
+  const warnings: NoteWarning[] = [];
   if (journal.note && journal.newOid) {
     try {
       await addNote(session.store, session.repo, {
@@ -367,7 +376,7 @@ export async function finishPublished(
         witness: lockWitness(session.repo, journal, refLockFile(session.repo, journal.note.ref)),
       });
     } catch (e) {
-      warnings.push(`the commit landed, but its patch text could not be stored as a note: ${(e as Error).message}`);
+      warnings.push(noteWarning(`the commit landed, but its patch text could not be stored as a note: ${(e as Error).message}`));
     }
   }
   crashPoint('after-note');
@@ -378,7 +387,7 @@ export async function finishPublished(
     try {
       updateRedoStack(session.repo, journal.ref, journal.redo, transactionId(journal));
     } catch (e) {
-      warnings.push(`the commit landed, but the redo history of ${journal.ref} could not be updated: ${(e as Error).message}`);
+      warnings.push(noteWarning(`the commit landed, but the redo history of ${journal.ref} could not be updated: ${(e as Error).message}`));
     }
   }
   if (journal.worktree) {
@@ -390,11 +399,10 @@ export async function finishPublished(
       unread.length > 0 && journal.newOid !== null && journal.newOid !== DELETED_REF ? await checkoutForms(session, journal.newOid, unread) : undefined;
     const failed = (p: string, removing: boolean, e: unknown): void => {
       const cause = (e as Error).message;
-      warnings.push(
-        removing
-          ? `could not remove ${p} (${cause}); it is out of the index, so git status shows it as untracked`
-          : `could not write ${p} (${cause}); its index entry is the commit's, so git status shows how the working tree differs`,
-      );
+      const message = removing
+        ? `could not remove ${p} (${cause}); it is out of the index, so git status shows it as untracked`
+        : `could not write ${p} (${cause}); its index entry is the commit's, so git status shows how the working tree differs`;
+      warnings.push(noteWarning(message, p));
     };
     const left = await syncCheckout(session, lock, targets, contents, { leave, checkoutForm, failed: opts.recovering ? failed : undefined, live: opts.live });
     warnings.push(...leftAsItIs(left, journal.ref));

@@ -149,7 +149,7 @@ describe('bookkeeping that fails after the commit point', () => {
 
     const undone = await ok('undo', '--repo', dir);
     expect(rev(dir)).toBe(base);
-    expect(undone.warnings).toEqual([expect.stringMatching(/redo history of refs\/heads\/main could not be updated/)]);
+    expect(undone.warnings).toEqual([{ kind: 'note', path: '', message: expect.stringMatching(/redo history of refs\/heads\/main could not be updated/) }]);
     expect(status(dir)).toBe('');
     expectNoLeftovers(dir);
     expectFsckClean(dir);
@@ -166,7 +166,7 @@ describe('bookkeeping that fails after the commit point', () => {
 
     const report = JSON.parse(cliOk(['recover', '--repo', dir, '--json'])).recovered;
     expect(report).toMatchObject({ outcome: 'finished', op: 'undo', commit: base });
-    expect(report.warnings).toEqual([expect.stringMatching(/redo history of refs\/heads\/main could not be updated/)]);
+    expect(report.warnings).toEqual([{ kind: 'note', path: '', message: expect.stringMatching(/redo history of refs\/heads\/main could not be updated/) }]);
     // the working tree and the index are at the parent: nothing staged, nothing left to recover
     expect(status(dir)).toBe('');
     expect(git(dir, 'diff', '--cached', '--name-only', 'HEAD')).toBe('');

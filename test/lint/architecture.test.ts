@@ -31,6 +31,23 @@ describe('architecture lint', () => {
     expect(await rulesFor('src/openai/probe.ts', library)).toEqual([]);
   });
 
+  it('refuses the CLI reaching past the commands into the transaction, the git layer or the pure core', async () => {
+    const probes = [
+      "import { waitingForLocks } from '../tx/wait.js';\nvoid waitingForLocks;\n",
+      "import { openRepository } from '../git/repo/discover.js';\nvoid openRepository;\n",
+      "import { unifiedDiff } from '../engine/diff.js';\nvoid unifiedDiff;\n",
+      "import { parseLimitSpec } from '../patch/limits.js';\nvoid parseLimitSpec;\n",
+    ];
+    for (const code of probes) expect(await rulesFor('src/cli/probe.ts', code), code).toContain('import-x/no-restricted-paths');
+    const commands = "import { applyTransaction } from '../commands/apply.js';\nvoid applyTransaction;\n";
+    expect(await rulesFor('src/cli/probe.ts', commands)).toEqual([]);
+  });
+
+  it('refuses the MCP server reaching past the library into the transaction layer', async () => {
+    const code = "import { waitingForLocks } from '../tx/wait.js';\nvoid waitingForLocks;\n";
+    expect(await rulesFor('src/mcp/probe.ts', code)).toContain('import-x/no-restricted-paths');
+  });
+
   it('refuses the pure core importing the git layer', async () => {
     const code = "import { readFile } from '../git/fs/fsx.js';\nvoid readFile;\n";
     expect(await rulesFor('src/engine/probe.ts', code)).toContain('import-x/no-restricted-paths');

@@ -1,40 +1,16 @@
 // The MCP `edit` tool as a client sees it: the SDK's client spawns the built `patchtx mcp` in a real
 // repository; a list of operations lands as one commit, a failing one is an isError result naming
 // the operation's index with nothing written, and a unified diff goes through apply_patch.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { binPath, cleanupBuiltCli, requireBuiltCli } from '../helpers/cli.js';
-import { cleanupRepos, commitCount, git, gitEnv, makeRepo, rev } from '../helpers/repos.js';
+import { cleanupBuiltCli, requireBuiltCli } from '../helpers/cli.js';
+import { callTool, closeMcpClients, connectMcp, textOf } from '../helpers/mcp.js';
+import { cleanupRepos, commitCount, git, makeRepo, rev } from '../helpers/repos.js';
 import { expectFsckClean, expectUntouched, snapshot } from '../helpers/snapshot.js';
 
-const clients: Client[] = [];
-
-async function connect(cwd: string): Promise<Client> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [binPath(), 'mcp'],
-    cwd,
-    env: gitEnv as Record<string, string>,
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'patchtx-test', version: '1.0.0' });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
-}
-
-type Result = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: any };
-const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<Result> =>
-  (await client.callTool({ name, arguments: args })) as Result;
-const textOf = (r: Result): string => r.content.map((c) => c.text ?? '').join('');
-
 beforeAll(() => requireBuiltCli());
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close();
-});
+afterEach(closeMcpClients);
 afterAll(() => {
   cleanupBuiltCli();
   cleanupRepos();
@@ -44,12 +20,12 @@ describe('patchtx mcp: edit', () => {
   it('applies operations as one commit; a failing one is an isError result naming its index, with nothing written', async () => {
     const dir = makeRepo('basic');
     const count = commitCount(dir);
-    const client = await connect(dir);
+    const client = await connectMcp(dir);
     const { tools } = await client.listTools();
     const edit = tools.find((t) => t.name === 'edit')!;
     expect(edit.inputSchema.required).toEqual(['operations']);
 
-    const ok = await call(client, 'edit', {
+    const ok = await callTool(client, 'edit', {
       operations: [
         { op: 'str_replace', path: 'README.md', old: '# Sample', new: '# Sample, edited' },
         { op: 'create', path: 'docs/b.txt', content: 'b\n' },
@@ -65,7 +41,7 @@ describe('patchtx mcp: edit', () => {
     expect(git(dir, 'diff', '--name-status', 'HEAD~1', 'HEAD')).toBe('M\tREADME.md\nA\tdocs/c.txt\n');
 
     const before = snapshot(dir);
-    const bad = await call(client, 'edit', {
+    const bad = await callTool(client, 'edit', {
       operations: [
         { op: 'delete', path: 'docs/c.txt' },
         { op: 'insert', path: 'README.md', line: 0, text: 'top' },
@@ -76,7 +52,7 @@ describe('patchtx mcp: edit', () => {
     expect(bad.structuredContent.error).toMatchObject({ kind: 'context_not_found', path: 'src/math.js', operation: 2 });
     expect(textOf(bad)).toMatch(/^error: operations\[2\] \(str_replace\): Failed to find the old text in src\/math\.js/);
     // the dry run writes nothing either
-    const checked = await call(client, 'edit', { operations: [{ op: 'delete', path: 'docs/c.txt' }], check: true });
+    const checked = await callTool(client, 'edit', { operations: [{ op: 'delete', path: 'docs/c.txt' }], check: true });
     expect(checked.structuredContent.wouldCommit).toMatch(/^[0-9a-f]{40}$/);
     expectUntouched(dir, before);
   });
@@ -86,8 +62,8 @@ describe('patchtx mcp: edit', () => {
     writeFileSync(path.join(dir, 'README.md'), '# Sample\n\nA changed repository.\n');
     const diff = git(dir, 'diff');
     git(dir, 'checkout', '--', 'README.md');
-    const client = await connect(dir);
-    const r = await call(client, 'apply_patch', { patch: diff });
+    const client = await connectMcp(dir);
+    const r = await callTool(client, 'apply_patch', { patch: diff });
     expect(r.isError).toBeFalsy();
     expect(git(dir, 'show', 'HEAD:README.md')).toBe('# Sample\n\nA changed repository.\n');
     expect(git(dir, 'status', '--porcelain')).toBe('');

@@ -105,10 +105,13 @@ describe('a touched file changed while the transaction runs', () => {
     const result = JSON.parse(r.stdout);
     const landed = git(dir, 'rev-parse', 'HEAD').trim();
     expect(result.commit).toBe(landed);
-    expect(result.warnings.map((w: { message: string }) => w.message)).toEqual([
-      'left docs/notes.txt as it is: it changed while the transaction ran; git status shows how it differs from the commit on refs/heads/main',
-      'left src/math.js as it is: it changed while the transaction ran; git status shows how it differs from the commit on refs/heads/main',
-    ]);
+    expect(result.warnings).toEqual(
+      ['docs/notes.txt', 'src/math.js'].map((p) => ({
+        kind: 'note',
+        path: p,
+        message: `left ${p} as it is: it changed while the transaction ran; git status shows how it differs from the commit on refs/heads/main`,
+      })),
+    );
     expect(read(dir, 'src/math.js')).toBe('saved meanwhile\n');
     expect(read(dir, 'docs/notes.txt')).toBe('keep these notes\n');
     expect(read(dir, 'src/new.txt')).toBe('new\n');

@@ -58,10 +58,13 @@ describe('recovery after the commit point', () => {
     // dated otherwise than the run: a notes commit written anew would differ from the run's
     const report = JSON.parse(cliOk(['recover', '--repo', dir, '--json'], { env: { GIT_COMMITTER_DATE: '@2000000000 +0000' } })).recovered;
     expect(report).toMatchObject({ outcome: 'finished', commit: landed });
-    expect(report.warnings).toEqual([
-      'left src/math.js as it is: it changed after the interrupted run; git status shows how it differs from the commit on refs/heads/main',
-      'left docs/notes.txt as it is: it changed after the interrupted run; git status shows how it differs from the commit on refs/heads/main',
-    ]);
+    expect(report.warnings).toEqual(
+      ['src/math.js', 'docs/notes.txt'].map((p) => ({
+        kind: 'note',
+        path: p,
+        message: `left ${p} as it is: it changed after the interrupted run; git status shows how it differs from the commit on refs/heads/main`,
+      })),
+    );
     expect(read(dir, 'src/math.js')).toBe('my own edit\n');
     expect(read(dir, 'docs/notes.txt')).toBe('keep these notes\n');
     expect(read(dir, 'src/new.txt')).toBe('new\n');
@@ -87,7 +90,10 @@ describe('recovery after the commit point', () => {
 
     const report = JSON.parse(cliOk(['recover', '--repo', dir, '--json'])).recovered;
     expect(report.outcome).toBe('finished');
-    expect(report.warnings.map((w: string) => w.split(' as it is')[0]).sort()).toEqual(['left docs/notes.txt', 'left docs/notes.txt/part.txt']);
+    expect(report.warnings.map((w: { kind: string; path: string }) => `${w.kind} ${w.path}`).sort()).toEqual([
+      'note docs/notes.txt',
+      'note docs/notes.txt/part.txt',
+    ]);
     expect(read(dir, 'docs/notes.txt')).toBe('edited after the crash\n');
     expect(read(dir, 'src/math.js')).toBe(NEW_MATH);
     // the commit's entry is in the index; the working tree still has the file in its place
@@ -129,7 +135,16 @@ describe('recovery after the commit point', () => {
     writeFileSync(path.join(dir, 'src/math.js'), later.slice(0, 10));
 
     const report = JSON.parse(cliOk(['recover', '--repo', dir, '--json'])).recovered;
-    expect(report.warnings).toEqual([`refs/heads/main had moved on from ${landed} to ${next} before the interrupted run was finished`]);
+    expect(report.warnings).toEqual([
+      {
+        kind: 'ref_moved_on',
+        path: '',
+        ref: 'refs/heads/main',
+        commit: landed,
+        tip: next,
+        message: `refs/heads/main had moved on from ${landed} to ${next} before the interrupted run was finished`,
+      },
+    ]);
     expect(read(dir, 'src/math.js')).toBe(later);
     expect(status(dir)).toBe('');
   });

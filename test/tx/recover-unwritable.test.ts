@@ -44,8 +44,8 @@ describe('recovery when the file system refuses a path', () => {
     const report = JSON.parse(cliOk(['recover', '--repo', dir, '--json'])).recovered;
     expect(report).toMatchObject({ outcome: 'finished', commit: landed });
     expect(report.warnings).toEqual([
-      expect.stringMatching(/^could not write src\/math\.js \(.*EPERM.*\); its index entry is the commit's/),
-      expect.stringMatching(/^could not write src\/new\.txt \(.*EPERM.*\); its index entry is the commit's/),
+      { kind: 'note', path: 'src/math.js', message: expect.stringMatching(/^could not write src\/math\.js \(.*EPERM.*\); its index entry is the commit's/) },
+      { kind: 'note', path: 'src/new.txt', message: expect.stringMatching(/^could not write src\/new\.txt \(.*EPERM.*\); its index entry is the commit's/) },
     ]);
     // nothing is left to recover: the next command goes on
     expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);

@@ -167,7 +167,7 @@ describe('a signal while an interrupted transaction is recovered', () => {
     expect(r.status, r.stderr).toBe(143);
     const report = JSON.parse(r.stdout).recovered;
     expect(report).toMatchObject({ outcome: 'finished', commit: landed });
-    expect(report.warnings.join('\n')).toMatch(/could not be stored as a note/);
+    expect(report.warnings).toContainEqual({ kind: 'note', path: '', message: expect.stringMatching(/could not be stored as a note/) });
     rmSync(notesLock(dir));
     expectFinished(dir, landed, { note: false });
   });

@@ -1,15 +1,15 @@
 // Finding and running a repository's hooks as git does: in core.hooksPath (a relative path is
 // taken from where hooks run: the working tree's root, or the git directory of a bare repository;
 // `~/` is the home directory) or else in $GIT_COMMON_DIR/hooks; a hook that is not an executable
-// file is not run. A hook runs in that same directory with its standard input closed, and what it
-// prints (on either stream) is collected, so that the caller can show it or put it in an error.
-import { spawn } from 'node:child_process';
+// file is not run. A hook runs in that same directory (through run-program.ts, as the other
+// programs git would run), with its standard input closed unless the hook takes one, and what it
+// prints (on either stream) is collected, bounded, so that the caller can show it or put it in an error.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { GitConfig } from './config.js';
 import type { Repository } from './repository.js';
-import { OUTPUT_LIMIT } from './run-program.js';
+import { runProgram } from './run-program.js';
 
 export interface HookRun {
   /** exit status, or null when a signal ended the hook */
@@ -40,18 +40,13 @@ export function findHook(repo: Repository, config: GitConfig, env: NodeJS.Proces
   }
 }
 
-/** Runs `file` with `args`; the environment is the caller's, completed with `env`. */
-export function runHook(repo: Repository, file: string, args: string[], env: NodeJS.ProcessEnv): Promise<HookRun> {
-  return new Promise((resolve) => {
-    let output = '';
-    const keep = (chunk: Buffer): void => {
-      if (output.length < OUTPUT_LIMIT) output += chunk.toString('utf8').slice(0, OUTPUT_LIMIT - output.length);
-    };
-    const child = spawn(file, args, { cwd: hookCwd(repo), env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    // a hook that cannot be started (a bad #! line) fails as git's does: status 126 or 127
-    child.on('error', (e: NodeJS.ErrnoException) => resolve({ status: e.code === 'ENOENT' ? 127 : 126, output: output + `${file}: ${e.message}\n` }));
-    child.on('close', (status) => resolve({ status, output }));
-  });
+/**
+ * Runs `file` with `args` in the directory hooks run in; the environment is `env` (the caller's,
+ * completed for the hook), and `input`, when given, is what the hook reads on stdin.
+ */
+export async function runHook(repo: Repository, file: string, args: string[], env: NodeJS.ProcessEnv, input: string | null = null): Promise<HookRun> {
+  const run = await runProgram(file, args, { input, env, cwd: hookCwd(repo), combined: true });
+  // a hook that cannot be started (a bad #! line) fails as git's does: status 126 or 127
+  if (run.error) return { status: run.error.code === 'ENOENT' ? 127 : 126, output: `${run.stderr}${file}: ${run.error.message}\n` };
+  return { status: run.status, output: run.stderr };
 }
