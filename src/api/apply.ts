@@ -5,7 +5,7 @@
 import { applyTransaction, type ApplyOptions as CommandApplyOptions } from '../commands/apply.js';
 import { applyJson, diffOf, type ApplyJson } from '../commands/results.js';
 import type { Limits } from '../patch/limits.js';
-import { waitingForLocks } from '../tx/wait.js';
+import { waitingForLocks } from '../commands/process.js';
 import {
   optionalBoolean,
   optionalChoice,

@@ -10,7 +10,7 @@ import { unifiedDiff } from '../engine/diff.js';
 import type { FileChange, PlanWarning } from '../engine/types.js';
 import type { Limits } from '../patch/limits.js';
 import { parseStep } from '../edits/step.js';
-import { patchDirectory, rerootPatch } from '../tx/touched.js';
+import { rootedPatch } from '../commands/rooted.js';
 import { describeValue, readLimits, readOptionsObject, requirePatchText, usageError } from './args.js';
 
 /** One file's content as the caller gives it: text, or bytes. */
@@ -51,7 +51,7 @@ export function applyPatch(patchText: string, files: FileMap, options: ApplyPatc
   // given paths (relative, no `..` out of them; an absolute one names no place in a file map).
   // a unified diff or Aider blocks are told from V4A by their content, as a transaction tells them
   const { patch, cwd } = parseStep(patchText, { limits });
-  const rooted = rerootPatch(patch, patchDirectory(null, '', cwd));
+  const rooted = rootedPatch(patch, cwd);
   // Strings stay strings all the way through (no encoding and decoding of whole files).
   const plan = planContents(rooted, lookupOf(base), { strict, matchWork: limits.matchWork });
 

@@ -10,8 +10,7 @@ import { applyTransaction, type ApplyOptions as CommandApplyOptions } from '../c
 import { applyJson, diffOf, type ApplyJson } from '../commands/results.js';
 import type { Dialect } from '../engine/types.js';
 import type { Limits } from '../patch/limits.js';
-import { resolveTarget } from '../tx/target.js';
-import { withSession } from '../tx/session.js';
+import { beginPoint } from '../commands/begin.js';
 import { optionalBoolean, optionalChoice, optionalString, optionalStringArray, readLimits, readOptionsObject, requirePatchText, usageError } from './args.js';
 import { sessionAt, settled, type Place } from './place.js';
 import { readOps, type EditOp } from '../edits/ops.js';
@@ -101,9 +100,8 @@ function readCommitOptions(options: unknown): Partial<CommandApplyOptions> {
 export async function begin(place: Place, options: BeginOptions = {}): Promise<Transaction> {
   const opts = readBeginOptions(options);
   // where the ref is now: every step is checked there, and commit() lands only there
-  const target = await settled(() => withSession(sessionAt(place), (session) => resolveTarget(session, { ref: opts.ref, base: opts.base, commits: true })));
-  const pinned: Omit<CommandApplyOptions, 'patchText'> =
-    target.oldOid !== null ? { ...opts, base: undefined, expectHead: target.oldOid } : { ...opts, base: target.base ?? undefined };
+  const { head, pin } = await settled(() => beginPoint(sessionAt(place), opts.ref, opts.base));
+  const pinned: Omit<CommandApplyOptions, 'patchText'> = { ...opts, ...pin };
   const steps: Step[] = [];
   let state: State = 'open';
   // one call at a time: a step is checked against the steps kept before it
@@ -124,7 +122,7 @@ export async function begin(place: Place, options: BeginOptions = {}): Promise<T
     });
 
   return {
-    head: target.oldOid,
+    head,
     get steps() {
       return steps.length;
     },

@@ -4,7 +4,7 @@
 import { applyTransaction } from '../commands/apply.js';
 import { applyJson, diffOf, type ApplyJson } from '../commands/results.js';
 import { readOps, type EditOp } from '../edits/ops.js';
-import { waitingForLocks } from '../tx/wait.js';
+import { waitingForLocks } from '../commands/process.js';
 import { readApplyOptions, type ApplyOptions } from './apply.js';
 import { optionalBoolean, readOptionsObject } from './args.js';
 import { sessionAt, settled, type Place } from './place.js';

@@ -3,13 +3,14 @@
 // returns an object whose methods are the commands: apply, check, undo, redo, log, show, recover,
 // push, replay, begin (a transaction of several steps landed as one commit) and edit (edit operations).
 // The object keeps what it has read between its calls (the configuration, the parsed index, pack
-// indexes and open packs, trees) and checks all of it cheaply before each call (tx/warm.ts), so
-// that a change made meanwhile by git, the user or another process is always seen; close()
-// releases the open pack files and what was kept. Each call returns the object the CLI prints
-// with --json, or throws a PatchtxError of the kind the CLI maps to its exit code.
+// indexes and open packs, trees) and checks all of it cheaply before each call (tx/warm.ts, opened
+// by commands/open.ts), so that a change made meanwhile by git, the user or another process is
+// always seen; close() releases the open pack files and what was kept. Each call returns the
+// object the CLI prints with --json, or throws a PatchtxError of the kind the CLI maps to its exit
+// code.
 import path from 'node:path';
 import type { ApplyJson, LogEntryJson, RecoverJson, UndoJson } from '../commands/results.js';
-import { openRepository as discover } from '../git/repo/discover.js';
+import { openRepositoryAt } from '../commands/open.js';
 import { apply, type ApplyAndPushOptions, type AppliedJson, type ApplyOptions } from './apply.js';
 import { begin, type BeginOptions, type Transaction } from './begin.js';
 import { describeValue, readOptionsObject, usageError } from './args.js';
@@ -24,7 +25,6 @@ import { replay, type ReplayOptions, type ReplaySummary } from './replay.js';
 import { push, type PushJson, type PushOptions } from './push.js';
 import { show } from './show.js';
 import { undo, type UndoOptions } from './undo.js';
-import { WarmRepository } from '../tx/warm.js';
 
 export interface OpenRepositoryOptions {
   /** a directory of the repository: its working tree or any directory in it, a bare repository, a linked worktree */
@@ -69,13 +69,12 @@ export async function openRepository(options: OpenRepositoryOptions): Promise<Re
   }
   const dir = path.resolve(o.dir);
   // found now, so that a directory outside any repository is an error here rather than at each call
-  const found = await settled(() => discover({ cwd: dir }));
-  const warm = new WarmRepository();
+  const { gitdir, workdir, warm } = await settled(() => openRepositoryAt(dir));
   const place: Place = { dir, warm };
   return Object.freeze({
     dir: place.dir,
-    gitdir: found.gitdir,
-    workdir: found.workdir,
+    gitdir,
+    workdir,
     apply: (patchText: string, opts?: ApplyAndPushOptions) => apply(place, patchText, opts),
     check: (patchText: string, opts?: ApplyOptions) => check(place, patchText, opts),
     undo: (opts?: UndoOptions) => undo(place, opts),

@@ -2,13 +2,12 @@
 // call of an opened repository ends: its result, or a PatchtxError (never a raw file system error
 // or a TypeError).
 import { toError } from '../commands/to-error.js';
-import type { SessionOptions } from '../tx/session.js';
-import type { WarmRepository } from '../tx/warm.js';
+import type { SessionOptions, WarmRepository } from '../commands/open.js';
 
 export interface Place {
   /** the absolute directory the repository was opened from (discovery starts there each call) */
   readonly dir: string;
-  /** what the repository object keeps between its calls (see tx/warm.ts) */
+  /** what the repository object keeps between its calls (see commands/open.ts) */
   readonly warm?: WarmRepository;
 }
 

@@ -2,7 +2,7 @@
 // remote as a lease, the branch only if the remote's is still where this repository believes it
 // is (commands/push.ts). The result is the object `patchtx push --json` prints.
 import { pushBranch, type PushResult } from '../commands/push.js';
-import type { SessionOptions } from '../tx/session.js';
+import type { SessionOptions } from '../commands/open.js';
 import { describeValue, optionalBoolean, optionalString, readOptionsObject, usageError } from './args.js';
 import { settled, type Place } from './place.js';
 

@@ -3,7 +3,7 @@
 // the object `patchtx undo --json` prints.
 import { undoTransaction } from '../commands/undo.js';
 import { undoJson, type UndoJson } from '../commands/results.js';
-import { waitingForLocks } from '../tx/wait.js';
+import { waitingForLocks } from '../commands/process.js';
 import { optionalBoolean, optionalSeconds, optionalString, readOptionsObject } from './args.js';
 import { sessionAt, settled, type Place } from './place.js';
 
