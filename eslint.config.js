@@ -34,9 +34,12 @@ const LAYERS = [
     message: 'commands are called by the CLI, the library and the MCP server; they do not reach back up into them.',
   },
   {
+    // the library is a thin face over the commands (argument checks, one command a file): what it
+    // needs of the layers below, the commands offer (commands/process.ts, open.ts, begin.ts,
+    // rooted.ts); the pure core it may import, since it exposes the pure engine on purpose
     target: './src/api',
-    from: dirs('cli', 'mcp'),
-    message: 'the library is called by the CLI and the MCP server; it does not reach back up into them.',
+    from: dirs('tx', 'git', 'cli', 'mcp', 'openai'),
+    message: 'the library runs the commands (src/commands); it does not reach into the transaction or the git layer, nor back up into the CLI and the servers.',
   },
   {
     // the programs run the commands: what they need of the layers below, the commands offer

@@ -24,9 +24,12 @@ describe('architecture lint', () => {
     expect(await rulesFor('src/git/refs/probe.ts', code)).toContain('import-x/no-restricted-paths');
   });
 
-  it('refuses the OpenAI surface reaching past the library into the transaction layer', async () => {
-    const code = "import { runTransaction } from '../tx/run.js';\nvoid runTransaction;\n";
-    expect(await rulesFor('src/openai/probe.ts', code)).toContain('import-x/no-restricted-paths');
+  it('refuses the OpenAI surface reaching past the library into the transaction or the git layer', async () => {
+    const probes = [
+      "import { runTransaction } from '../tx/run.js';\nvoid runTransaction;\n",
+      "import { openRepository } from '../git/repo/discover.js';\nvoid openRepository;\n",
+    ];
+    for (const code of probes) expect(await rulesFor('src/openai/probe.ts', code), code).toContain('import-x/no-restricted-paths');
     const library = "import { begin } from '../api/begin.js';\nvoid begin;\n";
     expect(await rulesFor('src/openai/probe.ts', library)).toEqual([]);
   });
@@ -43,9 +46,28 @@ describe('architecture lint', () => {
     expect(await rulesFor('src/cli/probe.ts', commands)).toEqual([]);
   });
 
-  it('refuses the MCP server reaching past the library into the transaction layer', async () => {
-    const code = "import { waitingForLocks } from '../tx/wait.js';\nvoid waitingForLocks;\n";
-    expect(await rulesFor('src/mcp/probe.ts', code)).toContain('import-x/no-restricted-paths');
+  it('refuses the library reaching past the commands into the transaction or the git layer, even for a type', async () => {
+    const probes = [
+      "import { waitingForLocks } from '../tx/wait.js';\nvoid waitingForLocks;\n",
+      "import type { WarmRepository } from '../tx/warm.js';\nexport type Kept = WarmRepository;\n",
+      "import { openRepository } from '../git/repo/discover.js';\nvoid openRepository;\n",
+      "import { writeToFd } from '../cli/stdio.js';\nvoid writeToFd;\n",
+    ];
+    for (const code of probes) expect(await rulesFor('src/api/probe.ts', code), code).toContain('import-x/no-restricted-paths');
+    const allowed = [
+      "import { waitingForLocks } from '../commands/process.js';\nvoid waitingForLocks;\n",
+      "import { planContents } from '../engine/plan.js';\nvoid planContents;\n",
+    ];
+    for (const code of allowed) expect(await rulesFor('src/api/probe.ts', code), code).toEqual([]);
+  });
+
+  it('refuses the MCP server reaching past the library into the transaction or the git layer', async () => {
+    const probes = [
+      "import { waitingForLocks } from '../tx/wait.js';\nvoid waitingForLocks;\n",
+      "import type { WarmRepository } from '../tx/warm.js';\nexport type Kept = WarmRepository;\n",
+      "import { openRepository } from '../git/repo/discover.js';\nvoid openRepository;\n",
+    ];
+    for (const code of probes) expect(await rulesFor('src/mcp/probe.ts', code), code).toContain('import-x/no-restricted-paths');
   });
 
   it('refuses the pure core importing the git layer', async () => {
