@@ -15,23 +15,23 @@ const dirs = (...names) => names.map((n) => `./src/${n}`);
 const LAYERS = [
   {
     target: './src/git',
-    from: dirs('tx', 'commands', 'engine', 'patch', 'match', 'apply', 'edits', 'cli', 'api', 'mcp'),
+    from: dirs('tx', 'commands', 'engine', 'patch', 'match', 'apply', 'edits', 'cli', 'api', 'mcp', 'openai'),
     message: 'the git layer stands alone: it knows objects, refs and the index, not patches or transactions.',
   },
   {
     target: CORE.map((d) => `./${d}`),
-    from: dirs('tx', 'git', 'cli', 'commands', 'mcp'),
+    from: dirs('tx', 'git', 'cli', 'commands', 'api', 'mcp', 'openai'),
     message: 'the pure core computes on values; the transaction and the git layer call it, not the other way round.',
   },
   {
     target: './src/tx',
-    from: dirs('commands', 'cli', 'api', 'mcp'),
+    from: dirs('commands', 'cli', 'api', 'mcp', 'openai'),
     message: 'the transaction layer is called by the commands and the CLI; it does not reach back up.',
   },
   {
     target: './src/commands',
-    from: dirs('cli', 'mcp'),
-    message: 'commands are called by the CLI, the library and the MCP server; they do not reach back up into them.',
+    from: dirs('cli', 'api', 'mcp', 'openai'),
+    message: 'commands are called by the CLI, the library and the servers; they do not reach back up into them.',
   },
   {
     // the library is a thin face over the commands (argument checks, one command a file): what it

@@ -70,6 +70,16 @@ describe('architecture lint', () => {
     for (const code of probes) expect(await rulesFor('src/mcp/probe.ts', code), code).toContain('import-x/no-restricted-paths');
   });
 
+  it('refuses the layers below the library reaching back up into it or into the servers', async () => {
+    for (const file of ['src/commands/probe.ts', 'src/tx/probe.ts', 'src/engine/probe.ts', 'src/git/refs/probe.ts']) {
+      const src = path.posix.relative(path.posix.dirname(file), 'src');
+      for (const module of ['api/openRepository.js', 'openai/editor.js', 'mcp/server.js']) {
+        const code = `import * as up from '${src}/${module}';\nvoid up;\n`;
+        expect(await rulesFor(file, code), `${file}: ${module}`).toContain('import-x/no-restricted-paths');
+      }
+    }
+  });
+
   it('refuses the pure core importing the git layer', async () => {
     const code = "import { readFile } from '../git/fs/fsx.js';\nvoid readFile;\n";
     expect(await rulesFor('src/engine/probe.ts', code)).toContain('import-x/no-restricted-paths');
