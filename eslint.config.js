@@ -26,7 +26,7 @@ const LAYERS = [
   {
     target: './src/tx',
     from: dirs('commands', 'cli', 'api', 'mcp', 'openai'),
-    message: 'the transaction layer is called by the commands and the CLI; it does not reach back up.',
+    message: 'the transaction layer is called by the commands only; it does not reach back up.',
   },
   {
     target: './src/commands',
