@@ -7,6 +7,7 @@
 import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRepository } from '../../src/index.js';
 import { patchtx, patchtxJson } from '../helpers/cli.js';
 import { cleanupRepos, git, gitTry, makeRepo, rev } from '../helpers/repos.js';
 import { cleanupScratch, isolateGitEnv, patchFile, tempDir } from '../helpers/scratch.js';
@@ -295,5 +296,38 @@ describe('unified diffs adding lines to a CRLF working file that git converts: s
     expect(rev(again)).toBe(rev(dir));
     expect(worktreeFiles(again)).toEqual(worktreeFiles(dir));
     expect(git(again, 'status', '--porcelain')).toBe('');
+  });
+
+  it('uncommitted work taken in: stored as plain git apply and git add store it, and checked out from the commit', async () => {
+    const source = sourceRepo({ 'a.txt': LINES });
+    const config = ['core.autocrlf=true'];
+    const work = (d: string): void => edit(d, 'a.txt', (s) => s.replace('one\r\n', 'one\r\nzero\r\n'));
+    const diff = diffAdding(['+four and a bit\r']);
+    const g = byGit(source, config, diff, work, true);
+    const p = await byPatchtx(source, config, diff, work, '--dirty=include');
+    expect(g.applies).toBe(true);
+    expect(p.tree).toBe(g.tree);
+    // git leaves the file as plain git apply wrote it; patchtx writes what checkout of the commit writes
+    expect(p.files!['a.txt']).toBe(listed(LINES.replace('one\n', 'one\nzero\n').replace('four\n', 'four\nfour and a bit\n').replaceAll('\n', '\r\n')));
+  });
+
+  it('in a transaction of several steps the result is stored as git add stores it: its note, made from the result, replays to it', async () => {
+    const source = sourceRepo({ 'a.txt': LINES, 'b.txt': 'bee\n' });
+    const config = ['core.autocrlf=true'];
+    const dir = cloneOf(source, config);
+    const repo = await openRepository({ dir });
+    const tx = await repo.begin();
+    await tx.apply(diffAdding(['+four and a bit\r']));
+    await tx.apply(['*** Begin Patch', '*** Update File: b.txt', '@@', '-bee', '+BEE', '*** End Patch', ''].join('\n'));
+    await tx.commit();
+    expect(git(dir, 'show', 'HEAD:a.txt')).toBe(LINES.replace('four\n', 'four\nfour and a bit\n'));
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    const exported = await patchtx('export', '--repo', dir);
+    const log = path.join(tempDir(), 'log.jsonl');
+    writeFileSync(log, exported.out);
+    const again = cloneOf(source, config);
+    const replayed = await patchtx('replay', '--repo', again, log);
+    expect(replayed.code, replayed.err).toBe(0);
+    expect(git(again, 'rev-parse', 'HEAD^{tree}')).toBe(git(dir, 'rev-parse', 'HEAD^{tree}'));
   });
 });
