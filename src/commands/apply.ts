@@ -34,7 +34,16 @@ import { checkCheckoutRoom, checkCheckoutWritable, indexUpdatesOf } from '../tx/
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
 import { inspectPaths, loadTouched, type LoadedState, type PathState } from '../tx/state.js';
 import { stillWitnessed, witnessLoad, type LoadWitness } from '../tx/load-witness.js';
-import { committedForm, conversionsOfResult, lineFormsOf, type ConvertedPath } from '../tx/conversions.js';
+import {
+  committedForm,
+  conversionsOfResult,
+  lineFormsOf,
+  storedAsItIs,
+  storedForm,
+  type CommittedForm,
+  type Conversion,
+  type ConvertedPath,
+} from '../tx/conversions.js';
 import { offBase, resolveTarget, type Target, type TargetOptions } from '../tx/target.js';
 import { withPathHint } from './path-hint.js';
 import { mark, timingEnd, timingStart } from '../timing.js';
@@ -160,6 +169,42 @@ function indexBlobFor(p: string, states: Map<string, PathState>, touched: Map<st
   const st = states.get(moved?.from ?? p);
   if (st?.index !== undefined) return st.index.find((e) => e.stage === 0)?.oid ?? null;
   return st?.base.type === 'blob' ? st.base.oid : null;
+}
+
+/**
+ * The note's text where the input says it: V4A steps are their own note (null: it is made from
+ * the result); `diff`: the input, when it is one unified diff, which says a result that only it
+ * can say (diffCommittedForm).
+ */
+interface NoteInput {
+  text: string | null;
+  diff: string | null;
+}
+
+/**
+ * A unified diff's result committed as `git apply --index` commits it (Plan.stored), where it is:
+ * not for uncommitted work taken in (--index refuses it; it is stored as `git add` stores it after
+ * a plain `git apply`), and where `git add` of the result would store something else, only when
+ * the note can say it (`diffIsNote`: the diff is the note; a note made from the result replays
+ * as `git add` stores it). Undefined: the result is stored as `git add` stores it.
+ */
+async function diffCommittedForm(
+  session: Session,
+  plan: Plan,
+  p: string,
+  state: PathState | undefined,
+  conversion: Conversion | null,
+  data: Uint8Array,
+  indexOid: string | null,
+  diffIsNote: boolean,
+): Promise<{ form: CommittedForm; onlyDiffSays: boolean } | undefined> {
+  const stored = plan.stored?.get(p);
+  if (stored === undefined || state?.dirty !== undefined) return undefined;
+  const form = storedAsItIs(Buffer.from(stored, 'utf8'), conversion);
+  if (form === undefined || conversion === null) return form && { form, onlyDiffSays: false };
+  const viaAdd = await storedForm(session.store, conversion, data, indexOid);
+  if (Buffer.from(viaAdd.data).equals(form.blob)) return { form, onlyDiffSays: false };
+  return diffIsNote ? { form, onlyDiffSays: true } : undefined;
 }
 
 /**
@@ -303,8 +348,7 @@ async function build(
   author: Identity,
   committer: Identity,
   pid: string,
-  /** null: made from the result (steps that are not V4A) */
-  noteText: string | null,
+  noteInput: NoteInput,
   trailers: Trailer[],
   signer: Signer | null,
   ahead?: Ahead,
@@ -344,6 +388,8 @@ async function build(
 
   const edits = new Map<string, TreeEdit>();
   const targets = new Map<string, TreeEdit>();
+  // a result only the diff given says (diffCommittedForm): the diff is the note
+  let onlyDiffSays = false;
   const contents = new Map<string, Uint8Array>();
   for (const [p, data] of plan.files) {
     const base = states.get(p)?.base;
@@ -358,7 +404,11 @@ async function build(
     if (baseEntry?.type === 'blob' && baseEntry.mode !== mode && !plan.changes.some((c) => c.path === p)) plan.changes.push({ op: 'M', path: p });
     // core.safecrlf guards bytes a file had; an added file's line endings are the patch format's
     const added = plan.changes.some((c) => c.path === p && c.op === 'A');
-    const form = await committedForm(session, p, data, mode === '120000' ? null : conversions.get(p)!, indexBlobFor(p, states, touched, plan), !added);
+    const conversion = mode === '120000' ? null : conversions.get(p)!;
+    const indexOid = indexBlobFor(p, states, touched, plan);
+    const asDiff = await diffCommittedForm(session, plan, p, states.get(p), conversion, data, indexOid, noteInput.diff !== null);
+    if (asDiff?.onlyDiffSays) onlyDiffSays = true;
+    const form = asDiff?.form ?? (await committedForm(session, p, data, conversion, indexOid, !added));
     if (form.warning !== null) plan.warnings.push({ kind: 'line_endings', message: form.warning, path: p });
     const entry = { oid: await store.writeBlob(form.blob), mode };
     edits.set(p, entry);
@@ -421,7 +471,11 @@ async function build(
     after: (p: string) => targets.get(p)?.mode,
   };
   // a check writes no note: the work of making one is left out
-  const note = noteText ?? (opts.check ? null : noteFromResult(plan.changes, overlay, plan.files, modes)) ?? normalisePatch(patch);
+  const note =
+    noteInput.text ??
+    (onlyDiffSays ? noteInput.diff : null) ??
+    (opts.check ? null : noteFromResult(plan.changes, overlay, plan.files, modes)) ??
+    normalisePatch(patch);
   prepared.note = { ref: NOTES_REF, text: note };
   // uncommitted work the run replaces is saved beside the note before the working tree changes
   const saved = opts.check ? new Map<string, SavedPath>() : await savedWork(session, states, overlay);
@@ -651,7 +705,10 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
     const pid = patchId(patch, opts.dialect);
     // a patch that names a directory (`cd DIR && apply_patch`) or was given relative to a
     // subdirectory is stored re-rooted at the repository, so `patchtx show X | patchtx apply` replays it
-    const noteText = !allV4A ? null : patch !== invocations[0]!.patch ? normalisePatch(patch) : (steps[0] as string);
+    const noteInput: NoteInput = {
+      text: !allV4A ? null : patch !== invocations[0]!.patch ? normalisePatch(patch) : (steps[0] as string),
+      diff: !v4aOnly && steps.length === 1 && stepFormat(steps[0]!) === 'unified' ? (steps[0] as string) : null,
+    };
     const target = await resolveTarget(session, { ...opts, commits: true, ...(opts.allowReapply ? {} : { patchId: pid }) });
     const author = opts.kept?.author ?? resolveIdentity(session.config, 'author', session.env, opts.author);
     const committer = opts.kept?.committer ?? resolveCommitter(session, opts);
@@ -670,7 +727,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       const index = target.worktree ? await readIndex(session.repo) : null;
       const dryStore = new DryRunObjectStore(session.store);
       try {
-        built = await build(session, target, patch, opts, index, author, committer, pid, noteText, trailers, signer, undefined, dryStore);
+        built = await build(session, target, patch, opts, index, author, committer, pid, noteInput, trailers, signer, undefined, dryStore);
       } finally {
         dryStore.close();
       }
@@ -687,7 +744,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       mark('plan ahead');
       crashPoint('planned-ahead');
       const outcome = await runTransaction(session, target, 'apply', committer, async (lock) => {
-        captured = await build(session, target, patch, opts, lock?.index ?? null, author, committer, pid, noteText, trailers, signer, ahead);
+        captured = await build(session, target, patch, opts, lock?.index ?? null, author, committer, pid, noteInput, trailers, signer, ahead);
         return captured.prepared;
       });
       built = captured!;

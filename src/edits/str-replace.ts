@@ -4,7 +4,9 @@
 // breaks (as models write them) are taken with the file's `\r\n`, and new text keeps the file's
 // line endings either way. A text that is not there is reported with the closest region of the
 // file, as a V4A chunk that is not found is; several occurrences with the line of each. An Aider
-// block's lines that are not there as written may be there indented otherwise (indent-shift.ts).
+// block's lines match whole lines of the file only (as Aider matches them; str_replace, the text
+// editor's command, matches any text), and when they are not there as written they may be there
+// indented otherwise (indent-shift.ts).
 import { PatchtxError } from '../errors.js';
 import { closestRegion, makeVisible } from '../match/diagnose.js';
 import { searchableOf } from '../match/searchable.js';
@@ -36,26 +38,46 @@ export function strReplaceHunks(op: StrReplaceOp, index: number): Hunk[] {
   return [{ kind: 'edit', path: op.path, edit, line: 0, origin: { index, name: 'str_replace' } }];
 }
 
-/** Every start of `needle` in `text`, not overlapping. */
-function occurrences(text: string, needle: string): number[] {
+/**
+ * Every start of `needle` in `text`, not overlapping; with `wholeLines`, only those that start at
+ * the start of a line and end at the end of one (an Aider block's lines are matched against whole
+ * lines of the file, never against the end of a longer one).
+ */
+function occurrences(text: string, needle: string, wholeLines: boolean): number[] {
   const at: number[] = [];
-  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) at.push(i);
+  let i = text.indexOf(needle);
+  while (i !== -1) {
+    if (!wholeLines || onLineBounds(text, i, i + needle.length)) {
+      at.push(i);
+      i = text.indexOf(needle, i + needle.length);
+    } else {
+      i = text.indexOf(needle, i + 1);
+    }
+  }
   return at;
+}
+
+/** Whether `text.slice(start, end)` starts at the start of a line and ends at the end of one. */
+function onLineBounds(text: string, start: number, end: number): boolean {
+  const startsLine = start === 0 || text[start - 1] === '\n';
+  const endsLine = end === text.length || text[end - 1] === '\n' || text[end] === '\n' || text.startsWith('\r\n', end);
+  return startsLine && endsLine;
 }
 
 export function replaceText(text: string, edit: Edit, path: string): string {
   const eol = lineEndingOf(text);
   let old = edit.old;
-  let at = occurrences(text, old);
+  const wholeLines = edit.wholeLines === true;
+  let at = occurrences(text, old, wholeLines);
   if (at.length === 0 && eol === '\r\n' && withLineEnding(old, eol) !== old) {
     old = withLineEnding(old, eol);
-    at = occurrences(text, old);
+    at = occurrences(text, old, wholeLines);
   }
-  if (at.length === 0 && edit.wholeLines) {
+  if (at.length === 0 && wholeLines) {
     const last = atLastLine(text, old);
     if (last !== undefined) return text.slice(0, last) + withoutFinalBreak(withLineEnding(edit.new, eol));
   }
-  if (at.length === 0 && edit.wholeLines) {
+  if (at.length === 0 && wholeLines) {
     const shifted = replaceShifted(text, edit.old, edit.new, eol, path);
     if (shifted !== undefined) return shifted;
   }

@@ -147,7 +147,7 @@ function fileHunks(file: StructuredPatch & Record<string, unknown>, hunks: DiffH
   if (from === null || file.isCreate === true) {
     const path = (to ?? from)!;
     const contents = hunks.flatMap((h) => h.after).join('');
-    const out: Hunk[] = [{ kind: 'add', path, contents, line, exclusive: true, origin }];
+    const out: Hunk[] = [{ kind: 'add', path, contents, line, exclusive: true, stored: true, origin }];
     if (newMode === '100755') out.push({ kind: 'edit', path, edit: { type: 'mode', mode: newMode }, line, origin });
     return out;
   }

@@ -58,11 +58,12 @@ export function planContents(patch: Patch, lookup: ContentLookup, options: PlanO
   const summary: string[] = [];
   const warnings: PlanWarning[] = [];
   const modes = new Map<string, FileMode>();
+  const stored = new Map<string, string>();
   let previous: Hunk | undefined;
   for (const hunk of patch.hunks) {
     const lines = summary.length;
     try {
-      applyHunk(tree, hunk, options, warnings, budget, modes, summary);
+      applyHunk(tree, hunk, options, warnings, budget, modes, summary, stored);
     } catch (e) {
       throw hunk.origin === undefined ? e : namingOrigin(e, hunk);
     }
@@ -72,6 +73,7 @@ export function planContents(patch: Patch, lookup: ContentLookup, options: PlanO
   }
   const plan: ContentPlan = { files: tree.touched(), changes: netChanges(tree), summary, warnings };
   if (modes.size > 0) plan.modes = modes;
+  if (stored.size > 0) plan.stored = stored;
   return plan;
 }
 
@@ -89,20 +91,25 @@ function applyHunk(
   budget: MatchBudget,
   modes: Map<string, FileMode>,
   summary: string[],
+  stored: Map<string, string>,
 ): void {
   switch (hunk.kind) {
     case 'add':
       addFile(tree, hunk, options, warnings);
+      noteStored(stored, hunk.path, hunk.stored ? tree.read(hunk.path)!.text() : undefined);
       modes.delete(hunk.path);
       summary.push(`A ${hunk.path}`);
       break;
     case 'delete':
       deleteFile(tree, hunk);
+      stored.delete(hunk.path);
       modes.delete(hunk.path);
       summary.push(`D ${hunk.path}`);
       break;
     case 'update':
       updateFile(tree, hunk, options, warnings, budget);
+      stored.delete(hunk.path);
+      if (hunk.moveTo !== null) stored.delete(hunk.moveTo);
       if (hunk.moveTo !== null && hunk.moveTo !== hunk.path) {
         const mode = modes.get(hunk.path);
         modes.delete(hunk.path);
@@ -112,7 +119,7 @@ function applyHunk(
       summary.push(`M ${hunk.moveTo ?? hunk.path}`);
       break;
     case 'edit':
-      editFile(tree, hunk, modes, options);
+      editFile(tree, hunk, modes, options, stored);
       summary.push(`M ${hunk.path}`);
       break;
   }
@@ -132,12 +139,13 @@ export function namingOrigin(e: unknown, hunk: Hunk): unknown {
 }
 
 /** A content edit of an existing file (an Aider block with an empty SEARCH may create one). */
-function editFile(tree: PatchedTree, hunk: EditHunk, modes: Map<string, FileMode>, options: PlanOptions): void {
+function editFile(tree: PatchedTree, hunk: EditHunk, modes: Map<string, FileMode>, options: PlanOptions, stored: Map<string, string>): void {
   const { path, line, edit } = hunk;
   const before = tree.read(path);
   if (before === undefined && edit.type === 'append' && !tree.isDirectory(path)) {
     checkWritable(tree, path, { path, line }, 'create');
     tree.create(path, FileContent.ofText(edit.text));
+    stored.delete(path);
     return;
   }
   if (before === undefined) {
@@ -151,7 +159,15 @@ function editFile(tree: PatchedTree, hunk: EditHunk, modes: Map<string, FileMode
   }
   const text = before.text();
   if (text === undefined) throw notTextError(path, before.whyNotText());
-  tree.replace(path, FileContent.ofText(applyContentEdit(text, edit, path, options.lineForms?.(path))));
+  const edited = applyContentEdit(text, edit, path, options.lineForms?.(path));
+  tree.replace(path, FileContent.ofText(edited.text));
+  noteStored(stored, path, edited.stored);
+}
+
+/** Records the form git stores for a path's new content (Plan.stored), or forgets it (undefined). */
+function noteStored(stored: Map<string, string>, path: string, form: string | undefined): void {
+  if (form === undefined) stored.delete(path);
+  else stored.set(path, form);
 }
 
 function addFile(tree: PatchedTree, hunk: AddHunk, options: PlanOptions, warnings: PlanWarning[]): void {

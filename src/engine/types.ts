@@ -69,4 +69,10 @@ export interface Plan {
   warnings: PlanWarning[];
   /** new file modes set by the patch (a unified diff's mode change), by path after the patch */
   modes?: Map<string, '100644' | '100755'>;
+  /**
+   * The paths whose content a unified diff gave last, with that content as git stores it: a new
+   * file's lines, or a diff's result placed in the stored form (edits/line-form.ts). `git apply
+   * --index` commits these as they are, with no clean conversion, and checks them out converted.
+   */
+  stored?: Map<string, string>;
 }

@@ -75,6 +75,8 @@ export type Hunk =
       line: number;
       /** an existing file is an error (`already_exists`) instead of being overwritten */
       exclusive?: boolean;
+      /** the contents are the file as git stores it (a unified diff's new file): committed as they are */
+      stored?: true;
       origin?: HunkOrigin;
     }
   | { kind: 'delete'; path: string; line: number; origin?: HunkOrigin }

@@ -114,6 +114,21 @@ export async function committedForm(
   return { blob: stored.data, worktree: toWorktree(stored.data, conversion), warning };
 }
 
+/**
+ * Content given in the form git stores it (a unified diff's result, Plan.stored), committed as
+ * `git apply --index` commits it: as it is, with no clean conversion (so no core.safecrlf check),
+ * and checked out converted. Undefined where git would then see the file modified (`git add` of
+ * what checkout wrote would store something else: lines ending with CR in a `text` file): such
+ * content is committed as `git add` stores it, so that the working tree is left clean.
+ */
+export function storedAsItIs(blob: Uint8Array, conversion: Conversion | null): CommittedForm | undefined {
+  if (conversion === null || !converts(conversion)) return { blob, worktree: blob, warning: null };
+  const worktree = toWorktree(blob, conversion);
+  // once committed, the blob is the index entry text=auto consults
+  const again = toGit(worktree, conversion, hasCrlfText(blob)).data;
+  return Buffer.from(again).equals(blob) ? { blob, worktree, warning: null } : undefined;
+}
+
 /** A path's conversion and the blob of its index entry (null: none), which git's text=auto rule consults. */
 export interface ConvertedPath {
   path: string;

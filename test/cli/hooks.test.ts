@@ -9,23 +9,15 @@ import { openRepository } from '../../src/index.js';
 import { patchtxJson } from '../helpers/cli.js';
 import { rejection } from '../helpers/rejection.js';
 import { git, gitDirOf, rev } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { addLine, seededRepo } from '../helpers/seeded.js';
+import { cleanupScratch, isolateGitEnv, tempDir, v4a } from '../helpers/scratch.js';
 import { expectFsckClean, expectNoLeftovers, expectUntouched, snapshot } from '../helpers/snapshot.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => cleanupScratch());
 
 /** A repository with a.txt committed by git, and an identity configured. */
-function repo(): string {
-  const dir = path.join(tempDir(), 'repo');
-  git(tempDir(), 'init', '-q', '-b', 'main', dir);
-  git(dir, 'config', 'user.name', 'Hook Tester');
-  git(dir, 'config', 'user.email', 'hooks@example.invalid');
-  writeFileSync(path.join(dir, 'a.txt'), 'one\n');
-  git(dir, 'add', 'a.txt');
-  git(dir, 'commit', '-q', '-m', 'seed');
-  return dir;
-}
+const repo = (): string => seededRepo({ name: 'Hook Tester', email: 'hooks@example.invalid' });
 
 function hook(dir: string, name: string, body: string): void {
   mkdirSync(dir, { recursive: true });
@@ -35,7 +27,6 @@ function hook(dir: string, name: string, body: string): void {
 }
 
 const hooksOf = (dir: string): string => path.join(gitDirOf(dir), 'hooks');
-const addLine = (line: string): string => patchFile(v4a('*** Update File: a.txt', '@@', ' one', `+${line}`));
 const messageOf = (dir: string, what = 'HEAD'): string => git(dir, 'cat-file', 'commit', what).split('\n\n').slice(1).join('\n\n');
 
 describe('prepare-commit-msg and commit-msg', () => {

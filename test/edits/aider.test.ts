@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyPatch, openRepository } from '../../src/index.js';
+import { applyPatch, openRepository, PatchtxError } from '../../src/index.js';
 import { patchtxJson } from '../helpers/cli.js';
 import { cleanupRepos, commitCount, git, makeRepo } from '../helpers/repos.js';
 import { rejection } from '../helpers/rejection.js';
@@ -141,5 +141,63 @@ describe('Aider blocks shifted, in memory', () => {
   it('a region ending at a last line without a line break: the file keeps none; an empty REPLACE deletes the lines', () => {
     expect(apply('def f():\n    return 1', 'return 1\n', 'return 2\n')).toBe('def f():\n    return 2');
     expect(apply('x\n    y\n    z\n', 'y\nz\n', '')).toBe('x\n');
+  });
+});
+
+describe('Aider blocks match whole lines', () => {
+  const apply = (file: string, search: string, replace: string): unknown => applyPatch(block('f.py', search, replace), { 'f.py': file }).files['f.py'];
+  const failure = (file: string, search: string, replace: string): PatchtxError => {
+    try {
+      apply(file, search, replace);
+    } catch (e) {
+      expect(e).toBeInstanceOf(PatchtxError);
+      return e as PatchtxError;
+    }
+    throw new Error('the block applied');
+  };
+
+  it('a SEARCH line is not found at the end of a longer file line: it matches only a whole line', () => {
+    const missing = failure('yx = 1\nz = 0\n', 'x = 1\n', 'x = 2\n');
+    expect(missing.kind).toBe('context_not_found');
+    expect(missing.data.candidates).toEqual([1]);
+    // a block whose first line is the end of a file line is not there either
+    expect(failure('def f():\n    return 1\n', 'f():\n    return 1\n', 'g():\n    return 1\n').kind).toBe('context_not_found');
+  });
+
+  it('the whole line is taken over the end of a longer one: no ambiguity, and the other line is kept', () => {
+    expect(apply('yx = 1\nx = 1\n', 'x = 1\n', 'x = 2\n')).toBe('yx = 1\nx = 2\n');
+    expect(apply('x = 1\r\nyx = 1\r\n', 'x = 1\n', 'x = 2\n')).toBe('x = 2\r\nyx = 1\r\n');
+    // the lines start after the end of a longer line that ends the same way
+    expect(apply('xa\na\na\n', 'a\na\n', 'b\n')).toBe('xa\nb\n');
+  });
+
+  it('a SEARCH line that is the end of an indented line is the indented line: REPLACE lines get its indentation', () => {
+    expect(apply('def f():\n    x = 1\n', 'x = 1\n', 'x = 1\ny = 2\n')).toBe('def f():\n    x = 1\n    y = 2\n');
+  });
+
+  it('at a last line without a final newline, too, the line is whole', () => {
+    expect(apply('a\nx = 1', 'x = 1\n', 'x = 2\n')).toBe('a\nx = 2');
+    expect(failure('a\nyx = 1', 'x = 1\n', 'x = 2\n').kind).toBe('context_not_found');
+  });
+
+  it('several whole-line occurrences stay ambiguous_match, listing the lines', () => {
+    const several = failure('x = 1\nyx = 1\nx = 1\n', 'x = 1\n', 'x = 2\n');
+    expect(several.kind).toBe('ambiguous_match');
+    expect(several.data.candidates).toEqual([1, 3]);
+  });
+});
+
+describe('Aider blocks match whole lines, in a repository', () => {
+  it('a block is applied to whole lines, not inside a longer one; str_replace still replaces text inside a line', async () => {
+    const dir = repoWith({ 'w.py': 'def f():\r\n    total = 1\r\n    return total\r\n' });
+    const repo = await openRepository({ dir });
+    const missing = await rejection(repo.apply(block('w.py', 'al = 1\n', 'al = 2\n')));
+    expect(missing.kind).toBe('context_not_found');
+    expect(git(dir, 'log', '-1', '--format=%s').trim()).toBe('files');
+    await repo.apply(block('w.py', 'return total\n', 'total += 1\nreturn total\n'));
+    expect(git(dir, 'show', 'HEAD:w.py')).toBe('def f():\r\n    total = 1\r\n    total += 1\r\n    return total\r\n');
+    await repo.edit({ op: 'str_replace', path: 'w.py', old: 'al = 1', new: 'al = 2' });
+    expect(git(dir, 'show', 'HEAD:w.py')).toBe('def f():\r\n    total = 2\r\n    total += 1\r\n    return total\r\n');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 });

@@ -7,8 +7,9 @@
 import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { patchtxJson } from '../helpers/cli.js';
-import { cleanupRepos, git, gitTry, makeRepo } from '../helpers/repos.js';
+import { openRepository } from '../../src/index.js';
+import { patchtx, patchtxJson } from '../helpers/cli.js';
+import { cleanupRepos, git, gitTry, makeRepo, rev } from '../helpers/repos.js';
 import { cleanupScratch, isolateGitEnv, patchFile, tempDir } from '../helpers/scratch.js';
 import { expectFsckClean, worktreeFiles } from '../helpers/snapshot.js';
 
@@ -205,5 +206,128 @@ describe('unified diffs in a repository that converts line endings: as git apply
     const p = await byPatchtx(source, config, diff, stale);
     expect(p.applies).toBe(false);
     expect(p.kind).toBe('dirty');
+  });
+});
+
+describe('unified diffs adding lines to a CRLF working file that git converts: stored as git apply --index stores them', () => {
+  // `git apply --index` patches the stored (LF) form, commits the result as it is and checks it
+  // out: an added line ending with CR keeps its CR in the commit, and under text=auto (or
+  // core.autocrlf) the checkout, which then has CRLF, is left as it is
+  const settings: [string, Record<string, string>, string[]][] = [
+    ['text=auto, core.eol=crlf', { '.gitattributes': '*.txt text=auto\n' }, ['core.eol=crlf']],
+    ['core.autocrlf=true', {}, ['core.autocrlf=true']],
+  ];
+  const added: [string, string[]][] = [
+    ['plain LF lines', ['+four and a bit', '+four and more']],
+    ['lines ending in CR', ['+four and a bit\r', '+four and more\r']],
+    ['an LF line and a line ending in CR', ['+four and a bit', '+four and more\r']],
+  ];
+  const cases = settings.flatMap(([name, files, config]) => added.map(([what, lines]) => [name, what, files, config, lines] as const));
+  const diffAdding = (lines: readonly string[]): string =>
+    ['--- a/a.txt', '+++ b/a.txt', `@@ -3,3 +3,${3 + lines.length} @@`, ' three', ' four', ...lines, ' five', ''].join('\n');
+
+  it.each(cases)('%s, a diff adding %s', async (_name, _what, files, config, lines) => {
+    const source = sourceRepo({ ...files, 'a.txt': LINES });
+    expect(read(cloneOf(source, config), 'a.txt')).toBe(LINES.replaceAll('\n', '\r\n'));
+    const g = await expectAgreement(source, config, diffAdding(lines));
+    expect(g.applies).toBe(true);
+  });
+
+  it.each(settings)('%s, a diff adding a file whose lines end in CR, or not', async (_name, files, config) => {
+    const source = sourceRepo({ ...files, 'a.txt': LINES });
+    const diff = [
+      'diff --git a/n.txt b/n.txt',
+      'new file mode 100644',
+      '--- /dev/null',
+      '+++ b/n.txt',
+      '@@ -0,0 +1,3 @@',
+      '+one\r',
+      '+two',
+      '+three\r',
+      '',
+    ].join('\n');
+    const g = await expectAgreement(source, config, diff);
+    expect(g.applies).toBe(true);
+  });
+
+  it('core.safecrlf=true does not refuse the CR lines git apply --index commits as they are', async () => {
+    const source = sourceRepo({ 'a.txt': LINES });
+    const config = ['core.autocrlf=true', 'core.safecrlf=true'];
+    const g = await expectAgreement(source, config, diffAdding(['+four and a bit\r']));
+    expect(g.applies).toBe(true);
+  });
+
+  it('a text eol=crlf file: lines ending in CR, which git apply --index commits leaving the file modified to git, are committed as git add stores them', async () => {
+    const source = sourceRepo({ '.gitattributes': '*.txt text eol=crlf\n', 'a.txt': LINES });
+    const config: string[] = [];
+    const diff = diffAdding(['+four and a bit', '+four and more\r']);
+    // git keeps the CR in the commit, but the checkout is all CRLF, which git add stores all LF
+    const byIndex = cloneOf(source, config);
+    git(byIndex, 'apply', '--index', patchFile(diff));
+    expect(git(byIndex, 'show', ':a.txt')).toContain('four and more\r\n');
+    git(byIndex, 'add', 'a.txt');
+    expect(git(byIndex, 'diff', '--cached', '--name-only')).toBe('a.txt\n');
+    // patchtx commits what the plain git apply + git add commits, and leaves the file clean
+    const g = byGit(source, config, diff, undefined, true);
+    const p = await byPatchtx(source, config, diff);
+    expect({ applies: p.applies, tree: p.tree, files: p.files }).toEqual({ applies: true, tree: g.tree, files: g.files });
+    expect(g.files!['a.txt']).toBe(listed(LINES.replace('four\n', 'four\nfour and a bit\nfour and more\n').replaceAll('\n', '\r\n')));
+    // LF lines alone agree with git apply --index
+    expect((await expectAgreement(source, config, diffAdding(['+four and a bit']))).applies).toBe(true);
+  });
+
+  it('the diff is the note of a commit only it says: its export replays to the same commit', async () => {
+    const source = sourceRepo({ 'a.txt': LINES });
+    const config = ['core.autocrlf=true'];
+    const diff = diffAdding(['+four and a bit\r']);
+    const dir = cloneOf(source, config);
+    const r = await patchtxJson('apply', '--repo', dir, patchFile(diff));
+    expect(r.code, r.err).toBe(0);
+    expect(git(dir, 'show', 'HEAD:a.txt')).toContain('four and a bit\r\n');
+    const shown = await patchtx('show', '--repo', dir, 'HEAD');
+    expect(shown.out).toBe(diff);
+    const exported = await patchtx('export', '--repo', dir);
+    expect(exported.code, exported.err).toBe(0);
+    const log = path.join(tempDir(), 'log.jsonl');
+    writeFileSync(log, exported.out);
+    const again = cloneOf(source, config);
+    const replayed = await patchtx('replay', '--keep-metadata', '--repo', again, log);
+    expect(replayed.code, replayed.err).toBe(0);
+    expect(rev(again)).toBe(rev(dir));
+    expect(worktreeFiles(again)).toEqual(worktreeFiles(dir));
+    expect(git(again, 'status', '--porcelain')).toBe('');
+  });
+
+  it('uncommitted work taken in: stored as plain git apply and git add store it, and checked out from the commit', async () => {
+    const source = sourceRepo({ 'a.txt': LINES });
+    const config = ['core.autocrlf=true'];
+    const work = (d: string): void => edit(d, 'a.txt', (s) => s.replace('one\r\n', 'one\r\nzero\r\n'));
+    const diff = diffAdding(['+four and a bit\r']);
+    const g = byGit(source, config, diff, work, true);
+    const p = await byPatchtx(source, config, diff, work, '--dirty=include');
+    expect(g.applies).toBe(true);
+    expect(p.tree).toBe(g.tree);
+    // git leaves the file as plain git apply wrote it; patchtx writes what checkout of the commit writes
+    expect(p.files!['a.txt']).toBe(listed(LINES.replace('one\n', 'one\nzero\n').replace('four\n', 'four\nfour and a bit\n').replaceAll('\n', '\r\n')));
+  });
+
+  it('in a transaction of several steps the result is stored as git add stores it: its note, made from the result, replays to it', async () => {
+    const source = sourceRepo({ 'a.txt': LINES, 'b.txt': 'bee\n' });
+    const config = ['core.autocrlf=true'];
+    const dir = cloneOf(source, config);
+    const repo = await openRepository({ dir });
+    const tx = await repo.begin();
+    await tx.apply(diffAdding(['+four and a bit\r']));
+    await tx.apply(['*** Begin Patch', '*** Update File: b.txt', '@@', '-bee', '+BEE', '*** End Patch', ''].join('\n'));
+    await tx.commit();
+    expect(git(dir, 'show', 'HEAD:a.txt')).toBe(LINES.replace('four\n', 'four\nfour and a bit\n'));
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    const exported = await patchtx('export', '--repo', dir);
+    const log = path.join(tempDir(), 'log.jsonl');
+    writeFileSync(log, exported.out);
+    const again = cloneOf(source, config);
+    const replayed = await patchtx('replay', '--repo', again, log);
+    expect(replayed.code, replayed.err).toBe(0);
+    expect(git(again, 'rev-parse', 'HEAD^{tree}')).toBe(git(dir, 'rev-parse', 'HEAD^{tree}'));
   });
 });
