@@ -58,12 +58,14 @@ export interface LocalPush {
   fastForwardOnly: boolean;
 }
 
-export type LocalPushOutcome = { ok: true; previous: string | null; oid: string } | { ok: false; previous: string | null; why: string; stale: boolean };
+/** `said`: the lines the remote's side printed (its hooks), as git shows them ("remote: ..."). */
+export type LocalPushOutcome =
+  { ok: true; previous: string | null; oid: string } | { ok: false; previous: string | null; why: string; stale: boolean; said: string };
 
 /** Pushes under the lease; `stale` outcomes are the remote ref not where the push expected it. */
 export async function pushLocal(p: LocalPush): Promise<LocalPushOutcome> {
   const previous = await listRemoteRef(p.gitdir, p.url, p.remoteRef);
-  if (!p.force && !p.fastForwardOnly && previous !== p.expected) return { ok: false, previous, why: 'the remote has another value', stale: true };
+  if (!p.force && !p.fastForwardOnly && previous !== p.expected) return { ok: false, previous, why: 'the remote has another value', stale: true, said: '' };
   const oid = (await runGit(p.gitdir, ['rev-parse', '--verify', '--quiet', `${p.localRef}^{commit}`])).stdout.trim();
   // the tests move the remote branch here, between the listing and the update
   crashPoint('push-advertised');
@@ -75,8 +77,17 @@ export async function pushLocal(p: LocalPush): Promise<LocalPushOutcome> {
   if (r.status === 0) return { ok: true, previous, oid };
   const status = r.stdout.split('\n').find((l) => l.startsWith('!'));
   const why = status?.split('\t')[2] ?? firstLine(r.stderr);
-  const stale = /stale info|fetch first|non-fast-forward|failed to update ref|cannot lock ref/.test(`${status ?? ''} ${r.stderr}`);
-  return { ok: false, previous, why: why === '' ? 'git push failed' : why, stale };
+  const said = r.stderr
+    .split('\n')
+    .filter((l) => l.startsWith('remote: '))
+    .join('\n');
+  // the remote's own lines are left out: a hook may print anything
+  const git = r.stderr
+    .split('\n')
+    .filter((l) => !l.startsWith('remote: '))
+    .join('\n');
+  const stale = /stale info|fetch first|non-fast-forward|failed to update ref|cannot lock ref/.test(`${status ?? ''} ${git}`);
+  return { ok: false, previous, why: why === '' ? 'git push failed' : why, stale, said };
 }
 
 /** Fetches `ref` of the local remote; its value (null: none), its objects now in this repository. */
