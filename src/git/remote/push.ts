@@ -165,6 +165,17 @@ function reasonOf(err: IsoError, ref: string): string {
   return err.data?.result?.refs?.[ref]?.error ?? err.data?.reason ?? err.message;
 }
 
+/**
+ * An error of the connection rather than of this repository: a system error without a file
+ * (ETIMEDOUT, EHOSTUNREACH, EPROTO of a TLS handshake...) or one of TLS's certificate checks
+ * (CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT, ERR_TLS_CERT_ALTNAME_INVALID...).
+ * isomorphic-git's own errors have codes ending in Error, and are told apart above.
+ */
+function isNetworkError(err: IsoError & { syscall?: string; path?: string }): boolean {
+  if (typeof err.code !== 'string' || err.code.endsWith('Error') || err.path !== undefined) return false;
+  return err.syscall !== undefined || /CERT|TLS|SSL|UNABLE_TO_|^E[A-Z]+$/.test(err.code);
+}
+
 type IsoError = Error & { code?: string; data?: { reason?: string; statusCode?: number; result?: { refs?: Record<string, { error?: string }> } } };
 
 function toPushError(e: unknown, ref: string, opts: PushRefOptions, advertised: string | null, said: string): unknown {
@@ -191,6 +202,6 @@ function toPushError(e: unknown, ref: string, opts: PushRefOptions, advertised: 
       // the network or the server failed: nothing is known to have changed on the remote
       return new PatchtxError('io_error', `cannot push to ${opts.url}: ${err.message}`, { errno: err.code });
     default:
-      return e;
+      return isNetworkError(err) ? new PatchtxError('io_error', `cannot push to ${opts.url}: ${oneLine(err.message)}`, { errno: err.code }) : e;
   }
 }
