@@ -14,7 +14,7 @@ import { PatchtxError } from '../errors.js';
 import { indexPathOf } from '../git/index/read.js';
 import { appendTrailers, readTrailers, type Trailer } from '../git/objects/model/trailers.js';
 import { formatTimezone, type Identity } from '../git/objects/model/identity.js';
-import { findHook, runHook } from '../git/repo/hooks.js';
+import { findHook, ignoredHook, runHook } from '../git/repo/hooks.js';
 import type { Session } from '../tx/session.js';
 
 export interface HookContext {
@@ -68,12 +68,30 @@ function showOutput(output: string): void {
 }
 
 /**
+ * git's hint for hooks that are there but not executable, which it skips (advice.ignoredHook=false
+ * silences it): a hook someone meant to run is not run, and nothing else would say so.
+ */
+function hintIgnored(session: Session, names: readonly string[]): void {
+  if (session.config.getBool('advice.ignoredHook') === false) return;
+  for (const name of names) {
+    const file = ignoredHook(session.repo, session.config, session.env, name);
+    if (file === null) continue;
+    process.stderr.write(
+      `hint: The '${file}' hook was ignored because it's not set as executable.\n` +
+        'hint: You can disable this warning with `git config advice.ignoredHook false`.\n',
+    );
+  }
+}
+
+/**
  * The message after prepare-commit-msg and commit-msg; `message` itself when neither hook is
  * there. patchtx's own trailers (`kept`) stay in it: a hook that dropped one gets it back.
  */
 export async function messageThroughHooks(session: Session, message: string, kept: readonly Trailer[], ctx: HookContext): Promise<string> {
   const { repo, config, env } = session;
-  const hooks = (['prepare-commit-msg', ...(ctx.noVerify ? [] : ['commit-msg'])] as const)
+  const names = ['prepare-commit-msg', ...(ctx.noVerify ? [] : ['commit-msg'])] as const;
+  hintIgnored(session, names);
+  const hooks = names
     .map((name) => ({ name, file: findHook(repo, config, env, name) }))
     .filter((h): h is { name: 'prepare-commit-msg' | 'commit-msg'; file: string } => h.file !== null);
   if (hooks.length === 0) return message;
@@ -105,7 +123,7 @@ export async function messageThroughHooks(session: Session, message: string, kep
 /** post-commit, once the ref has moved; what it says is shown, its status changes nothing. */
 export async function runPostCommit(session: Session, ctx: HookContext): Promise<void> {
   const file = findHook(session.repo, session.config, session.env, 'post-commit');
-  if (file === null) return;
+  if (file === null) return hintIgnored(session, ['post-commit']);
   const run = await runHook(session.repo, file, [], hookEnv(session, ctx));
   showOutput(run.output);
 }
