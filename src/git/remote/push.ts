@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { crashPoint } from '../../test-points.js';
-import { credentialCallbacks, unauthorized } from './credentials.js';
+import { anonymizeUrl, credentialCallbacks, unauthorized } from './credentials.js';
 import { isLocalRemote, pushLocal } from './local.js';
 
 export const NULL_OID = '0'.repeat(40);
@@ -34,7 +34,7 @@ export interface PushRefResult {
   previous: string | null;
   /** the value sent */
   oid: string;
-  /** the remote's URL */
+  /** the remote's URL, as shown (without credentials in it) */
   url: string;
 }
 
@@ -90,7 +90,7 @@ export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
       },
     });
     if (!result.ok) throw refused(remoteRef, opts, advertised, result.error ?? 'the server did not accept the push', said);
-    return { previous: advertised, oid: sent, url: opts.url };
+    return { previous: advertised, oid: sent, url: anonymizeUrl(opts.url) };
   } catch (e) {
     throw toPushError(e, remoteRef, opts, advertised, said);
   } finally {
@@ -110,7 +110,7 @@ async function pushToLocal(opts: PushRefOptions): Promise<PushRefResult> {
     force: opts.force === true,
     fastForwardOnly: opts.fastForwardOnly === true,
   });
-  if (out.ok) return { previous: out.previous, oid: out.oid, url: opts.url };
+  if (out.ok) return { previous: out.previous, oid: out.oid, url: anonymizeUrl(opts.url) };
   if (!out.stale) throw declined(remoteRef, opts, out.why, out.said);
   if (opts.fastForwardOnly) throw stale(remoteRef, out.previous, out.previous, `not a fast-forward of the remote's ${remoteRef}`);
   if (out.why === 'the remote has another value') throw stale(remoteRef, opts.expected, out.previous, 'the remote has another value');
@@ -147,7 +147,7 @@ function declined(ref: string, opts: PushRefOptions, why: string, said = ''): Pa
   const output = remoteLines(said);
   return new PatchtxError(
     'io_error',
-    `cannot push to ${opts.url}: the server refused the update of ${ref}: ${oneLine(why)}${output === '' ? '' : `\n${output}`}`,
+    `cannot push to ${anonymizeUrl(opts.url)}: the server refused the update of ${ref}: ${oneLine(why)}${output === '' ? '' : `\n${output}`}`,
     { ref, reason: oneLine(why), output },
   );
 }
@@ -191,17 +191,21 @@ function toPushError(e: unknown, ref: string, opts: PushRefOptions, advertised: 
       return refused(ref, opts, advertised, reasonOf(err, ref), said);
     case 'UnknownTransportError':
     case 'UrlParseError':
-      return new PatchtxError('usage', `cannot push to ${opts.url}: only http://, https://, file:// and path remotes are supported (${err.message})`, {
-        reason: 'transport',
-      });
+      return new PatchtxError(
+        'usage',
+        `cannot push to ${anonymizeUrl(opts.url)}: only http://, https://, file:// and path remotes are supported (${err.message})`,
+        {
+          reason: 'transport',
+        },
+      );
     case 'HttpError':
     case 'SmartHttpError':
     case 'ECONNREFUSED':
     case 'ENOTFOUND':
     case 'ECONNRESET':
       // the network or the server failed: nothing is known to have changed on the remote
-      return new PatchtxError('io_error', `cannot push to ${opts.url}: ${err.message}`, { errno: err.code });
+      return new PatchtxError('io_error', `cannot push to ${anonymizeUrl(opts.url)}: ${err.message}`, { errno: err.code });
     default:
-      return isNetworkError(err) ? new PatchtxError('io_error', `cannot push to ${opts.url}: ${oneLine(err.message)}`, { errno: err.code }) : e;
+      return isNetworkError(err) ? new PatchtxError('io_error', `cannot push to ${anonymizeUrl(opts.url)}: ${oneLine(err.message)}`, { errno: err.code }) : e;
   }
 }
