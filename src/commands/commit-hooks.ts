@@ -84,6 +84,22 @@ function hintIgnored(session: Session, names: readonly string[]): void {
 }
 
 /**
+ * `message` without the lines of `trailers` it still has outside its trailer block (a hook that
+ * appended a paragraph of its own left them in one that is no longer the last): they are appended
+ * to the block again, and would otherwise be there twice.
+ */
+function withoutLines(message: string, trailers: readonly Trailer[]): string {
+  if (trailers.length === 0) return message;
+  const lines = new Set(trailers.map((t) => `${t.key}: ${t.value}`));
+  return cleanupWhitespace(
+    message
+      .split('\n')
+      .filter((l) => !lines.has(l))
+      .join('\n'),
+  );
+}
+
+/**
  * The message after prepare-commit-msg and commit-msg; `message` itself when neither hook is
  * there. patchtx's own trailers (`kept`) stay in it: a hook that dropped one gets it back.
  */
@@ -114,7 +130,7 @@ export async function messageThroughHooks(session: Session, message: string, kep
     }
     const present = readTrailers(edited);
     const missing = kept.filter((t) => !present.some((p) => p.key === t.key && p.value === t.value));
-    return appendTrailers(edited, missing);
+    return appendTrailers(withoutLines(edited, missing), missing);
   } finally {
     if (own !== null) fs.rmSync(file, { force: true });
   }
