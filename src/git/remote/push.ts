@@ -153,7 +153,9 @@ function declined(ref: string, opts: PushRefOptions, why: string, said = ''): Pa
 }
 
 function refused(ref: string, opts: PushRefOptions, advertised: string | null, why: string, said = ''): PatchtxError {
-  if (!LEASE_LOST.test(why)) return declined(ref, opts, why, said);
+  // the notes' push (fastForwardOnly) comes after the branch landed, and its caller turns a
+  // `stale` refusal into a warning: a server refusing the notes must not fail the whole push
+  if (opts.fastForwardOnly !== true && !LEASE_LOST.test(why)) return declined(ref, opts, why, said);
   // the server compares the old value under its lock: a refusal after a matching advertisement
   // means the ref moved in between
   if (opts.force !== true) return stale(ref, opts.fastForwardOnly ? advertised : opts.expected, undefined, `the server refused: ${oneLine(why)}`);
