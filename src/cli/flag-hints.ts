@@ -18,12 +18,16 @@ const FLAGS: Readonly<Record<string, string>> = {
   revert: '--revert',
   keepMetadata: '--keep-metadata',
   grouping: '--commit',
+  regenerate: '--regenerate',
 };
 
+/** Options that are switches: their flag alone sets them. */
+const SWITCHES = new Set(['revert', 'regenerate']);
+
 /** `--flag VALUE`; a choice among fixed words is spelled `--flag=WORD`, as the help shows it; a
- * switch (`revert`, whose setting is 'true') is the flag alone. */
+ * switch (`revert`, `regenerate`, whose setting is 'true') is the flag alone. */
 function flagSetting(option: string, value: string): string {
-  if (option === 'revert') return FLAGS[option]!;
+  if (SWITCHES.has(option)) return FLAGS[option]!;
   return option === 'dirty' ? `${FLAGS[option]}=${value}` : `${FLAGS[option]} ${value}`;
 }
 

@@ -14,7 +14,7 @@ import { PatchtxError } from '../errors.js';
 import { indexPathOf } from '../git/index/read.js';
 import { appendTrailers, readTrailers, type Trailer } from '../git/objects/model/trailers.js';
 import { formatTimezone, type Identity } from '../git/objects/model/identity.js';
-import { findHook, runHook } from '../git/repo/hooks.js';
+import { findHook, ignoredHook, runHook } from '../git/repo/hooks.js';
 import type { Session } from '../tx/session.js';
 
 export interface HookContext {
@@ -76,12 +76,45 @@ export function messageHooks(session: Session, noVerify = false): Array<{ name: 
 }
 
 /**
+ * git's hint for hooks that are there but not executable, which it skips (advice.ignoredHook=false
+ * silences it): a hook someone meant to run is not run, and nothing else would say so.
+ */
+function hintIgnored(session: Session, names: readonly string[]): void {
+  if (session.config.getBool('advice.ignoredHook') === false) return;
+  for (const name of names) {
+    const file = ignoredHook(session.repo, session.config, session.env, name);
+    if (file === null) continue;
+    process.stderr.write(
+      `hint: The '${file}' hook was ignored because it's not set as executable.\n` +
+        'hint: You can disable this warning with `git config advice.ignoredHook false`.\n',
+    );
+  }
+}
+
+/**
+ * `message` without the lines of `trailers` it still has outside its trailer block (a hook that
+ * appended a paragraph of its own left them in one that is no longer the last): they are appended
+ * to the block again, and would otherwise be there twice.
+ */
+function withoutLines(message: string, trailers: readonly Trailer[]): string {
+  if (trailers.length === 0) return message;
+  const lines = new Set(trailers.map((t) => `${t.key}: ${t.value}`));
+  return cleanupWhitespace(
+    message
+      .split('\n')
+      .filter((l) => !lines.has(l))
+      .join('\n'),
+  );
+}
+
+/**
  * The message after prepare-commit-msg and commit-msg; `message` itself when neither hook is
  * there. patchtx's own trailers (`kept`) stay in it: a hook that dropped one gets it back.
  */
 export async function messageThroughHooks(session: Session, message: string, kept: readonly Trailer[], ctx: HookContext): Promise<string> {
   const { repo } = session;
   const hooks = messageHooks(session, ctx.noVerify);
+  hintIgnored(session, ['prepare-commit-msg', ...(ctx.noVerify ? [] : ['commit-msg'])]);
   if (hooks.length === 0) return message;
   // runs on other refs may go on at the same time without the index lock: they get files of their own
   const own = ctx.checkout ? null : `COMMIT_EDITMSG-patchtx-${randomBytes(6).toString('hex')}`;
@@ -102,7 +135,7 @@ export async function messageThroughHooks(session: Session, message: string, kep
     }
     const present = readTrailers(edited);
     const missing = kept.filter((t) => !present.some((p) => p.key === t.key && p.value === t.value));
-    return appendTrailers(edited, missing);
+    return appendTrailers(withoutLines(edited, missing), missing);
   } finally {
     if (own !== null) fs.rmSync(file, { force: true });
   }
@@ -111,7 +144,7 @@ export async function messageThroughHooks(session: Session, message: string, kep
 /** post-commit, once the ref has moved; what it says is shown, its status changes nothing. */
 export async function runPostCommit(session: Session, ctx: HookContext): Promise<void> {
   const file = findHook(session.repo, session.config, session.env, 'post-commit');
-  if (file === null) return;
+  if (file === null) return hintIgnored(session, ['post-commit']);
   const run = await runHook(session.repo, file, [], hookEnv(session, ctx));
   showOutput(run.output);
 }

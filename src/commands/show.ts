@@ -52,10 +52,12 @@ async function noteOf(session: Session, rev: string): Promise<{ oid: string; tex
     // where notes.rewriteRef says so)
     const ours = patchtxInfo(await session.store.readCommit(oid)) !== null;
     const why = ours
-      ? `it carries a Patch-Id: it was made by patchtx and changed since (amended or rebased: the note stays with the commit patchtx made), or ${NOTES_REF} was not fetched`
+      ? `it carries a Patch-Id: it was made by patchtx and changed since (amended or rebased: the note stays with the commit patchtx made; git config notes.rewriteRef ${NOTES_REF} carries notes over from then on), or ${NOTES_REF} was not fetched`
       : `it was not made by patchtx, or ${NOTES_REF} was not fetched`;
+    // a commit of patchtx's can have an equivalent patch made from its diff
     throw new PatchtxError('bad_revision', `no patch text is stored for ${oid.slice(0, 12)}: ${why} (git fetch <remote> ${NOTES_REF}:${NOTES_REF})`, {
       commit: oid,
+      ...(ours ? { remedy: { option: 'regenerate', value: 'true' } } : {}),
     });
   }
   return { oid, text };

@@ -3,7 +3,8 @@
 // credential configuration of the repository apply), then `git credential approve` when the
 // server took them or `git credential reject` when it did not. Never a prompt: a run of patchtx
 // is unattended (GIT_TERMINAL_PROMPT=0), and without a helper that knows the server the request
-// fails as it would have. A URL with the user and password in it needs none of this.
+// fails as it would have. A URL with the user and password in it needs none of this, and is shown
+// without them (anonymizeUrl), as git shows it.
 import { PatchtxError } from '../../errors.js';
 import { runProgram } from '../repo/run-program.js';
 import type { AuthCallback, AuthFailureCallback, AuthSuccessCallback, GitAuth } from 'isomorphic-git';
@@ -60,7 +61,17 @@ export function credentialCallbacks(gitdir: string): CredentialCallbacks {
 export function unauthorized(url: string, what: string): PatchtxError {
   return new PatchtxError(
     'io_error',
-    `cannot ${what} ${url}: the server wants credentials (HTTP 401), and no git credential helper (credential.helper) gave ones it accepts`,
+    `cannot ${what} ${anonymizeUrl(url)}: the server wants credentials (HTTP 401), and no git credential helper (credential.helper) gave ones it accepts`,
     { errno: 'HTTP401' },
   );
+}
+
+/**
+ * The URL as git shows it in messages: without the user and password a URL may carry
+ * (https://bot:TOKEN@host/repo.git is shown as https://host/repo.git), which would otherwise end
+ * up in CI logs.
+ */
+export function anonymizeUrl(url: string): string {
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@(.*)$/is.exec(url);
+  return m === null ? url : `${m[1]}${m[2]}`;
 }

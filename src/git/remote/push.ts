@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { crashPoint } from '../../test-points.js';
-import { credentialCallbacks, unauthorized } from './credentials.js';
+import { anonymizeUrl, credentialCallbacks, unauthorized } from './credentials.js';
 import { isLocalRemote, pushLocal } from './local.js';
 
 export const NULL_OID = '0'.repeat(40);
@@ -34,7 +34,7 @@ export interface PushRefResult {
   previous: string | null;
   /** the value sent */
   oid: string;
-  /** the remote's URL */
+  /** the remote's URL, as shown (without credentials in it) */
   url: string;
 }
 
@@ -58,6 +58,8 @@ export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
   const remoteRef = opts.remoteRef ?? opts.localRef;
   let advertised: string | null = null;
   let sent = '';
+  // what the server's side said while receiving (a hook's output), shown when it refuses
+  let said = '';
   // isomorphic-git writes refs/remotes/<remote>/... after a push, unlocked and without a reflog,
   // and for a notes ref under a wrong name: it is given a name of its own, whose refs are removed
   // (the caller updates the real remote-tracking ref)
@@ -75,6 +77,9 @@ export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
       // the old value sent is the advertised one whatever `force` says; force only skips
       // isomorphic-git's own fast-forward check, the lease below is patchtx's
       force: opts.force === true || opts.fastForwardOnly !== true,
+      onMessage: (message) => {
+        if (said.length < SAID_LIMIT) said += message;
+      },
       onPrePush: ({ remoteRef: theirs, localRef: ours }) => {
         advertised = theirs.oid === NULL_OID ? null : theirs.oid;
         sent = ours.oid;
@@ -84,10 +89,10 @@ export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
         return go;
       },
     });
-    if (!result.ok) throw refused(remoteRef, opts, advertised, result.error ?? 'the server did not accept the push');
-    return { previous: advertised, oid: sent, url: opts.url };
+    if (!result.ok) throw refused(remoteRef, opts, advertised, result.error ?? 'the server did not accept the push', said);
+    return { previous: advertised, oid: sent, url: anonymizeUrl(opts.url) };
   } catch (e) {
-    throw toPushError(e, remoteRef, opts, advertised);
+    throw toPushError(e, remoteRef, opts, advertised, said);
   } finally {
     fs.rmSync(path.join(opts.gitdir, 'refs', 'remotes', scratch), { recursive: true, force: true });
   }
@@ -105,24 +110,77 @@ async function pushToLocal(opts: PushRefOptions): Promise<PushRefResult> {
     force: opts.force === true,
     fastForwardOnly: opts.fastForwardOnly === true,
   });
-  if (out.ok) return { previous: out.previous, oid: out.oid, url: opts.url };
-  if (!out.stale) throw new PatchtxError('io_error', `cannot push to ${opts.url}: ${out.why}`, {});
+  if (out.ok) return { previous: out.previous, oid: out.oid, url: anonymizeUrl(opts.url) };
+  if (!out.stale) throw declined(remoteRef, opts, out.why, out.said);
   if (opts.fastForwardOnly) throw stale(remoteRef, out.previous, out.previous, `not a fast-forward of the remote's ${remoteRef}`);
   if (out.why === 'the remote has another value') throw stale(remoteRef, opts.expected, out.previous, 'the remote has another value');
   throw refused(remoteRef, opts, out.previous, out.why);
 }
 
-function refused(ref: string, opts: PushRefOptions, advertised: string | null, why: string): PatchtxError {
-  // the server compares the old value under its lock: a refusal after a matching advertisement
-  // means the ref moved in between
-  if (opts.force !== true)
-    return stale(ref, opts.fastForwardOnly ? advertised : opts.expected, undefined, `the server refused: ${why.replace(/\s+/g, ' ').trim()}`);
-  return new PatchtxError('stale', `the server refused the update of ${ref}: ${why.replace(/\s+/g, ' ').trim()}`, { ref });
+/**
+ * The reasons receive-pack gives when the ref was not at the old value the push sent, or another
+ * push held its lock: the ref moved (or is moving) under this push. Any other reason is the
+ * server's own refusal (a pre-receive or update hook declined, a policy, a broken pack), after
+ * which the ref is where it was, and pushing again would be refused again.
+ */
+const LEASE_LOST = /failed to update ref|failed to lock|cannot lock ref|stale info|fetch first/i;
+
+const oneLine = (why: string): string => why.replace(/\s+/g, ' ').trim();
+
+/** How much of what the server's side said is kept. */
+const SAID_LIMIT = 16 * 1024;
+
+/** The server's lines as git shows them ("remote: ..."), without the padding git adds to clear a line. */
+const remoteLines = (said: string): string =>
+  said
+    .split(/\r?\n|\r/)
+    .map((l) => l.trimEnd())
+    .filter((l) => l !== '')
+    .map((l) => (l.startsWith('remote: ') ? l : `remote: ${l}`))
+    .join('\n');
+
+/**
+ * The server refused the update for a reason of its own: nothing moved, and a retry would not
+ * help. What its side said (a hook's output) follows, as git push shows it.
+ */
+function declined(ref: string, opts: PushRefOptions, why: string, said = ''): PatchtxError {
+  const output = remoteLines(said);
+  return new PatchtxError(
+    'io_error',
+    `cannot push to ${anonymizeUrl(opts.url)}: the server refused the update of ${ref}: ${oneLine(why)}${output === '' ? '' : `\n${output}`}`,
+    { ref, reason: oneLine(why), output },
+  );
 }
 
-type IsoError = Error & { code?: string; data?: { reason?: string; statusCode?: number; result?: { errors?: string[] } } };
+function refused(ref: string, opts: PushRefOptions, advertised: string | null, why: string, said = ''): PatchtxError {
+  // the notes' push (fastForwardOnly) comes after the branch landed, and its caller turns a
+  // `stale` refusal into a warning: a server refusing the notes must not fail the whole push
+  if (opts.fastForwardOnly !== true && !LEASE_LOST.test(why)) return declined(ref, opts, why, said);
+  // the server compares the old value under its lock: a refusal after a matching advertisement
+  // means the ref moved in between
+  if (opts.force !== true) return stale(ref, opts.fastForwardOnly ? advertised : opts.expected, undefined, `the server refused: ${oneLine(why)}`);
+  return new PatchtxError('stale', `the server refused the update of ${ref}: ${oneLine(why)}`, { ref });
+}
 
-function toPushError(e: unknown, ref: string, opts: PushRefOptions, advertised: string | null): unknown {
+/** The server's reason for refusing `ref` (receive-pack's status line), else the error's message. */
+function reasonOf(err: IsoError, ref: string): string {
+  return err.data?.result?.refs?.[ref]?.error ?? err.data?.reason ?? err.message;
+}
+
+/**
+ * An error of the connection rather than of this repository: a system error without a file
+ * (ETIMEDOUT, EHOSTUNREACH, EPROTO of a TLS handshake...) or one of TLS's certificate checks
+ * (CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT, ERR_TLS_CERT_ALTNAME_INVALID...).
+ * isomorphic-git's own errors have codes ending in Error, and are told apart above.
+ */
+function isNetworkError(err: IsoError & { syscall?: string; path?: string }): boolean {
+  if (typeof err.code !== 'string' || err.code.endsWith('Error') || err.path !== undefined) return false;
+  return err.syscall !== undefined || /CERT|TLS|SSL|UNABLE_TO_|^E[A-Z]+$/.test(err.code);
+}
+
+type IsoError = Error & { code?: string; data?: { reason?: string; statusCode?: number; result?: { refs?: Record<string, { error?: string }> } } };
+
+function toPushError(e: unknown, ref: string, opts: PushRefOptions, advertised: string | null, said: string): unknown {
   if (e instanceof PatchtxError) return e;
   const err = e as IsoError;
   if (err.code === 'HttpError' && err.data?.statusCode === 401) return unauthorized(opts.url, 'push to');
@@ -132,20 +190,24 @@ function toPushError(e: unknown, ref: string, opts: PushRefOptions, advertised: 
     case 'PushRejectedError':
       return stale(ref, advertised, advertised, `not a fast-forward of the remote's ${ref}`);
     case 'GitPushError':
-      return refused(ref, opts, advertised, err.data?.reason ?? err.message);
+      return refused(ref, opts, advertised, reasonOf(err, ref), said);
     case 'UnknownTransportError':
     case 'UrlParseError':
-      return new PatchtxError('usage', `cannot push to ${opts.url}: only http://, https://, file:// and path remotes are supported (${err.message})`, {
-        reason: 'transport',
-      });
+      return new PatchtxError(
+        'usage',
+        `cannot push to ${anonymizeUrl(opts.url)}: only http://, https://, file:// and path remotes are supported (${err.message})`,
+        {
+          reason: 'transport',
+        },
+      );
     case 'HttpError':
     case 'SmartHttpError':
     case 'ECONNREFUSED':
     case 'ENOTFOUND':
     case 'ECONNRESET':
       // the network or the server failed: nothing is known to have changed on the remote
-      return new PatchtxError('io_error', `cannot push to ${opts.url}: ${err.message}`, { errno: err.code });
+      return new PatchtxError('io_error', `cannot push to ${anonymizeUrl(opts.url)}: ${err.message}`, { errno: err.code });
     default:
-      return e;
+      return isNetworkError(err) ? new PatchtxError('io_error', `cannot push to ${anonymizeUrl(opts.url)}: ${oneLine(err.message)}`, { errno: err.code }) : e;
   }
 }

@@ -1,7 +1,7 @@
 // Finding and running a repository's hooks as git does: in core.hooksPath (a relative path is
 // taken from where hooks run: the working tree's root, or the git directory of a bare repository;
 // `~/` is the home directory) or else in $GIT_COMMON_DIR/hooks; a hook that is not an executable
-// file is not run. A hook runs in that same directory (through run-program.ts, as the other
+// file is not run (ignoredHook names it, for git's hint). A hook runs in that same directory (through run-program.ts, as the other
 // programs git would run), with its standard input closed unless the hook takes one, and what it
 // prints (on either stream) is collected, bounded, so that the caller can show it or put it in an error.
 import fs from 'node:fs';
@@ -38,6 +38,21 @@ export function findHook(repo: Repository, config: GitConfig, env: NodeJS.Proces
   } catch {
     return null;
   }
+}
+
+/**
+ * The hook's file when there is one that would not run (not executable), as git names it in its
+ * hint: from the directory hooks run in when it is under it, else in full.
+ */
+export function ignoredHook(repo: Repository, config: GitConfig, env: NodeJS.ProcessEnv, name: string): string | null {
+  const file = path.join(hooksDir(repo, config, env), name);
+  try {
+    if (!fs.statSync(file).isFile() || findHook(repo, config, env, name) !== null) return null;
+  } catch {
+    return null;
+  }
+  const relative = path.relative(hookCwd(repo), file);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
 }
 
 /**
