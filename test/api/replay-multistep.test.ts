@@ -1,9 +1,10 @@
 // The export of a transaction of several steps (repo.begin() with V4A steps, with V4A steps and
-// edit operations, applyResponseItems' one commit for a response's calls) replayed with its
-// metadata into a clone at its parent: the very same commit, checked with git (rev-parse,
-// fsck). A commit whose note was made from its result keeps its recorded Patch-Id where the
-// replay makes the recorded tree, and is refused elsewhere, naming why.
-import { writeFileSync } from 'node:fs';
+// edit operations, applyResponseItems' one commit for a response's calls, a replay's one commit
+// for a response's calls) replayed with its metadata into a clone at its parent: the very same
+// commit, checked with git (rev-parse, notes, fsck). A commit whose note was made from its result
+// keeps its recorded Patch-Id where the replay makes the recorded tree, and is refused elsewhere,
+// naming why.
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepository } from '../../src/index.js';
@@ -11,7 +12,7 @@ import { applyResponseItems } from '../../src/openai/index.js';
 import { patchtx } from '../helpers/cli.js';
 import { rejection } from '../helpers/rejection.js';
 import { git, rev } from '../helpers/repos.js';
-import { repoWith } from '../helpers/replay.js';
+import { logFixture, repoWith } from '../helpers/replay.js';
 import { cleanupScratch, isolateGitEnv, tempDir, v4a } from '../helpers/scratch.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
 
@@ -107,6 +108,16 @@ describe('replay --keep-metadata of a transaction of several steps', () => {
     expect(r.applied).toBe(1);
     expect(rev(clone, 'HEAD^{tree}')).toBe(rev(dir, 'HEAD^{tree}'));
     expect(git(clone, 'show', 'HEAD:todo.txt')).toBe('first\nsecond');
+  });
+
+  it("a replay's one commit for a response's two calls (the second moves the file the first made) comes back as the same commit", async () => {
+    const dir = repoWith(FILES);
+    const base = rev(dir);
+    const items = JSON.parse(readFileSync(logFixture('replay-responses.json'), 'utf8')) as unknown[];
+    const r = await (await openRepository({ dir })).replay(items, { name: 'items.json' });
+    expect(r.applied).toBe(2);
+    expect(rev(dir, 'HEAD~1')).toBe(base);
+    await expectSameCommitsReplayed(dir, base);
   });
 
   it('a note made from the result replayed onto another tree is refused with replay_mismatch, writing nothing', async () => {
