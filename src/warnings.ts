@@ -20,6 +20,8 @@ export const WARNING_KINDS = {
   checkout_switched: "recovery: this checkout no longer has the interrupted run's branch (`ref`) checked out; its working tree and index were left as they are",
   journal_removed:
     'recovery: a journal that could not be read (`reason`: `empty`, a run that died while starting, or why it is unusable) was removed; nothing of its run had landed',
+  regenerated_differs:
+    "show --regenerate: the patch made from the commit's diff would not make the commit's tree again on its parent (`expected`, `actual`: the trees; `path`: a file git would store otherwise than the commit holds it, or none)",
 } as const satisfies Record<string, string>;
 
 export type WarningKind = keyof typeof WARNING_KINDS;

@@ -399,6 +399,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
         }
         const shown = await showOrRegenerate({ repoDir: flags.repo, commit });
         if (shown.regenerated) regenerated();
+        for (const w of shown.warnings) streams.err(`warning: ${w.message}\n`);
         streams.out(shown.text);
       }),
     );

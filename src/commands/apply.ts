@@ -101,6 +101,9 @@ export interface ApplyOptions extends SessionOptions, TargetOptions {
     committer: Identity;
     /** the recorded commit's signature, put back when the commit made is that very commit */
     signature?: { gpgsig: string; commit: string };
+    /** the recorded Patch-Id, taken for the patch's own where the patch is a note made from the
+     * result of other steps (replay-patch-id.ts; the tree is then checked: expectTree) */
+    patchId?: string;
   };
   /** shown the result before the commit is written; throws to refuse it (a replay comparing it
    * with the changes its log records) */
@@ -702,7 +705,7 @@ export async function applyTransaction(opts: ApplyOptions): Promise<TxResult> {
       rerootPatch(invocation.patch, patchDirectory(session.repo.workdir, opts.pathPrefix ?? '', invocation.cwd), session.repo.workdir),
     );
     const patch = patches.length === 1 ? patches[0]! : joinSteps(patches);
-    const pid = patchId(patch, opts.dialect);
+    const pid = (opts.expectTree !== undefined ? opts.kept?.patchId : undefined) ?? patchId(patch, opts.dialect);
     // a patch that names a directory (`cd DIR && apply_patch`) or was given relative to a
     // subdirectory is stored re-rooted at the repository, so `patchtx show X | patchtx apply` replays it
     const noteInput: NoteInput = {

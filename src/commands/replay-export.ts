@@ -7,7 +7,9 @@
 import { PatchtxError } from '../errors.js';
 import { parseTimezone, type Identity } from '../git/objects/model/identity.js';
 import type { ExportIdentity, ExportRecord } from '../logs/patchtx-export.js';
+import type { Limits } from '../patch/limits.js';
 import type { ApplyOptions } from './apply.js';
+import { recordedPatchId } from './replay-patch-id.js';
 
 const identityOf = (id: ExportIdentity): Identity => ({
   name: id.name,
@@ -35,17 +37,24 @@ export interface ExportCommitOptions {
   treeBefore: string | null;
   replayedFromTrailer: string;
   replayedCommitTrailer: string;
+  limits?: Partial<Limits>;
 }
 
 /** What the entry's transaction is given besides the patch text. */
-export function exportCommitOptions(record: ExportRecord, o: ExportCommitOptions): Pick<ApplyOptions, 'trailers' | 'expectTree' | 'kept' | 'allowReapply'> {
+export function exportCommitOptions(
+  record: ExportRecord,
+  o: ExportCommitOptions,
+): Pick<ApplyOptions, 'trailers' | 'expectTree' | 'kept' | 'allowReapply' | 'dialect'> {
   // the same start, the same patch: the same tree, or the replay stops
-  const compare = o.treeBefore === record.baseTree ? { expectTree: record.tree } : {};
+  const sameStart = o.treeBefore === record.baseTree;
+  const compare = sameStart ? { expectTree: record.tree } : {};
+  const { dialect, adopted } = recordedPatchId(record, { keep: o.keep, sameStart, limits: o.limits });
   // the branch's history says what was replayed: a patch that follows itself is applied again
-  const common = { ...compare, allowReapply: true };
+  const common = { ...compare, allowReapply: true, ...(dialect ? { dialect } : {}) };
   if (o.keep) {
     const signature = record.gpgsig === undefined ? {} : { signature: { gpgsig: record.gpgsig, commit: record.commit } };
-    return { ...common, kept: { message: record.message, author: identityOf(record.author), committer: identityOf(record.committer), ...signature } };
+    const kept = { message: record.message, author: identityOf(record.author), committer: identityOf(record.committer), ...signature };
+    return { ...common, kept: { ...kept, ...(adopted ? { patchId: adopted } : {}) } };
   }
   return { ...common, trailers: [`${o.replayedFromTrailer}=${o.source}`, `${o.replayedCommitTrailer}=${record.commit}`] };
 }

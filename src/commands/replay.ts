@@ -264,6 +264,7 @@ async function commitEntries(run: Run, active: readonly Planned[], mapped: reado
         treeBefore: run.treeBefore,
         replayedFromTrailer: REPLAYED_FROM_TRAILER,
         replayedCommitTrailer: REPLAYED_COMMIT_TRAILER,
+        limits: opts.limits,
       })
     : { trailers: groupTrailers(active, REPLAYED_FROM_TRAILER, CALL_ID_TRAILER) };
   const { cwd, repoDir, env, warm, author, committer, dirty, strict, limits, ref } = opts;

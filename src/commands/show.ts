@@ -14,6 +14,8 @@ import { patchtxInfo } from '../tx/history.js';
 import { NOTES_REF } from '../tx/run.js';
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
 import { transactionRecord } from './export-record.js';
+import { gitDiffNote } from './git-diff-note.js';
+import { regeneratedDiffers, treeMadeBy, type RegeneratedDiffers } from './regenerate-check.js';
 
 export async function showPatch(opts: SessionOptions & { commit: string }): Promise<string> {
   // read-only: never waits on, or finishes, another run's transaction
@@ -30,7 +32,7 @@ export async function showPatch(opts: SessionOptions & { commit: string }): Prom
 export async function showRecord(opts: SessionOptions & { commit: string; regenerate?: boolean }): Promise<ExportRecord> {
   const shown = opts.regenerate ? await showOrRegenerate(opts) : null;
   return withSession({ ...opts, noRecover: true }, async (session) => {
-    const { oid, text } = shown
+    const { oid, text } = shown?.regenerated
       ? { oid: await resolveRevision(session.store, session.repo, opts.commit), text: shown.text }
       : await noteOf(session, opts.commit);
     const record = await transactionRecord(session, oid, await session.store.readCommit(oid), text);
@@ -38,7 +40,8 @@ export async function showRecord(opts: SessionOptions & { commit: string; regene
       const what = shown?.regenerated ? 'it has no Patch-Id' : 'it has a patch note but no Patch-Id';
       throw new PatchtxError('bad_revision', `${oid.slice(0, 12)} has no transaction record: ${what}: it was not made by patchtx`, { commit: oid });
     }
-    return shown?.regenerated ? { ...record, regenerated: true } : record;
+    if (!shown?.regenerated) return record;
+    return { ...record, regenerated: true, ...(shown.warnings.length > 0 ? { warnings: shown.warnings } : {}) };
   });
 }
 
@@ -66,6 +69,8 @@ export interface ShownPatch {
   text: string;
   /** not the text that was applied: made from the commit's diff, as no note is stored */
   regenerated: boolean;
+  /** a regenerated patch that would not make the commit's tree again says so */
+  warnings: RegeneratedDiffers[];
 }
 
 /**
@@ -74,14 +79,41 @@ export interface ShownPatch {
  */
 export async function showOrRegenerate(opts: SessionOptions & { commit: string }): Promise<ShownPatch> {
   try {
-    return { text: await showPatch(opts), regenerated: false };
+    return { text: await showPatch(opts), regenerated: false, warnings: [] };
   } catch (e) {
     if (!(e instanceof PatchtxError) || e.kind !== 'bad_revision' || e.data.commit === undefined) throw e;
-    return { text: await regenerate(opts, e.data.commit as string), regenerated: true };
+    return { ...(await regenerate(opts, e.data.commit as string)), regenerated: true };
   }
 }
 
-async function regenerate(opts: SessionOptions, oid: string): Promise<string> {
+/**
+ * The patch made from the commit's diff, checked by applying it to the parent: where V4A would not
+ * make the commit's tree again (git would store its result otherwise), the diff in git's form,
+ * which `apply` commits as `git apply --index` does, when that one does; else the patch with a
+ * warning saying so.
+ */
+async function regenerate(opts: SessionOptions, oid: string): Promise<{ text: string; warnings: RegeneratedDiffers[] }> {
+  const made = await madeFromDiff(opts, oid);
+  const expected = made.tree;
+  const actual = await treeMadeBy(opts, made.parent, made.text);
+  if (actual === expected) return { text: made.text, warnings: [] };
+  const diff = made.diff();
+  if (diff !== undefined && diff !== made.text && (await treeMadeBy(opts, made.parent, diff)) === expected) return { text: diff, warnings: [] };
+  const warning = await withSession({ ...opts, noRecover: true }, (session) => regeneratedDiffers(session, expected, made.after, { expected, actual }));
+  return { text: made.text, warnings: [warning] };
+}
+
+interface MadeFromDiff {
+  text: string;
+  /** the change as a unified diff in git's form (undefined: it cannot say it) */
+  diff: () => string | undefined;
+  parent: string | null;
+  tree: string;
+  /** each changed path's blob in the commit (null: deleted) */
+  after: Map<string, Uint8Array | null>;
+}
+
+async function madeFromDiff(opts: SessionOptions, oid: string): Promise<MadeFromDiff> {
   return withSession({ ...opts, noRecover: true }, async (session) => {
     const commit = await session.store.readCommit(oid);
     const parent = commit.parents[0] === undefined ? null : (await session.store.readCommit(commit.parents[0])).tree;
@@ -108,12 +140,15 @@ async function regenerate(opts: SessionOptions, oid: string): Promise<string> {
     }
     const base = { read: (p: string) => before.get(p), isDirectory: () => false };
     // V4A where it says the change exactly, else a unified diff in git's form (modes, final newlines)
-    const text = noteFromResult(changes, base, after, { before: (p) => modes.before.get(p), after: (p) => modes.after.get(p) });
+    const sides = { before: (p: string) => modes.before.get(p), after: (p: string) => modes.after.get(p) };
+    const text = noteFromResult(changes, base, after, sides);
     if (text === undefined) {
       throw new PatchtxError('binary_or_encoding', `${oid.slice(0, 12)} changes a file that is not UTF-8 text: no patch can say that change`, {
         path: changes.find((c) => [before.get(c.path), after.get(c.path)].some((b) => b && decodeText(b) === undefined))?.path ?? '',
       });
     }
-    return text;
+    const diff = (): string | undefined =>
+      gitDiffNote(changes, { before: (p) => before.get(p) ?? null, after: (p) => after.get(p) ?? null, modeBefore: sides.before, modeAfter: sides.after });
+    return { text, diff, parent: commit.parents[0] ?? null, tree: commit.tree, after };
   });
 }

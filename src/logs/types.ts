@@ -53,6 +53,8 @@ export interface ExportRecord {
   gpgsig?: string;
   /** `show --json --regenerate` of a commit whose note is missing: `patch` was made from its diff */
   regenerated?: true;
+  /** with `regenerated`: the patch would not make `tree` again (`regenerated_differs`, with the trees) */
+  warnings?: { kind: 'regenerated_differs'; message: string; path: string; expected: string; actual: string | null }[];
 }
 
 export interface LogEntry {

@@ -73,3 +73,63 @@ describe('show --json --regenerate', () => {
     expect(git(dir, 'rev-parse', 'again^{tree}')).toBe(git(dir, 'rev-parse', 'main^{tree}'));
   });
 });
+
+/**
+ * A repository whose HEAD is `diff` applied by `git apply --index` and committed by git (so
+ * without a note), with `config` set and `.gitattributes` holding `attributes`.
+ */
+function repoByGitApply(config: string[], attributes: string | null, diff: string): string {
+  const dir = path.join(tempDir(), 'repo');
+  mkdirSync(dir);
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'config', 'user.name', 'T');
+  git(dir, 'config', 'user.email', 't@example.invalid');
+  for (const c of config) git(dir, 'config', ...c.split('='));
+  if (attributes !== null) writeFileSync(path.join(dir, '.gitattributes'), attributes + '\n');
+  writeFileSync(path.join(dir, 'a.txt'), 'one\ntwo\n');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'base');
+  git(dir, 'apply', '--index', patchFile(diff));
+  // a Patch-Id makes it a transaction whose note is missing, which show --json can print
+  git(dir, 'commit', '-q', '-m', 'by git apply --index', '--trailer', `Patch-Id: ${'1'.repeat(40)}`);
+  return dir;
+}
+
+/** The tree the patch makes when patchtx applies it to a branch at HEAD~1 of `dir`. */
+async function treeMadeBy(dir: string, patch: string): Promise<string> {
+  git(dir, 'checkout', '-f', '-q', '-b', 'again', 'HEAD~1');
+  const again = await patchtxJson('apply', '--repo', dir, patchFile(patch));
+  expect(again.code, again.out + again.err).toBe(0);
+  return git(dir, 'rev-parse', 'again^{tree}').trim();
+}
+
+const NEW_CRLF_FILE = 'diff --git a/b.txt b/b.txt\nnew file mode 100644\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1,2 @@\n+x\r\n+y\r\n';
+const CR_LINE_ADDED = 'diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,3 @@\n one\n+zero\r\n two\n';
+
+describe('show --regenerate of a commit only a unified diff says', () => {
+  it('a new file with lines ending with CR under core.autocrlf, as git apply --index committed it: the patch printed makes the same tree', async () => {
+    const dir = repoByGitApply(['core.autocrlf=true'], null, NEW_CRLF_FILE);
+    expect(git(dir, 'cat-file', 'blob', 'HEAD:b.txt')).toBe('x\r\ny\r\n');
+    const shown = await patchtx('show', '--repo', dir, '--regenerate', 'HEAD');
+    expect(shown.code, shown.err).toBe(0);
+    expect(shown.err).not.toMatch(/warning/);
+    // the diff in git's form, which apply commits as git apply --index does; the check wrote nothing
+    expect(shown.out).toMatch(/^diff --git a\/b\.txt b\/b\.txt$/m);
+    expect(git(dir, 'for-each-ref', '--format=%(refname)')).toBe('refs/heads/main\n');
+    expect(await treeMadeBy(dir, shown.out)).toBe(git(dir, 'rev-parse', 'main^{tree}').trim());
+  });
+
+  it('a line ending with CR in a `text` file: no patch makes that blob again, and a typed warning says so', async () => {
+    const dir = repoByGitApply([], '*.txt text', CR_LINE_ADDED);
+    const main = git(dir, 'rev-parse', 'main^{tree}').trim();
+    const shown = await patchtx('show', '--repo', dir, '--regenerate', 'HEAD');
+    expect(shown.code, shown.err).toBe(0);
+    expect(shown.err).toMatch(/^warning: .*a\.txt.*would not make the commit's tree/m);
+    const json = await patchtxJson('show', '--repo', dir, '--json', '--regenerate', 'HEAD');
+    expect(json.json.warnings).toEqual([expect.objectContaining({ kind: 'regenerated_differs', path: 'a.txt', expected: main })]);
+    // the warning is true: the patch printed makes another tree
+    const made = await treeMadeBy(dir, shown.out);
+    expect(made).not.toBe(main);
+    expect(json.json.warnings[0].actual).toBe(made);
+  });
+});
