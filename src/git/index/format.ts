@@ -417,12 +417,16 @@ export function renderIndexPieces(index: GitIndex | null, updates: ReadonlyMap<s
 type Segment = { from: number; to: number; at: number } | { entry: Buffer; at: number };
 
 /**
- * A rendered index: the pieces to write, and where its entries and extensions lie, so that the
- * index a read of the written file would give can be had without parsing it again (asParsed).
+ * A rendered index: the bytes to write before the checksum (views of the old index's bytes where
+ * entries are kept), the checksum, and where its entries and extensions lie, so that the index a
+ * read of the written file would give can be had without parsing it again (asParsed).
  */
 export class RenderedIndex {
+  private trailer: Buffer | null = null;
+
   constructor(
-    readonly pieces: Buffer[],
+    /** header, entries and extensions: everything but the checksum */
+    readonly body: Buffer[],
     /** the index the pieces were rendered from */
     private readonly old: GitIndex | null,
     private readonly version: 2 | 3,
@@ -433,14 +437,31 @@ export class RenderedIndex {
     private readonly extensions: IndexExtension[],
   ) {}
 
-  /** The whole file's size. */
-  get size(): number {
-    return this.pieces.reduce((n, p) => n + p.length, 0);
+  /** The size of the body; the file is TRAILER_SIZE bytes more. */
+  get bodySize(): number {
+    return this.entriesEnd + this.extensions.reduce((n, e) => n + e.end - e.start, 0);
   }
 
-  /** The trailing checksum (hex). */
-  get checksum(): string {
-    return this.pieces[this.pieces.length - 1]!.toString('hex');
+  /** The size of the whole file. */
+  get size(): number {
+    return this.bodySize + TRAILER_SIZE;
+  }
+
+  /** The trailing checksum: the SHA-1 of the body, computed once; `joined`, when given, is the
+   * body as one buffer (one update instead of one per piece). */
+  checksum(joined?: Buffer): Buffer {
+    if (this.trailer === null) {
+      const sha1 = createHash('sha1');
+      if (joined) sha1.update(joined);
+      else for (const piece of this.body) sha1.update(piece);
+      this.trailer = sha1.digest();
+    }
+    return this.trailer;
+  }
+
+  /** Everything to write, in order, checksum last. */
+  get pieces(): Buffer[] {
+    return [...this.body, this.checksum()];
   }
 
   /**
@@ -552,9 +573,6 @@ export function renderIndexLayout(index: GitIndex | null, updates: ReadonlyMap<s
   header.write('DIRC', 0, 'latin1');
   header.writeUInt32BE(version, 4);
   header.writeUInt32BE(count, 8);
-  const sha1 = createHash('sha1');
-  for (const piece of pieces) sha1.update(piece);
-  pieces.push(sha1.digest());
   return new RenderedIndex(pieces, index, version, segments, count, entriesEnd, extensions);
 }
 

@@ -83,11 +83,30 @@ export class IndexLock {
     const handle = this.handle;
     if (!handle) throw new PatchtxError('internal', `${this.lockPath} is no longer held`, { path: this.lockPath });
     let written: { rendered: RenderedIndex; bytes: Buffer; st: BigIntStats } | null = null;
+    let bytes: Buffer | null = null;
     try {
       const rendered = renderIndexLayout(this.index, updates, this.checked);
       // kept, it has to be one buffer; else the pieces are written as they are (views of the old index)
-      const bytes = this.cache && rendered.size <= INDEX_CACHE_MAX_BYTES ? Buffer.concat(rendered.pieces) : null;
-      await handle.writeAll(bytes ? [bytes] : rendered.pieces);
+      const keep = this.cache !== undefined && rendered.size <= INDEX_CACHE_MAX_BYTES;
+      // the body goes to the file through the thread pool while its checksum is computed here
+      const writing = handle.writeAllAside(rendered.body);
+      let trailer: Buffer;
+      try {
+        if (keep) {
+          bytes = Buffer.allocUnsafeSlow(rendered.size);
+          let at = 0;
+          for (const piece of rendered.body) at += piece.copy(bytes, at);
+          trailer = rendered.checksum(bytes.subarray(0, at));
+          trailer.copy(bytes, at);
+        } else {
+          trailer = rendered.checksum();
+        }
+      } finally {
+        // never go on (or close the file) while the write is still running
+        await writing.catch(() => undefined);
+      }
+      await writing;
+      await handle.writeAll([trailer]);
       if (this.sync) await handle.sync();
       // the written file's identity comes from its own handle: after the rename the name may
       // already stand for another file
@@ -110,7 +129,7 @@ export class IndexLock {
 
   private keep(rendered: RenderedIndex, bytes: Buffer, st: BigIntStats): void {
     try {
-      this.cache!.keepWritten(rendered.asParsed(bytes, this.indexPath, timestampOfNs(st.mtimeNs)), st, rendered.checksum);
+      this.cache!.keepWritten(rendered.asParsed(bytes, this.indexPath, timestampOfNs(st.mtimeNs)), st, rendered.checksum().toString('hex'));
     } catch {
       // the index is written; without a kept copy the next command reads it from the file
       this.cache!.clear();

@@ -2,12 +2,13 @@
 // instead of reading and parsing that file again. What it keeps must be exactly what a read of
 // the written file gives: the same bytes, entry positions, extensions, timestamp and racy entries
 // (git's racily-clean rule depends on the last two), and the next read must return it only while
-// the file is the one written.
+// the file is the one written. The file itself (written while its checksum is computed, from one
+// buffer when kept) must be byte for byte what renderIndex gives.
 import { readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { timestampOfNs } from '../../../src/git/index/entry.js';
-import { parseIndex, type GitIndex } from '../../../src/git/index/format.js';
+import { parseIndex, renderIndex, type GitIndex } from '../../../src/git/index/format.js';
 import { lockIndex } from '../../../src/git/index/lock.js';
 import { IndexCache, readIndex } from '../../../src/git/index/read.js';
 import type { IndexUpdate } from '../../../src/git/index/updates.js';
@@ -22,8 +23,8 @@ type Kept = Repository & { indexCache: IndexCache };
 
 const keptRepo = (dir: string): Kept => ({ ...repoAt(dir), indexCache: new IndexCache() });
 
-/** Writes the files and the index entries for them, as a transaction does; returns what was kept. */
-async function writeKept(repo: Kept, files: Array<[path: string, content: string | null]>): Promise<GitIndex> {
+/** Writes the files and returns the index updates for them, as a transaction makes them. */
+async function writeFiles(repo: Repository, files: Array<[path: string, content: string | null]>): Promise<Map<string, IndexUpdate>> {
   const updates = new Map<string, IndexUpdate>();
   for (const [p, content] of files) {
     if (content === null) {
@@ -34,6 +35,21 @@ async function writeKept(repo: Kept, files: Array<[path: string, content: string
     const stat = await writeWorktreeFile(repo.workdir!, p, Buffer.from(content), false);
     updates.set(p, { oid: writeBlob(repo.workdir!, content), mode: 0o100644, stat });
   }
+  return updates;
+}
+
+async function writeIndex(repo: Repository, updates: Map<string, IndexUpdate>): Promise<void> {
+  const lock = await lockIndex(repo);
+  try {
+    await lock.write(updates);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** Writes the files and the index entries for them, as a transaction does; returns what was kept. */
+async function writeKept(repo: Kept, files: Array<[path: string, content: string | null]>): Promise<GitIndex> {
+  const updates = await writeFiles(repo, files);
   const lock = await lockIndex(repo);
   try {
     await lock.write(updates);
@@ -165,5 +181,73 @@ describe('the index a transaction wrote, kept between commands', () => {
     const seen = (await readIndex(repo))!;
     expect(seen).not.toBe(again);
     expect(seen.find(['src/math.js']).get('src/math.js')![0]!.oid).toBe(writeBlob(dir, 'changed by another\n'));
+  });
+
+  // indexes as git writes them: after `git add` (with a cache tree), built without one, and
+  // version 3 with resolve-undo and a path of more than 0xfff bytes (version 4 is refused on read)
+  const setups: Array<[name: string, make: (dir: string) => void]> = [
+    [
+      'git add, cache tree',
+      (dir) => {
+        writeFileSync(path.join(dir, 'docs/notes.txt'), 'staged notes\n');
+        git(dir, 'add', 'docs/notes.txt');
+        git(dir, 'write-tree');
+      },
+    ],
+    [
+      'no cache tree',
+      (dir) => {
+        rmSync(path.join(dir, '.git', 'index'));
+        gitWith(dir, { input: git(dir, 'ls-tree', '-r', 'HEAD') }, 'update-index', '--index-info');
+      },
+    ],
+    [
+      'version 3, resolve-undo, long path',
+      (dir) => {
+        git(dir, 'checkout', '-q', '-b', 'other');
+        writeFileSync(path.join(dir, 'README.md'), 'other side\n');
+        git(dir, 'commit', '-qam', 'other');
+        git(dir, 'checkout', '-q', 'main');
+        writeFileSync(path.join(dir, 'README.md'), 'main side\n');
+        git(dir, 'commit', '-qam', 'main');
+        expect(() => git(dir, 'merge', '-q', 'other')).toThrow();
+        writeFileSync(path.join(dir, 'README.md'), 'resolved\n');
+        git(dir, 'add', 'README.md');
+        writeFileSync(path.join(dir, 'later.txt'), 'later\n');
+        git(dir, 'add', '-N', 'later.txt');
+        git(dir, 'update-index', '--skip-worktree', 'docs/notes.txt');
+        git(dir, 'update-index', '--add', '--cacheinfo', `100644,${writeBlob(dir, 'long\n')},${'p'.repeat(90)}/${'q'.repeat(4100)}`);
+      },
+    ],
+  ];
+
+  it.each(setups)('writes what renderIndex renders, kept or not: %s', async (_name, make) => {
+    const signatures = new Set<string>();
+    for (const kept of [false, true]) {
+      const dir = makeRepo('basic');
+      make(dir);
+      const repo = kept ? keptRepo(dir) : repoAt(dir);
+      const updates = await writeFiles(repo, [
+        ['src/math.js', 'changed\n'],
+        ['a/new/first.txt', 'first\n'],
+        ['zz/last.txt', 'last\n'],
+        ['bin/run.sh', null],
+      ]);
+      const before = (await readIndex(repoAt(dir)))!;
+      for (const e of before.extensions) signatures.add(e.signature);
+      const expected = renderIndex(before, updates);
+      await writeIndex(repo, updates);
+      const file = path.join(dir, '.git', 'index');
+      expect(readFileSync(file).equals(expected)).toBe(true);
+      if (kept) expectAsParsed((repo as Kept).indexCache.entry!.index, dir);
+      parseIndex(readFileSync(file), file, null, { verifyChecksum: true });
+      expect(lsFilesDebug(dir).map((e) => e.path)).toEqual([...parseIndex(expected).entries()].map((e) => e.path));
+      expect(git(dir, 'fsck', '--no-progress', '--no-dangling')).toBe('');
+      expect(git(dir, 'diff', '--cached', '--name-only', 'HEAD', '--', 'src/math.js', 'a', 'zz', 'bin')).toBe(
+        'a/new/first.txt\nbin/run.sh\nsrc/math.js\nzz/last.txt\n',
+      );
+      expect(git(dir, 'diff-files', '--name-only', '--', 'src/math.js', 'a', 'zz')).toBe('');
+    }
+    expect([...signatures].length > 0).toBe(_name !== 'no cache tree');
   });
 });
