@@ -35,28 +35,6 @@ export class FileHandle {
   }
 
   /**
-   * writeAll through libuv's thread pool, for a write large enough to be worth the round trip: the
-   * caller computes meanwhile (the index's checksum while its 2 MB are written) and must await
-   * the promise before it uses the handle again.
-   */
-  writeAllAside(buffers: readonly Uint8Array[]): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const next = (rest: Uint8Array[]): void => {
-        if (rest.length === 0) return resolve();
-        fs.writev(this.fd, rest, (e, written) => {
-          if (e) return reject(e);
-          let done = 0;
-          while (done < rest.length && written >= rest[done]!.byteLength) written -= rest[done++]!.byteLength;
-          const left = rest.slice(done);
-          if (written > 0) left[0] = left[0]!.subarray(written);
-          next(left);
-        });
-      };
-      next(buffers.filter((b) => b.byteLength > 0));
-    });
-  }
-
-  /**
    * The file's bytes, for a size the caller has just taken from this handle's stat: reads that
    * many bytes (fewer if the file shrank) without the second fstat readFileSync would make, one
    * per file read in a transaction.

@@ -86,27 +86,19 @@ export class IndexLock {
     let bytes: Buffer | null = null;
     try {
       const rendered = renderIndexLayout(this.index, updates, this.checked);
-      // kept, it has to be one buffer; else the pieces are written as they are (views of the old index)
-      const keep = this.cache !== undefined && rendered.size <= INDEX_CACHE_MAX_BYTES;
-      // the body goes to the file through the thread pool while its checksum is computed here
-      const writing = handle.writeAllAside(rendered.body);
-      let trailer: Buffer;
-      try {
-        if (keep) {
-          bytes = Buffer.allocUnsafeSlow(rendered.size);
-          let at = 0;
-          for (const piece of rendered.body) at += piece.copy(bytes, at);
-          trailer = rendered.checksum(bytes.subarray(0, at));
-          trailer.copy(bytes, at);
-        } else {
-          trailer = rendered.checksum();
-        }
-      } finally {
-        // never go on (or close the file) while the write is still running
-        await writing.catch(() => undefined);
+      // kept, it has to be one buffer (hashed in one update); else the pieces are written as they
+      // are, views of the old index's bytes. Both from this thread: writing through the thread
+      // pool while the checksum is computed here needs a second core, which on a busy machine the
+      // write waits for far longer than the checksum takes
+      if (this.cache !== undefined && rendered.size <= INDEX_CACHE_MAX_BYTES) {
+        bytes = Buffer.allocUnsafeSlow(rendered.size);
+        let at = 0;
+        for (const piece of rendered.body) at += piece.copy(bytes, at);
+        rendered.checksum(bytes.subarray(0, at)).copy(bytes, at);
+        await handle.writeAll([bytes]);
+      } else {
+        await handle.writeAll(rendered.pieces);
       }
-      await writing;
-      await handle.writeAll([trailer]);
       if (this.sync) await handle.sync();
       // the written file's identity comes from its own handle: after the rename the name may
       // already stand for another file

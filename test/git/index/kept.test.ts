@@ -2,8 +2,8 @@
 // instead of reading and parsing that file again. What it keeps must be exactly what a read of
 // the written file gives: the same bytes, entry positions, extensions, timestamp and racy entries
 // (git's racily-clean rule depends on the last two), and the next read must return it only while
-// the file is the one written. The file itself (written while its checksum is computed, from one
-// buffer when kept) must be byte for byte what renderIndex gives.
+// the file is the one written. The file itself (written from one buffer when kept, from the
+// pieces otherwise) must be byte for byte what renderIndex gives.
 import { readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
