@@ -447,13 +447,11 @@ export class RenderedIndex {
     return this.bodySize + TRAILER_SIZE;
   }
 
-  /** The trailing checksum: the SHA-1 of the body, computed once; `joined`, when given, is the
-   * body as one buffer (one update instead of one per piece). */
-  checksum(joined?: Buffer): Buffer {
+  /** The trailing checksum: the SHA-1 of the body, computed once. */
+  checksum(): Buffer {
     if (this.trailer === null) {
       const sha1 = createHash('sha1');
-      if (joined) sha1.update(joined);
-      else for (const piece of this.body) sha1.update(piece);
+      for (const piece of this.body) sha1.update(piece);
       this.trailer = sha1.digest();
     }
     return this.trailer;

@@ -82,31 +82,19 @@ export class IndexLock {
   async write(updates: ReadonlyMap<string, IndexUpdate>): Promise<void> {
     const handle = this.handle;
     if (!handle) throw new PatchtxError('internal', `${this.lockPath} is no longer held`, { path: this.lockPath });
-    let written: { rendered: RenderedIndex; bytes: Buffer; st: BigIntStats } | null = null;
-    let bytes: Buffer | null = null;
+    let written: { rendered: RenderedIndex; st: BigIntStats } | null = null;
     try {
       const rendered = renderIndexLayout(this.index, updates, this.checked);
-      // kept, it has to be one buffer (hashed in one update); else the pieces are written as they
-      // are, views of the old index's bytes. Both from this thread: writing through the thread
-      // pool while the checksum is computed here needs a second core, which on a busy machine the
-      // write waits for far longer than the checksum takes
-      if (this.cache !== undefined && rendered.size <= INDEX_CACHE_MAX_BYTES) {
-        bytes = Buffer.allocUnsafeSlow(rendered.size);
-        let at = 0;
-        for (const piece of rendered.body) at += piece.copy(bytes, at);
-        rendered.checksum(bytes.subarray(0, at)).copy(bytes, at);
-        await handle.writeAll([bytes]);
-      } else {
-        await handle.writeAll(rendered.pieces);
-      }
+      await handle.writeAll(rendered.pieces);
       if (this.sync) await handle.sync();
       // the written file's identity comes from its own handle: after the rename the name may
       // already stand for another file
-      const st = bytes ? await handle.stat({ bigint: true }) : null;
+      const keep = this.cache !== undefined && rendered.size <= INDEX_CACHE_MAX_BYTES;
+      const st = keep ? await handle.stat({ bigint: true }) : null;
       this.handle = null;
       await handle.close();
       await rename(this.lockPath, this.indexPath);
-      if (bytes && st) written = { rendered, bytes, st };
+      if (st) written = { rendered, st };
       else this.cache?.clear(); // too large to keep
     } catch (e) {
       this.handle = null;
@@ -116,15 +104,14 @@ export class IndexLock {
     } finally {
       removeWitness(this.witness);
     }
-    if (written) this.keep(written.rendered, written.bytes, written.st);
-  }
-
-  private keep(rendered: RenderedIndex, bytes: Buffer, st: BigIntStats): void {
-    try {
-      this.cache!.keepWritten(rendered.asParsed(bytes, this.indexPath, timestampOfNs(st.mtimeNs)), st, rendered.checksum().toString('hex'));
-    } catch {
-      // the index is written; without a kept copy the next command reads it from the file
-      this.cache!.clear();
+    if (written) {
+      const { rendered, st } = written;
+      const file = this.indexPath;
+      this.cache!.keepWritten(
+        () => rendered.asParsed(Buffer.concat(rendered.pieces), file, timestampOfNs(st.mtimeNs)),
+        st,
+        rendered.checksum().toString('hex'),
+      );
     }
   }
 

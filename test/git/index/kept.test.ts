@@ -47,8 +47,11 @@ async function writeIndex(repo: Repository, updates: Map<string, IndexUpdate>): 
   }
 }
 
-/** Writes the files and the index entries for them, as a transaction does; returns what was kept. */
-async function writeKept(repo: Kept, files: Array<[path: string, content: string | null]>): Promise<GitIndex> {
+/**
+ * Writes the files and the index entries for them, as a transaction does; returns what was kept,
+ * made once the write has returned (as between two commands), or at once when `now`.
+ */
+async function writeKept(repo: Kept, files: Array<[path: string, content: string | null]>, { now = false } = {}): Promise<GitIndex> {
   const updates = await writeFiles(repo, files);
   const lock = await lockIndex(repo);
   try {
@@ -56,8 +59,9 @@ async function writeKept(repo: Kept, files: Array<[path: string, content: string
   } finally {
     await lock.release();
   }
-  const kept = repo.indexCache.entry?.index;
-  expect(kept).toBeDefined();
+  if (!now) await new Promise((resolve) => setImmediate(resolve));
+  const kept = repo.indexCache.kept;
+  expect(kept).not.toBeNull();
   return kept!;
 }
 
@@ -95,7 +99,7 @@ describe('the index a transaction wrote, kept between commands', () => {
     expect(await readIndex(repo)).toBe(first);
 
     // the next write starts from the kept index (smudging what was racy) and is kept in turn
-    const second = await writeKept(repo, [['README.md', 'readme again\n']]);
+    const second = await writeKept(repo, [['README.md', 'readme again\n']], { now: true });
     expectAsParsed(second, dir);
     expect(await readIndex(repo)).toBe(second);
     expect(lsFilesDebug(dir).map((e) => [e.path, e.oid, e.size])).toEqual([...second.entries()].map((e) => [e.path, e.oid, e.size]));
@@ -239,7 +243,7 @@ describe('the index a transaction wrote, kept between commands', () => {
       await writeIndex(repo, updates);
       const file = path.join(dir, '.git', 'index');
       expect(readFileSync(file).equals(expected)).toBe(true);
-      if (kept) expectAsParsed((repo as Kept).indexCache.entry!.index, dir);
+      if (kept) expectAsParsed((repo as Kept).indexCache.kept!, dir);
       parseIndex(readFileSync(file), file, null, { verifyChecksum: true });
       expect(lsFilesDebug(dir).map((e) => e.path)).toEqual([...parseIndex(expected).entries()].map((e) => e.path));
       expect(git(dir, 'fsck', '--no-progress', '--no-dangling')).toBe('');
