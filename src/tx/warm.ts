@@ -9,6 +9,7 @@
 // - the store forgets which objects it found stored (a prune may have removed them), and looks at
 //   the packs again when the pack directory changed (revalidate in store.ts);
 // - the index is used again only when its file has the same stat data and checksum (IndexCache);
+//   the index a transaction writes is kept as written, identified by the written file's own;
 // - refs, HEAD, the journal (recovery) and the working tree are read every time, as in a command of
 //   its own, and refs again under their locks.
 // The store has a transaction's state while a command runs, so a command that starts while another

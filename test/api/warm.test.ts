@@ -156,6 +156,43 @@ describe('a repository object kept between calls sees what changed in between', 
     expect(e.data.reasons).toEqual({ 'src/math.js': 'staged changes' });
   });
 
+  it('git add after a patch wrote the index (the object keeps what it wrote): the next patch is refused as staged work', async () => {
+    const dir = makeRepo('basic');
+    const repo = await open(dir);
+    await repo.apply(MATH_OLD);
+    const original = read(dir, 'README.md');
+    writeFileSync(path.join(dir, 'README.md'), '# Sample, staged\n');
+    git(dir, 'add', 'README.md');
+    writeFileSync(path.join(dir, 'README.md'), original); // the working tree holds HEAD's content again
+    const e = await rejection(repo.apply(UPDATE_README));
+    expect(e.kind).toBe('dirty');
+    expect(e.data.reasons).toEqual({ 'README.md': 'staged changes' });
+    expect(status(dir)).toBe('MM README.md\n');
+  });
+
+  it('git reset after a patch wrote the index: the next patch sees the index reset, not the one written', async () => {
+    const dir = makeRepo('basic');
+    const repo = await open(dir);
+    await repo.apply(MATH_OLD);
+    git(dir, 'reset', '-q', 'HEAD~1');
+    const e = await rejection(repo.apply(v4a('*** Update File: src/math.js', '@@', '-  return a + b + 0;', '+  return a + b + 1;')));
+    expect(e.kind).toBe('dirty');
+    expect(e.data.reasons).toEqual({ 'src/math.js': 'modified in the working tree' });
+  });
+
+  it('another patchtx process applies a patch in between: the next call sees the index it wrote', async () => {
+    const dir = makeRepo('basic');
+    const repo = await open(dir);
+    await repo.apply(UPDATE_README);
+    const file = path.join(dir, '..', 'other.patch');
+    writeFileSync(file, MATH_OLD);
+    expect((await runCli(['apply', '--repo', dir, file])).status).toBe(0);
+    const r = await repo.apply(v4a('*** Update File: src/math.js', '@@', '-  return a + b + 0;', '+  return a + b + 1;'));
+    expect(git(dir, 'show', `${r.commit}:src/math.js`)).toBe('export function add(a, b) {\n  return a + b + 1;\n}\n');
+    expect(status(dir)).toBe('');
+    expectFsckClean(dir);
+  });
+
   it('a .gitattributes change (eol=crlf) committed with git: the next file is written as git checks it out', async () => {
     const dir = makeRepo('basic');
     const repo = await open(dir);

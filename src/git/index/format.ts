@@ -409,26 +409,118 @@ export function renderIndex(index: GitIndex | null, updates: ReadonlyMap<string,
  * buffer cost 2.7 ms of a 10-file patch, about what hashing it costs.
  */
 export function renderIndexPieces(index: GitIndex | null, updates: ReadonlyMap<string, IndexUpdate>, checked?: readonly SortedUpdate[]): Buffer[] {
+  return renderIndexLayout(index, updates, checked).pieces;
+}
+
+/** Where the entries of a rendered index come from: old entries [from, to) copied to `at` in
+ * the new bytes (racy ones smudged, same length), or one new entry at `at`. */
+type Segment = { from: number; to: number; at: number } | { entry: Buffer; at: number };
+
+/**
+ * A rendered index: the bytes to write before the checksum (views of the old index's bytes where
+ * entries are kept), the checksum, and where its entries and extensions lie, so that the index a
+ * read of the written file would give can be had without parsing it again (asParsed).
+ */
+export class RenderedIndex {
+  private trailer: Buffer | null = null;
+
+  constructor(
+    /** header, entries and extensions: everything but the checksum */
+    readonly body: Buffer[],
+    /** the index the pieces were rendered from */
+    private readonly old: GitIndex | null,
+    private readonly version: 2 | 3,
+    private readonly segments: readonly Segment[],
+    private readonly count: number,
+    /** where the entries end and the extensions begin */
+    private readonly entriesEnd: number,
+    private readonly extensions: IndexExtension[],
+  ) {}
+
+  /** The size of the body; the file is TRAILER_SIZE bytes more. */
+  get bodySize(): number {
+    return this.entriesEnd + this.extensions.reduce((n, e) => n + e.end - e.start, 0);
+  }
+
+  /** The size of the whole file. */
+  get size(): number {
+    return this.bodySize + TRAILER_SIZE;
+  }
+
+  /** The trailing checksum: the SHA-1 of the body, computed once. */
+  checksum(): Buffer {
+    if (this.trailer === null) {
+      const sha1 = createHash('sha1');
+      for (const piece of this.body) sha1.update(piece);
+      this.trailer = sha1.digest();
+    }
+    return this.trailer;
+  }
+
+  /** Everything to write, in order, checksum last. */
+  get pieces(): Buffer[] {
+    return [...this.body, this.checksum()];
+  }
+
+  /**
+   * What parseIndex(bytes, file, timestamp) returns, for `bytes` the pieces joined and
+   * `timestamp` the mtime of the file they were written to. The racy entries are the ones
+   * parsing would find: kept entries were smudged when racy against the old index's timestamp
+   * and are otherwise older than it, so against a timestamp no earlier than that only new
+   * entries can be racy. For an earlier timestamp (a clock set back) every entry is looked at,
+   * by parsing.
+   */
+  asParsed(bytes: Buffer, file: string, timestamp: Timestamp): GitIndex {
+    const old = this.old;
+    if (old !== null && (old.timestamp === null || timestamp.seconds < old.timestamp.seconds)) return parseIndex(bytes, file, timestamp);
+    const offsets = new Uint32Array(this.count + 1);
+    const racy: number[] = [];
+    let n = 0;
+    for (const s of this.segments) {
+      if ('entry' in s) {
+        const flags = s.entry.readUInt16BE(AT_FLAGS);
+        if (s.entry.readUInt32BE(AT_MTIME_SECONDS) >= timestamp.seconds && isRacyAt(s.entry, 0, flags)) racy.push(n);
+        offsets[n++] = s.at;
+      } else {
+        const shift = s.at - old!.entryOffset(s.from);
+        for (let i = s.from; i < s.to; i++) offsets[n++] = old!.entryOffset(i) + shift;
+      }
+    }
+    offsets[n] = this.entriesEnd;
+    return new GitIndex(file, this.version, bytes, offsets, this.extensions, timestamp, racy);
+  }
+}
+
+/** renderIndexPieces, with the layout of what it rendered (see RenderedIndex). */
+export function renderIndexLayout(index: GitIndex | null, updates: ReadonlyMap<string, IndexUpdate>, checked?: readonly SortedUpdate[]): RenderedIndex {
   const sorted = (checked && withCheckedOrder(checked, updates)) ?? sortedValidUpdates(index, updates);
 
   const header = Buffer.alloc(HEADER_SIZE);
   const pieces: Buffer[] = [header];
+  const segments: Segment[] = [];
+  let at = HEADER_SIZE; // where the next piece goes in the new bytes
+  const push = (piece: Buffer): void => {
+    pieces.push(piece);
+    at += piece.length;
+  };
   let count = 0;
   const racy = index?.racyEntries ?? [];
   let nextRacy = 0; // copyEntries is called with ascending ranges: walk the racy list once
   const copyEntries = (from: number, to: number): void => {
     if (!index || from >= to) return;
+    segments.push({ from, to, at });
     let start = index.entryOffset(from);
     while (nextRacy < racy.length && racy[nextRacy]! < from) nextRacy++;
     for (; nextRacy < racy.length && racy[nextRacy]! < to; nextRacy++) {
       // a racily clean entry is written smudged (size 0), so git compares its content
-      const at = index.entryOffset(racy[nextRacy]!);
-      const smudged = Buffer.from(index.bytes.subarray(at, index.entryOffset(racy[nextRacy]! + 1)));
+      const entryAt = index.entryOffset(racy[nextRacy]!);
+      const smudged = Buffer.from(index.bytes.subarray(entryAt, index.entryOffset(racy[nextRacy]! + 1)));
       smudged.writeUInt32BE(0, AT_SIZE);
-      pieces.push(index.bytes.subarray(start, at), smudged);
-      start = at + smudged.length;
+      push(index.bytes.subarray(start, entryAt));
+      push(smudged);
+      start = entryAt + smudged.length;
     }
-    pieces.push(index.bytes.subarray(start, index.entryOffset(to)));
+    push(index.bytes.subarray(start, index.entryOffset(to)));
     count += to - from;
   };
 
@@ -443,14 +535,19 @@ export function renderIndexPieces(index: GitIndex | null, updates: ReadonlyMap<s
     }
     copyEntries(cursor, first);
     if (u.update) {
-      pieces.push(encodeEntry(u.key, u.update));
+      const entry = encodeEntry(u.key, u.update);
+      segments.push({ entry, at });
+      push(entry);
       count++;
     }
     cursor = past;
   }
   if (index) copyEntries(cursor, index.entryCount);
 
+  const entriesEnd = at;
+  const extensions: IndexExtension[] = [];
   for (const ext of index?.extensions ?? []) {
+    const start = at;
     if (ext.signature === 'TREE') {
       const data = index!.bytes.subarray(ext.start + 8, ext.end);
       const rewritten = sorted.length
@@ -459,19 +556,22 @@ export function renderIndexPieces(index: GitIndex | null, updates: ReadonlyMap<s
             sorted.map((u) => u.key),
           )
         : data;
-      if (rewritten) pieces.push(extensionHeader('TREE', rewritten.length), rewritten);
+      if (!rewritten) continue;
+      push(extensionHeader('TREE', rewritten.length));
+      push(rewritten);
     } else if (ext.signature === 'REUC') {
-      pieces.push(index!.bytes.subarray(ext.start, ext.end));
+      push(index!.bytes.subarray(ext.start, ext.end));
+    } else {
+      continue;
     }
+    extensions.push({ signature: ext.signature, start, end: at });
   }
 
+  const version = index?.version ?? 2;
   header.write('DIRC', 0, 'latin1');
-  header.writeUInt32BE(index?.version ?? 2, 4);
+  header.writeUInt32BE(version, 4);
   header.writeUInt32BE(count, 8);
-  const sha1 = createHash('sha1');
-  for (const piece of pieces) sha1.update(piece);
-  pieces.push(sha1.digest());
-  return pieces;
+  return new RenderedIndex(pieces, index, version, segments, count, entriesEnd, extensions);
 }
 
 function extensionHeader(signature: string, size: number): Buffer {
