@@ -107,9 +107,18 @@ async function pushToLocal(opts: PushRefOptions): Promise<PushRefResult> {
   });
   if (out.ok) return { previous: out.previous, oid: out.oid, url: opts.url };
   if (!out.stale) throw new PatchtxError('io_error', `cannot push to ${opts.url}: ${out.why}`, {});
-  if (opts.fastForwardOnly) throw stale(remoteRef, out.previous, out.previous, `not a fast-forward of the remote's ${remoteRef}`);
+  if (opts.fastForwardOnly) throw notFastForward(remoteRef, opts.localRef, out.previous);
   if (out.why === 'the remote has another value') throw stale(remoteRef, opts.expected, out.previous, 'the remote has another value');
   throw refused(remoteRef, opts, out.previous, out.why);
+}
+
+/** The remote ref holds commits the local one does not (a fast-forward-only push). */
+function notFastForward(ref: string, localRef: string, advertised: string | null): PatchtxError {
+  return new PatchtxError(
+    'stale',
+    `the remote's ${ref} is at ${short(advertised)}, which ${localRef} here does not contain (not a fast-forward): nothing was overwritten; fetch it and merge it first`,
+    { ref, expected: advertised, actual: advertised },
+  );
 }
 
 function refused(ref: string, opts: PushRefOptions, advertised: string | null, why: string): PatchtxError {
@@ -130,7 +139,7 @@ function toPushError(e: unknown, ref: string, opts: PushRefOptions, advertised: 
     case 'UserCanceledError':
       return stale(ref, opts.expected, advertised, 'the remote advertised another value');
     case 'PushRejectedError':
-      return stale(ref, advertised, advertised, `not a fast-forward of the remote's ${ref}`);
+      return notFastForward(ref, opts.localRef, advertised);
     case 'GitPushError':
       return refused(ref, opts, advertised, err.data?.reason ?? err.message);
     case 'UnknownTransportError':
