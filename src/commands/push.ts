@@ -12,7 +12,8 @@ import { readHead, readRef, updateRef } from '../git/refs/refs.js';
 import { resolveIdentity } from '../git/repo/identity.js';
 import { pushRef } from '../git/remote/push.js';
 import { fetchRef } from '../git/remote/fetch.js';
-import { mergeNotes } from '../git/refs/notes-merge.js';
+import { mergedFrom, mergeNotes } from '../git/refs/notes-merge.js';
+import type { CommitObject } from '../git/objects/model/commit.js';
 import { NOTES_REF } from '../tx/run.js';
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
 import { hasScheme } from '../git/remote/local.js';
@@ -112,13 +113,22 @@ export async function pushBranch(opts: PushOptions): Promise<PushResult> {
   });
 }
 
+/** The least an attempt is taken to last, as the scale of the wait after it (a push that failed at once says little). */
+const BACKOFF_FLOOR = 250;
+/** The longest wait between two attempts. */
+const BACKOFF_CAP = 30_000;
+
 /**
  * How long to wait before the retry after attempt `attempt` (0-based), in milliseconds: a random
- * part of twice the time the lost attempt took, doubled with each attempt (at most 30 s). Bots that lost
- * to the same push would otherwise fetch and push again in step, and all but one lose again; a
- * wait on the scale of an attempt spreads them out whatever the server's and the network's speed.
+ * time (full jitter) up to a bound that starts at twice the time the lost attempt took and grows
+ * fourfold with each attempt, to at most 30 s. Bots that lost to the same push would otherwise
+ * fetch and push again in step, and all but one lose again. The bound is on the scale of an
+ * attempt, so that it spreads bots apart whatever the server's and the network's speed; it grows
+ * fourfold, not twofold, because only a few attempts are allowed (`--retry N`), and a crowd of
+ * bots must be spread apart within them: with a twofold growth, the first attempts of eight bots
+ * still fall within one another's.
  */
-export const backoff = (attempt: number, took: number): number => Math.random() * Math.min(Math.max(took, 100) * 2 ** (attempt + 1), 30_000);
+export const backoff = (attempt: number, took: number): number => Math.random() * Math.min(2 * Math.max(took, BACKOFF_FLOOR) * 4 ** attempt, BACKOFF_CAP);
 
 /** How many times the notes are merged with the remote's and pushed again before giving up. */
 const NOTES_ATTEMPTS = 10;
@@ -144,18 +154,19 @@ async function mergeInto(session: Session, theirs: string, remote: string): Prom
 const NOTES_LOOKBACK = 64;
 
 /**
- * The remote's notes commit last merged into the local notes: the second parent of the newest
- * merge on the local notes' first-parent line (mergeNotes makes the remote's side the second).
- * Undefined when there is none within reach: the fetch then takes the whole notes history. Only a
- * hint to the server: were the commit not there, the server would send the whole history.
+ * The remote's notes commit last merged into the local notes: the one the newest merge on the
+ * local notes' first-parent line was made on (notes-merge.ts). Undefined when there is none within
+ * reach: the fetch then takes the whole notes history. Only a hint to the server: were the commit
+ * not there, the server would send the whole history.
  */
 async function lastMergedNotes(session: Session, tip: string): Promise<string | undefined> {
   let oid: string | undefined = tip;
   for (let i = 0; i < NOTES_LOOKBACK && oid !== undefined; i++) {
     // a history cut short (a shallow clone) only makes the fetch larger
-    const commit: { parents: string[] } | null = await session.store.readCommit(oid).catch(() => null);
+    const commit: CommitObject | null = await session.store.readCommit(oid).catch(() => null);
     if (commit === null) return undefined;
-    if (commit.parents.length === 2) return commit.parents[1];
+    const theirs = mergedFrom(commit);
+    if (theirs !== null) return theirs;
     oid = commit.parents[0];
   }
   return undefined;
