@@ -50,6 +50,20 @@ function stale(ref: string, expected: string | null, actual: string | null | und
   );
 }
 
+/**
+ * Whether a push over the remote's `advertised` value can be a fast-forward: not when that commit
+ * is not even here. Told before anything is computed: isomorphic-git would otherwise look for what
+ * to send by walking the local history down to its root, as it finds no commit in common, before
+ * it finds out that the push is no fast-forward.
+ */
+async function mayFastForward(git: typeof import('isomorphic-git'), gitdir: string, advertised: string | null): Promise<boolean> {
+  if (advertised === null) return true;
+  return git.readObject({ fs, gitdir, oid: advertised, format: 'deflated' }).then(
+    () => true,
+    () => false,
+  );
+}
+
 /** Pushes `localRef` to the remote under the lease; throws `stale` when the lease is lost. */
 export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
   if (isLocalRemote(opts.url)) return pushToLocal(opts);
@@ -75,10 +89,10 @@ export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
       // the old value sent is the advertised one whatever `force` says; force only skips
       // isomorphic-git's own fast-forward check, the lease below is patchtx's
       force: opts.force === true || opts.fastForwardOnly !== true,
-      onPrePush: ({ remoteRef: theirs, localRef: ours }) => {
+      onPrePush: async ({ remoteRef: theirs, localRef: ours }) => {
         advertised = theirs.oid === NULL_OID ? null : theirs.oid;
         sent = ours.oid;
-        const go = opts.force === true || opts.fastForwardOnly === true || advertised === opts.expected;
+        const go = opts.force === true || (opts.fastForwardOnly === true ? await mayFastForward(git, opts.gitdir, advertised) : advertised === opts.expected);
         // the tests move the remote branch here, between the advertisement and the update
         if (go) crashPoint('push-advertised');
         return go;
@@ -137,6 +151,7 @@ function toPushError(e: unknown, ref: string, opts: PushRefOptions, advertised: 
   if (err.code === 'HttpError' && err.data?.statusCode === 401) return unauthorized(opts.url, 'push to');
   switch (err.code) {
     case 'UserCanceledError':
+      if (opts.fastForwardOnly) return notFastForward(ref, opts.localRef, advertised);
       return stale(ref, opts.expected, advertised, 'the remote advertised another value');
     case 'PushRejectedError':
       return notFastForward(ref, opts.localRef, advertised);
