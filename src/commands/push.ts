@@ -116,19 +116,20 @@ export async function pushBranch(opts: PushOptions): Promise<PushResult> {
 /** The least an attempt is taken to last, as the scale of the wait after it (a push that failed at once says little). */
 const BACKOFF_FLOOR = 250;
 /** The longest wait between two attempts. */
-const BACKOFF_CAP = 30_000;
+const BACKOFF_CAP = 60_000;
 
 /**
  * How long to wait before the retry after attempt `attempt` (0-based), in milliseconds: a random
- * time (full jitter) up to a bound that starts at twice the time the lost attempt took and grows
- * fourfold with each attempt, to at most 30 s. Bots that lost to the same push would otherwise
- * fetch and push again in step, and all but one lose again. The bound is on the scale of an
- * attempt, so that it spreads bots apart whatever the server's and the network's speed; it grows
- * fourfold, not twofold, because only a few attempts are allowed (`--retry N`), and a crowd of
- * bots must be spread apart within them: with a twofold growth, the first attempts of eight bots
- * still fall within one another's.
+ * time (full jitter) up to a bound that starts at four times the time the lost attempt took and
+ * grows fourfold with each attempt, to at most a minute. Bots that lost to the same push would
+ * otherwise fetch and push again in step, and all but one lose again. The bound is on the scale of
+ * an attempt, so that it spreads bots apart whatever the server's and the network's speed. It
+ * grows fast, and up to a minute, because only a few attempts are allowed (`--retry N`): a crowd of
+ * bots must be spread apart within them, and a bot that keeps losing must in the end wait for the
+ * others to be done, as those that just landed push again at once (their next commits are built on
+ * their own, and need no fetch).
  */
-export const backoff = (attempt: number, took: number): number => Math.random() * Math.min(2 * Math.max(took, BACKOFF_FLOOR) * 4 ** attempt, BACKOFF_CAP);
+export const backoff = (attempt: number, took: number): number => Math.random() * Math.min(Math.max(took, BACKOFF_FLOOR) * 4 ** (attempt + 1), BACKOFF_CAP);
 
 /** How many times the notes are merged with the remote's and pushed again before giving up. */
 const NOTES_ATTEMPTS = 10;
@@ -205,7 +206,8 @@ async function pushNotes(session: Session, url: string, remote: string, warnings
       lastError = e.message;
       if (e.kind !== 'stale') break;
     }
-    if (attempt > 0 && attempt < NOTES_ATTEMPTS - 1) await sleep(backoff(attempt - 1, Date.now() - started));
+    // more attempts than a branch gets, each waiting no longer than the third: the wait stays bounded
+    if (attempt > 0 && attempt < NOTES_ATTEMPTS - 1) await sleep(backoff(Math.min(attempt - 1, 2), Date.now() - started));
   }
   warnings.push(`${NOTES_REF} was not pushed (${lastError}); the patch texts of these commits stay here until the next push`);
   return 'not_pushed';
