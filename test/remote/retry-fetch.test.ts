@@ -120,3 +120,26 @@ it("a retry fetches only what the server gained since the lost push's base, and 
   expectFsckClean(bare);
   expectFsckClean(clone);
 });
+
+it('a retry after the remote branch was deleted stops as stale, saying so: the fetch finds no such ref, and nothing is pushed', async () => {
+  const bare = path.join(root, 'deleted.git');
+  git(root, 'init', '-q', '--bare', '-b', 'main', bare);
+  git(bare, 'config', 'http.receivepack', 'true');
+  const seed = path.join(tempDir(), 'seed');
+  git(root, 'init', '-q', '-b', 'main', seed);
+  writeFileSync(path.join(seed, 'a.txt'), 'one\n');
+  git(seed, 'add', 'a.txt');
+  git(seed, '-c', 'user.name=Seed', '-c', 'user.email=s@example.invalid', 'commit', '-q', '-m', 'seed');
+  git(seed, 'push', '-q', bare, 'main:main', 'main:bot');
+  const clone = path.join(tempDir(), 'bot');
+  await gitOk(root, 'clone', '-q', '--bare', `${server.base}deleted.git`, clone);
+  git(clone, 'config', 'user.name', 'Bot');
+  git(clone, 'config', 'user.email', 'bot@example.invalid');
+  git(bare, 'update-ref', '-d', 'refs/heads/bot');
+  const r = await patchtxJson('apply', '--repo', clone, '--ref', 'bot', '--push', '--retry', '2', patchFile(v4a('*** Add File: b.txt', '+two')));
+  expect(r.code, r.out + r.err).toBe(5);
+  expect(r.json.error.kind).toBe('stale');
+  expect(r.json.error.message).toContain('no longer exists');
+  expect(git(bare, 'for-each-ref', '--format=%(refname)').trim()).toBe('refs/heads/main');
+  expectFsckClean(bare);
+});
