@@ -41,16 +41,19 @@ export async function pushWithRetry(opts: RetryPushOptions): Promise<PushResult>
       if (!isStale(e) || attempt >= opts.retries || committed.length === 0) throw e;
       await sleep(backoff(attempt, Date.now() - started));
       started = Date.now();
-      ({ builtOn, committed } = await applyAgain(opts, committed[committed.length - 1]!));
+      ({ builtOn, committed } = await applyAgain(opts, committed[committed.length - 1]!, builtOn));
     }
   }
 }
 
-/** The remote branch's tip, fetched, with the remote-tracking ref updated to it. */
-async function fetchTip(opts: RetryPushOptions): Promise<string | null> {
+/**
+ * The remote branch's tip, fetched, with the remote-tracking ref updated to it. `lost` is the
+ * commit the lost push was built on: the remote had it, so only what came after it is sent.
+ */
+async function fetchTip(opts: RetryPushOptions, lost: string | null): Promise<string | null> {
   return withSession({ ...opts, noRecover: true }, async (session) => {
     const remote = opts.remote ?? 'origin';
-    const tip = await fetchRef({ gitdir: session.repo.commonDir, url: remoteUrl(session, remote), ref: opts.ref });
+    const tip = await fetchRef({ gitdir: session.repo.commonDir, url: remoteUrl(session, remote), ref: opts.ref, have: lost ?? undefined });
     const tracking = trackingRefOf(remote, opts.ref);
     if (tracking !== null && tip !== null) {
       const was = await readRef(session.repo, tracking);
@@ -61,8 +64,8 @@ async function fetchTip(opts: RetryPushOptions): Promise<string | null> {
   });
 }
 
-async function applyAgain(opts: RetryPushOptions, ours: string): Promise<{ builtOn: string; committed: string[] }> {
-  const tip = await fetchTip(opts);
+async function applyAgain(opts: RetryPushOptions, ours: string, lost: string | null): Promise<{ builtOn: string; committed: string[] }> {
+  const tip = await fetchTip(opts, lost);
   if (tip === null)
     throw new PatchtxError('stale', `the remote's ${opts.ref} no longer exists: nothing to apply the patches onto`, { ref: opts.ref, actual: null });
   const at = { repoDir: opts.repoDir, ref: opts.ref };

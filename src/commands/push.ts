@@ -12,7 +12,8 @@ import { readHead, readRef, updateRef } from '../git/refs/refs.js';
 import { resolveIdentity } from '../git/repo/identity.js';
 import { pushRef } from '../git/remote/push.js';
 import { fetchRef } from '../git/remote/fetch.js';
-import { mergeNotes } from '../git/refs/notes-merge.js';
+import { mergedFrom, mergeNotes } from '../git/refs/notes-merge.js';
+import type { CommitObject } from '../git/objects/model/commit.js';
 import { NOTES_REF } from '../tx/run.js';
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
 import { hasScheme } from '../git/remote/local.js';
@@ -112,13 +113,23 @@ export async function pushBranch(opts: PushOptions): Promise<PushResult> {
   });
 }
 
+/** The least an attempt is taken to last, as the scale of the wait after it (a push that failed at once says little). */
+const BACKOFF_FLOOR = 250;
+/** The longest wait between two attempts. */
+const BACKOFF_CAP = 60_000;
+
 /**
  * How long to wait before the retry after attempt `attempt` (0-based), in milliseconds: a random
- * part of twice the time the lost attempt took, doubled with each attempt (at most 30 s). Bots that lost
- * to the same push would otherwise fetch and push again in step, and all but one lose again; a
- * wait on the scale of an attempt spreads them out whatever the server's and the network's speed.
+ * time (full jitter) up to a bound that starts at four times the time the lost attempt took and
+ * grows fourfold with each attempt, to at most a minute. Bots that lost to the same push would
+ * otherwise fetch and push again in step, and all but one lose again. The bound is on the scale of
+ * an attempt, so that it spreads bots apart whatever the server's and the network's speed. It
+ * grows fast, and up to a minute, because only a few attempts are allowed (`--retry N`): a crowd of
+ * bots must be spread apart within them, and a bot that keeps losing must in the end wait for the
+ * others to be done, as those that just landed push again at once (their next commits are built on
+ * their own, and need no fetch).
  */
-export const backoff = (attempt: number, took: number): number => Math.random() * Math.min(Math.max(took, 100) * 2 ** (attempt + 1), 30_000);
+export const backoff = (attempt: number, took: number): number => Math.random() * Math.min(Math.max(took, BACKOFF_FLOOR) * 4 ** (attempt + 1), BACKOFF_CAP);
 
 /** How many times the notes are merged with the remote's and pushed again before giving up. */
 const NOTES_ATTEMPTS = 10;
@@ -140,35 +151,65 @@ async function mergeInto(session: Session, theirs: string, remote: string): Prom
   });
 }
 
+/** How far back the local notes history is searched for the remote's notes last merged. */
+const NOTES_LOOKBACK = 64;
+
 /**
- * Pushes the notes ref as a fast-forward. Where the remote's notes have moved on (another bot
- * pushed its own), they are fetched and merged with these (notes-merge.ts: notes of different
- * commits never conflict), the local notes ref moves to the merge, and the push is tried again.
- * Still refused after that many attempts: a warning, not a failure (the branch has landed).
+ * The remote's notes commit last merged into the local notes: the one the newest merge on the
+ * local notes' first-parent line was made on (notes-merge.ts). Undefined when there is none within
+ * reach: the fetch then takes the whole notes history. Only a hint to the server: were the commit
+ * not there, the server would send the whole history.
+ */
+async function lastMergedNotes(session: Session, tip: string): Promise<string | undefined> {
+  let oid: string | undefined = tip;
+  for (let i = 0; i < NOTES_LOOKBACK && oid !== undefined; i++) {
+    // a history cut short (a shallow clone) only makes the fetch larger
+    const commit: CommitObject | null = await session.store.readCommit(oid).catch(() => null);
+    if (commit === null) return undefined;
+    const theirs = mergedFrom(commit);
+    if (theirs !== null) return theirs;
+    oid = commit.parents[0];
+  }
+  return undefined;
+}
+
+/**
+ * Pushes the notes ref as a fast-forward of the remote's, after the branch has landed and on its
+ * own, so that nothing here can cost the branch its lease. Where the remote's notes have moved on
+ * (another bot pushed its own), they are fetched and merged with these (notes-merge.ts: notes of
+ * different commits never conflict), the local notes ref moves to the merge, and the merge is
+ * pushed at once: a wait between the merge and its push would only give other pushes the time to
+ * make it stale. The first refusal only says that this repository had not seen the remote's
+ * latest notes; a merge refused in turn lost a race with another push, and the next fetch waits a
+ * random time first (backoff). Still refused after that many attempts, or the remote unreachable
+ * now: a warning, not a failure (the branch has landed).
  */
 async function pushNotes(session: Session, url: string, remote: string, warnings: string[]): Promise<PushResult['notes']> {
   const { repo } = session;
-  if ((await readRef(repo, NOTES_REF)) === null) return 'absent';
+  const tip = await readRef(repo, NOTES_REF);
+  if (tip === null) return 'absent';
   let lastError = '';
-  // how long the last attempt took, from its push to its merge: the scale of the wait before the next
-  let took = 0;
+  // a notes commit the remote has: only the notes after it are fetched
+  let have = await lastMergedNotes(session, tip);
   for (let attempt = 0; attempt < NOTES_ATTEMPTS; attempt++) {
-    if (attempt > 0) await sleep(backoff(attempt - 1, took));
     const started = Date.now();
     try {
+      if (attempt > 0) {
+        const theirs = await fetchRef({ gitdir: repo.commonDir, url, ref: NOTES_REF, have });
+        have = theirs ?? undefined;
+        if (theirs !== null) await mergeInto(session, theirs, remote);
+      }
       await pushRef({ gitdir: repo.commonDir, url, localRef: NOTES_REF, expected: null, fastForwardOnly: true });
       return 'pushed';
     } catch (e) {
-      if (!(e instanceof PatchtxError) || e.kind !== 'stale') throw e;
+      if (!(e instanceof PatchtxError)) throw e;
       lastError = e.message;
+      if (e.kind !== 'stale') break;
     }
-    const theirs = await fetchRef({ gitdir: repo.commonDir, url, ref: NOTES_REF });
-    if (theirs !== null) await mergeInto(session, theirs, remote);
-    took = Date.now() - started;
+    // more attempts than a branch gets, each waiting no longer than the third: the wait stays bounded
+    if (attempt > 0 && attempt < NOTES_ATTEMPTS - 1) await sleep(backoff(Math.min(attempt - 1, 2), Date.now() - started));
   }
-  warnings.push(
-    `${NOTES_REF} was not pushed: the remote's notes kept moving on while they were merged here (${lastError}); the patch texts of these commits stay here until the next push`,
-  );
+  warnings.push(`${NOTES_REF} was not pushed (${lastError}); the patch texts of these commits stay here until the next push`);
   return 'not_pushed';
 }
 

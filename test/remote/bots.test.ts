@@ -1,7 +1,8 @@
 // Many bots, one server: 8 clones (each its own "machine"), 10 patches each on files of their own,
-// applied and pushed by one `apply --push --retry 5` of the built program (one commit a patch), all
-// bots at once through one real smart-HTTP server. Every commit lands exactly once, the server's history is one line of them,
-// git fsck is clean there, and each commit's patch text is in the server's refs/notes/patchtx.
+// each patch applied and pushed by its own `apply --push --retry 5` of the built program, all bots at
+// once through one real smart-HTTP server: 80 pushes racing for one branch. Every commit lands
+// exactly once, the server's history is one line of them, git fsck is clean there, and each
+// commit's patch text is in the server's refs/notes/patchtx.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -13,8 +14,6 @@ import { expectFsckClean } from '../helpers/snapshot.js';
 
 const BOTS = 8;
 const PATCHES = 10;
-/** patches a bot applies and pushes in one invocation */
-const PER_RUN = 10;
 
 let root: string;
 let server: GitHttpServer;
@@ -32,32 +31,33 @@ afterAll(async () => {
   cleanupBuiltCli();
 });
 
-/** A bot: its clone, then its patches, PER_RUN at a time (one commit each), each run pushed with --retry 5. */
-async function bot(url: string, b: number): Promise<{ commits: string[]; retries: number }> {
+interface Bot {
+  /** the commits the bot's runs last reported, in order */
+  commits: string[];
+  /** how many times each run applied its patch again */
+  retries: number[];
+  /** the run that failed, and its output (the bot stops there) */
+  failed?: string;
+}
+
+/** A bot: its clone, then its patches, one `apply --push --retry 5` each (one commit each). */
+async function bot(url: string, b: number): Promise<Bot> {
   const clone = path.join(tempDir(), `bot${b}`);
   await gitOk(root, 'clone', '-q', url, clone);
   git(clone, 'config', 'user.name', `Bot ${b}`);
   git(clone, 'config', 'user.email', `bot${b}@example.invalid`);
-  const commits: string[] = [];
-  let retries = 0;
-  for (let run = 0; run < PATCHES / PER_RUN; run++) {
-    const numbers = Array.from({ length: PER_RUN }, (_, k) => run * PER_RUN + k);
-    const patches = numbers.map((i) => patchFile(v4a(`*** Add File: bot${b}/f${i}.txt`, `+bot ${b} patch ${i}`)));
-    const r = await runCli(['apply', '--repo', clone, '--push', '--retry', '5', '--json', ...patches]);
-    expect(r.status, `bot ${b} run ${run}: ${r.stdout}${r.stderr}`).toBe(0);
-    const pushed = JSON.parse(r.stdout.trim().split('\n').pop()!);
-    expect(pushed.warnings, `bot ${b} run ${run}: ${r.stderr}`).toEqual([]);
-    commits.push(
-      ...(pushed.reapplied ??
-        r.stdout
-          .trim()
-          .split('\n')
-          .slice(0, PER_RUN)
-          .map((l) => JSON.parse(l).commit)),
-    );
-    retries += pushed.retries ?? 0;
+  const result: Bot = { commits: [], retries: [] };
+  for (let i = 0; i < PATCHES; i++) {
+    const patch = patchFile(v4a(`*** Add File: bot${b}/f${i}.txt`, `+bot ${b} patch ${i}`));
+    const r = await runCli(['apply', '--repo', clone, '--push', '--retry', '5', '--json', patch]);
+    const lines = r.stdout.trim().split('\n');
+    const pushed = r.status === 0 ? JSON.parse(lines.pop()!) : null;
+    // every bot runs to its end, so that none is still pushing when the server is checked
+    if (pushed === null || pushed.warnings.length > 0) return { ...result, failed: `bot ${b} patch ${i}: exit ${r.status}\n${r.stdout}${r.stderr}` };
+    result.commits.push(pushed.reapplied?.[0] ?? JSON.parse(lines[0]!).commit);
+    result.retries.push(pushed.retries ?? 0);
   }
-  return { commits, retries };
+  return result;
 }
 
 it(`${BOTS} bots, ${PATCHES} patches each, --push --retry 5 through one server: every commit lands once, with its note`, { timeout: 600_000 }, async () => {
@@ -73,6 +73,12 @@ it(`${BOTS} bots, ${PATCHES} patches each, --push --retry 5 through one server: 
   const url = `${server.base}shared.git`;
 
   const results = await Promise.all(Array.from({ length: BOTS }, (_, b) => bot(url, b)));
+  const retries = results.flatMap((r) => r.retries);
+  const spread = `retries per run: ${JSON.stringify(retries.reduce((n: number[], k) => ((n[k] = (n[k] ?? 0) + 1), n), []))}`;
+  expect(
+    results.flatMap((r) => r.failed ?? []),
+    spread,
+  ).toEqual([]);
 
   // one line of history: the seed and every bot's every patch, each exactly once
   const subjects = git(bare, 'log', '--first-parent', '--format=%s', 'main').trim().split('\n');
@@ -100,5 +106,8 @@ it(`${BOTS} bots, ${PATCHES} patches each, --push --retry 5 through one server: 
   for (const c of onServer.slice(0, -1)) expect(noted.has(c), `the note of ${c}`).toBe(true);
   expectFsckClean(bare);
   // the race did happen: some pushes lost their lease and were applied again
-  expect(results.reduce((n, r) => n + r.retries, 0)).toBeGreaterThan(0);
+  expect(
+    retries.reduce((n, k) => n + k, 0),
+    spread,
+  ).toBeGreaterThan(0);
 });

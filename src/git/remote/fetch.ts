@@ -16,9 +16,14 @@ export interface FetchRefOptions {
   url: string;
   /** the full ref to fetch (refs/heads/main, refs/notes/patchtx) */
   ref: string;
+  /**
+   * a commit of this repository the remote has too (the tip a lost push was built on, the
+   * remote's notes last merged): the server then sends only what came after it
+   */
+  have?: string;
 }
 
-type IsoError = Error & { code?: string; data?: { statusCode?: number } };
+type IsoError = Error & { code?: string; data?: { statusCode?: number; what?: string } };
 
 /** `fs` whose reads of the repository's config file see a fetch refspec for `remote` too. */
 function withRefspec(gitdir: string, remote: string, ref: string): { promises: typeof fs.promises } {
@@ -32,37 +37,49 @@ function withRefspec(gitdir: string, remote: string, ref: string): { promises: t
   return { promises: { ...fs.promises, readFile } };
 }
 
-/** The remote's value of `ref` (null: it has none), its objects now in this repository. */
+/**
+ * The remote's value of `ref` (null: it has none), its objects now in this repository. One
+ * round of the protocol: the advertisement gives the ref's value (a ref the server does not have
+ * is no error), then the objects are asked for. isomorphic-git tells the server of one commit this
+ * repository has, the value of the local ref it is given: a scratch ref at `have` (or none), so
+ * that the server can leave out what it knows is here. The fetched ref's own local value would
+ * not do: a local branch or notes ref holds commits the server has never seen, and the server,
+ * finding no commit in common, would send the ref's whole history.
+ */
 export async function fetchRef(opts: FetchRefOptions): Promise<string | null> {
   if (isLocalRemote(opts.url)) return fetchLocal(opts.gitdir, opts.url, opts.ref);
   const git = await import('isomorphic-git');
   const { default: http } = await import('isomorphic-git/http/node');
   const scratch = `patchtx-fetch-${process.pid}`;
+  const scratchDir = path.join(opts.gitdir, 'refs', 'remotes', scratch);
   try {
-    // only what the server advertises for the ref: a ref it does not have is no error
-    const auth = credentialCallbacks(opts.gitdir);
-    const refs = await git.listServerRefs({ http, url: opts.url, prefix: opts.ref, ...auth });
-    const found = refs.find((r) => r.ref === opts.ref);
-    if (found === undefined) return null;
+    const have = `refs/remotes/${scratch}/have`;
+    if (opts.have !== undefined) {
+      fs.mkdirSync(scratchDir, { recursive: true });
+      fs.writeFileSync(path.join(opts.gitdir, have), `${opts.have}\n`);
+    }
     const result = await git.fetch({
       fs: withRefspec(opts.gitdir, scratch, opts.ref),
       http,
       gitdir: opts.gitdir,
       url: opts.url,
-      ...auth,
+      ...credentialCallbacks(opts.gitdir),
       remote: scratch,
-      ref: opts.ref,
+      ref: have,
       remoteRef: opts.ref,
       singleBranch: true,
       tags: false,
     });
-    return result.fetchHead ?? found.oid;
+    // null only from a server with no refs at all
+    return result.fetchHead;
   } catch (e) {
     const err = e as IsoError;
     if (err instanceof PatchtxError) throw err;
+    // the advertisement does not name the ref
+    if (err.code === 'NotFoundError' && err.data?.what === opts.ref) return null;
     if (err.code === 'HttpError' && err.data?.statusCode === 401) throw unauthorized(opts.url, 'fetch from');
     throw new PatchtxError('io_error', `cannot fetch ${opts.ref} from ${opts.url}: ${err.message}`, { errno: err.code });
   } finally {
-    fs.rmSync(path.join(opts.gitdir, 'refs', 'remotes', scratch), { recursive: true, force: true });
+    fs.rmSync(scratchDir, { recursive: true, force: true });
   }
 }

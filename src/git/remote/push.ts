@@ -50,6 +50,20 @@ function stale(ref: string, expected: string | null, actual: string | null | und
   );
 }
 
+/**
+ * Whether a push over the remote's `advertised` value can be a fast-forward: not when that commit
+ * is not even here. Told before anything is computed: isomorphic-git would otherwise look for what
+ * to send by walking the local history down to its root, as it finds no commit in common, before
+ * it finds out that the push is no fast-forward.
+ */
+async function mayFastForward(git: typeof import('isomorphic-git'), gitdir: string, advertised: string | null): Promise<boolean> {
+  if (advertised === null) return true;
+  return git.readObject({ fs, gitdir, oid: advertised, format: 'deflated' }).then(
+    () => true,
+    () => false,
+  );
+}
+
 /** Pushes `localRef` to the remote under the lease; throws `stale` when the lease is lost. */
 export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
   if (isLocalRemote(opts.url)) return pushToLocal(opts);
@@ -80,10 +94,10 @@ export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
       onMessage: (message) => {
         if (said.length < SAID_LIMIT) said += message;
       },
-      onPrePush: ({ remoteRef: theirs, localRef: ours }) => {
+      onPrePush: async ({ remoteRef: theirs, localRef: ours }) => {
         advertised = theirs.oid === NULL_OID ? null : theirs.oid;
         sent = ours.oid;
-        const go = opts.force === true || opts.fastForwardOnly === true || advertised === opts.expected;
+        const go = opts.force === true || (opts.fastForwardOnly === true ? await mayFastForward(git, opts.gitdir, advertised) : advertised === opts.expected);
         // the tests move the remote branch here, between the advertisement and the update
         if (go) crashPoint('push-advertised');
         return go;
@@ -112,7 +126,7 @@ async function pushToLocal(opts: PushRefOptions): Promise<PushRefResult> {
   });
   if (out.ok) return { previous: out.previous, oid: out.oid, url: anonymizeUrl(opts.url) };
   if (!out.stale) throw declined(remoteRef, opts, out.why, out.said);
-  if (opts.fastForwardOnly) throw stale(remoteRef, out.previous, out.previous, `not a fast-forward of the remote's ${remoteRef}`);
+  if (opts.fastForwardOnly) throw notFastForward(remoteRef, opts.localRef, out.previous);
   if (out.why === 'the remote has another value') throw stale(remoteRef, opts.expected, out.previous, 'the remote has another value');
   throw refused(remoteRef, opts, out.previous, out.why);
 }
@@ -152,6 +166,15 @@ function declined(ref: string, opts: PushRefOptions, why: string, said = ''): Pa
   );
 }
 
+/** The remote ref holds commits the local one does not (a fast-forward-only push). */
+function notFastForward(ref: string, localRef: string, advertised: string | null): PatchtxError {
+  return new PatchtxError(
+    'stale',
+    `the remote's ${ref} is at ${short(advertised)}, which ${localRef} here does not contain (not a fast-forward): nothing was overwritten; fetch it and merge it first`,
+    { ref, expected: advertised, actual: advertised },
+  );
+}
+
 function refused(ref: string, opts: PushRefOptions, advertised: string | null, why: string, said = ''): PatchtxError {
   // the notes' push (fastForwardOnly) comes after the branch landed, and its caller turns a
   // `stale` refusal into a warning: a server refusing the notes must not fail the whole push
@@ -186,9 +209,10 @@ function toPushError(e: unknown, ref: string, opts: PushRefOptions, advertised: 
   if (err.code === 'HttpError' && err.data?.statusCode === 401) return unauthorized(opts.url, 'push to');
   switch (err.code) {
     case 'UserCanceledError':
+      if (opts.fastForwardOnly) return notFastForward(ref, opts.localRef, advertised);
       return stale(ref, opts.expected, advertised, 'the remote advertised another value');
     case 'PushRejectedError':
-      return stale(ref, advertised, advertised, `not a fast-forward of the remote's ${ref}`);
+      return notFastForward(ref, opts.localRef, advertised);
     case 'GitPushError':
       return refused(ref, opts, advertised, reasonOf(err, ref), said);
     case 'UnknownTransportError':
