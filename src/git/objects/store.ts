@@ -56,6 +56,7 @@ import { ByteCache } from './byte-cache.js';
 import { DeltaBaseCache, PackFile } from './pack-file.js';
 import { PackIndexSet } from './pack-index.js';
 import { buildPack } from './pack-write.js';
+import { DeflateAhead } from './deflate-worker.js';
 import { recordOwnPack } from './own-packs.js';
 import type { GitConfig } from '../repo/config.js';
 import type { Repository } from '../repo/repository.js';
@@ -199,6 +200,8 @@ export class ObjectStore {
   private readonly openPacks = new Map<string, PackFile>();
   /** objects written since beginBatch(), not yet on disk */
   private staged: Map<string, RawObject> | null = null;
+  /** the staged objects being deflated ahead of flushBatch, on another thread (deflate-worker.ts) */
+  private deflating: DeflateAhead | null = null;
   /** .keep files of the packs flushBatch wrote, until releaseKept() */
   private readonly kept: string[] = [];
 
@@ -449,7 +452,10 @@ export class ObjectStore {
   async writeObject(type: ObjectType, content: Uint8Array): Promise<string> {
     const oid = hashObject(type, content);
     if (this.staged) {
-      if (!this.staged.has(oid) && !(await this.inKeptPack(oid))) this.staged.set(oid, { type, content });
+      if (!this.staged.has(oid) && !(await this.inKeptPack(oid))) {
+        this.staged.set(oid, { type, content });
+        this.deflating?.add(oid, content);
+      }
       return oid;
     }
     if (!(await this.hasObject(oid))) await this.writeLoose(oid, type, content);
@@ -472,11 +478,13 @@ export class ObjectStore {
   /** From now on, written objects are held in memory (and readable) until flushBatch(). */
   beginBatch(): void {
     this.staged ??= new Map();
+    this.deflating ??= new DeflateAhead(this.compression);
   }
 
   /** Forgets the objects held since beginBatch() (nothing refers to them). */
   discardBatch(): void {
     this.staged = null;
+    this.deflating = null;
   }
 
   /**
@@ -486,9 +494,11 @@ export class ObjectStore {
    */
   async flushBatch(keep: string): Promise<void> {
     const staged = this.staged;
+    const deflating = this.deflating;
     this.staged = null;
+    this.deflating = null;
     if (!staged || staged.size === 0) return;
-    await this.writePack(staged, keep);
+    await this.writePack(staged, keep, await deflating?.take());
   }
 
   /**
@@ -549,10 +559,11 @@ export class ObjectStore {
     for (const file of this.kept.splice(0)) await rm(file, { force: true });
   }
 
-  private async writePack(objects: Map<string, RawObject>, keep: string): Promise<void> {
+  private async writePack(objects: Map<string, RawObject>, keep: string, deflated?: ReadonlyMap<string, Buffer>): Promise<void> {
     const { checksum, pack, index } = await buildPack(
       [...objects].map(([oid, o]) => ({ oid, type: o.type, content: o.content })),
       this.compression,
+      deflated,
     );
     const dir = path.join(this.objectsDir, 'pack');
     await mkdir(dir, { recursive: true });
