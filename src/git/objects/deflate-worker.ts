@@ -19,7 +19,7 @@ import type { ZlibOptions } from 'node:zlib';
 
 /** a batch starts a worker once it holds this many bytes (starting one costs the main thread a
  * few milliseconds, and small batches deflate in less) */
-const START_WORKER_BYTES = 1 << 20;
+const START_WORKER_BYTES = 2 << 20;
 /** with a worker already running (a process kept between commands), a smaller batch uses it */
 const USE_WORKER_BYTES = 128 * 1024;
 /** objects are sent in chunks of about this many bytes: few messages, and little left to take back */
@@ -158,23 +158,38 @@ export class DeflateAhead {
     this.pending.items.push(content);
     this.pendingBytes += content.byteLength;
     this.total += content.byteLength;
-    if (this.pendingBytes >= CHUNK_BYTES) this.send();
+    if (this.pendingBytes >= CHUNK_BYTES) this.sendPending();
   }
 
-  private send(): void {
-    if (thread === null && this.total < START_WORKER_BYTES) return;
-    if (this.total < USE_WORKER_BYTES) return;
+  /** Sends what is pending, in chunks of about CHUNK_BYTES, once the batch is large enough. */
+  private sendPending(): void {
+    if (this.total < (thread === null ? START_WORKER_BYTES : USE_WORKER_BYTES)) return;
     try {
       thread ??= new DeflateThread();
     } catch {
       return; // no worker here: the main thread deflates everything, as for a small batch
     }
-    const chunk = this.pending;
+    const { oids, items } = this.pending;
     this.pending = newChunk();
     this.pendingBytes = 0;
+    let chunk = newChunk();
+    let bytes = 0;
+    for (const [i, item] of items.entries()) {
+      chunk.oids.push(oids[i]!);
+      chunk.items.push(item);
+      bytes += item.byteLength;
+      if (bytes >= CHUNK_BYTES || i === items.length - 1) {
+        this.send(thread, chunk);
+        chunk = newChunk();
+        bytes = 0;
+      }
+    }
+  }
+
+  private send(to: DeflateThread, chunk: Chunk): void {
     this.chunks.push(chunk);
     const level = this.level;
-    thread.send(
+    to.send(
       chunk.items,
       chunk.items.map((b) => deflateOptionsFor(b.byteLength, level)),
       chunk.taken,
