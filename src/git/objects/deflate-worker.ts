@@ -15,19 +15,20 @@
 // the main thread about as much as deflating a small object itself.
 import { Worker } from 'node:worker_threads';
 import { deflateObjectSync, deflateOptionsFor } from './deflate.js';
-import type { ZlibOptions } from 'node:zlib';
 
 /** a batch starts a worker once it holds this many bytes (starting one costs the main thread a
  * few milliseconds, and small batches deflate in less) */
 const START_WORKER_BYTES = 2 << 20;
 /** with a worker already running (a process kept between commands), a smaller batch uses it */
 const USE_WORKER_BYTES = 128 * 1024;
-/** objects are sent in chunks of about this many bytes: few messages, and little left to take back */
-const CHUNK_BYTES = 64 * 1024;
+/** objects are sent in chunks of about this many bytes: few messages (each costs the main thread
+ * a copy and a post), and little left to take back */
+const CHUNK_BYTES = 128 * 1024;
 /** an idle worker is ended after this long, giving its memory back */
 const IDLE_MS = 10_000;
 
-// In: the chunk's objects end to end in one buffer, their sizes and zlib options, and a flag the
+// In: the chunk's objects end to end in one buffer, their sizes and zlib options (level,
+// windowBits, memLevel and chunkSize of each, in one array), and a flag the
 // main thread sets once it has deflated the chunk itself. Out: the deflated bytes end to end in one
 // buffer and their sizes (null: taken back, or it could not). One buffer each way is handed over
 // (transferred), not copied.
@@ -41,7 +42,8 @@ parentPort.on('message', (m) => {
     const out = [];
     let at = 0;
     for (let i = 0; i < m.sizes.length && Atomics.load(m.taken, 0) === 0; i++) {
-      out.push(deflateSync(m.data.subarray(at, at + m.sizes[i]), m.options[i]));
+      const o = m.options.subarray(4 * i, 4 * i + 4);
+      out.push(deflateSync(m.data.subarray(at, at + m.sizes[i]), { level: o[0], windowBits: o[1], memLevel: o[2], chunkSize: o[3] }));
       at += m.sizes[i];
     }
     if (out.length === m.sizes.length) {
@@ -86,11 +88,16 @@ class DeflateThread {
   }
 
   /** `taken`: set to 1 when the main thread no longer needs the answer */
-  send(items: Uint8Array[], options: ZlibOptions[], taken: Int32Array, done: Request['done']): void {
+  send(items: Uint8Array[], level: number, taken: Int32Array, done: Request['done']): void {
     const id = this.nextId++;
     // a copy of the items end to end, handed over: a view of a larger buffer would be sent whole
     const data = Buffer.concat(items);
     const buffer = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? data.buffer : new Uint8Array(data).buffer;
+    const options = new Int32Array(4 * items.length);
+    items.forEach((b, i) => {
+      const o = deflateOptionsFor(b.byteLength, level);
+      options.set([o.level!, o.windowBits!, o.memLevel!, o.chunkSize!], 4 * i);
+    });
     this.waiting.set(id, { done });
     if (this.idle) clearTimeout(this.idle);
     this.idle = null;
@@ -188,17 +195,11 @@ export class DeflateAhead {
 
   private send(to: DeflateThread, chunk: Chunk): void {
     this.chunks.push(chunk);
-    const level = this.level;
-    to.send(
-      chunk.items,
-      chunk.items.map((b) => deflateOptionsFor(b.byteLength, level)),
-      chunk.taken,
-      (out) => {
-        if (chunk.out !== null) return;
-        if (out !== null && out.length === chunk.items.length) chunk.out = out;
-        else chunk.failed = true;
-      },
-    );
+    to.send(chunk.items, this.level, chunk.taken, (out) => {
+      if (chunk.out !== null) return;
+      if (out !== null && out.length === chunk.items.length) chunk.out = out;
+      else chunk.failed = true;
+    });
   }
 
   /**
