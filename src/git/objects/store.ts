@@ -44,7 +44,7 @@ import { parseCommit, serializeCommit, type CommitObject } from './model/commit.
 import {
   EMPTY_PARSED_TREE,
   EMPTY_TREE_OID,
-  editTreeBytes,
+  editParsedTree,
   entryKey,
   parseTreeObject,
   serializeTree,
@@ -203,6 +203,8 @@ export class ObjectStore {
    * the tree lookups of a series of large patches). Unparsed, so that a single run pays nothing.
    */
   private readonly writtenTrees = new ByteCache<string, Uint8Array>(WRITTEN_TREE_BYTES);
+  /** the trees writeEditedTree made in the batch under way, parsed, for the tree cache once stored */
+  private editedTrees = new Map<string, ParsedTree>();
   /** treeIndex's reads under way, so that callers asking at once share one */
   private readonly treeIndexReads = new Map<string, Promise<ReadonlyMap<string, Readonly<TreeEntry>>>>();
   /** the pack directory's stat data when its packs were last looked at (see revalidate) */
@@ -492,6 +494,7 @@ export class ObjectStore {
 
   /** From now on, written objects are held in memory (and readable) until flushBatch(). */
   beginBatch(): void {
+    if (!this.staged) this.editedTrees = new Map();
     this.staged ??= new Map();
     this.deflating ??= new DeflateAhead(this.compression);
   }
@@ -499,6 +502,7 @@ export class ObjectStore {
   /** Forgets the objects held since beginBatch() (nothing refers to them). */
   discardBatch(): void {
     this.staged = null;
+    this.editedTrees = new Map();
     this.deflating = null;
   }
 
@@ -514,7 +518,14 @@ export class ObjectStore {
     this.deflating = null;
     if (!staged || staged.size === 0) return;
     await this.writePack(staged, keep, await deflating?.take());
-    for (const [oid, o] of staged) if (o.type === 'tree') this.wroteTree(oid, o.content);
+    const edited = this.editedTrees;
+    this.editedTrees = new Map();
+    for (const [oid, o] of staged) {
+      if (o.type !== 'tree') continue;
+      const parsed = edited.get(oid);
+      if (parsed) this.keepParsed(oid, parsed);
+      else this.wroteTree(oid, o.content);
+    }
   }
 
   /**
@@ -662,6 +673,12 @@ export class ObjectStore {
     if (!this.trees.has(oid)) this.writtenTrees.set(oid, content, content.byteLength);
   }
 
+  /** Keeps a tree just stored in its parsed form (editParsedTree made it along with its bytes). */
+  private keepParsed(oid: string, tree: ParsedTree): void {
+    this.writtenTrees.delete(oid);
+    if (!this.trees.has(oid)) this.trees.set(oid, { tree }, treeBytes(tree));
+  }
+
   /** Writes an object in git's loose format to `target`, through a temporary file beside it. */
   private async writeLooseFile(target: string, oid: string, type: ObjectType, content: Uint8Array): Promise<void> {
     const dir = path.dirname(target);
@@ -703,7 +720,7 @@ export class ObjectStore {
   /**
    * Writes tree `base` (null: an empty one) with `changes` made (entryKey -> the new entry, or null
    * to remove it) and returns the new tree's id. The entries left alone are copied as stored
-   * (editTreeBytes).
+   * (editParsedTree).
    */
   async writeEditedTree(base: string | null, changes: ReadonlyMap<string, TreeEntry | null>): Promise<string> {
     const tree = base === null ? EMPTY_PARSED_TREE : await this.parsedTree(base);
@@ -712,7 +729,12 @@ export class ObjectStore {
     if (unstorable !== undefined) {
       throw new PatchtxError('corrupt_repository', `malformed tree object: tree ${base} has an entry named ${JSON.stringify(unstorable.name)}`, { oid: base! });
     }
-    return this.writeObject('tree', editTreeBytes(tree, changes));
+    const edited = editParsedTree(tree, changes);
+    const oid = await this.writeObject('tree', edited.bytes);
+    // kept parsed once stored (see writtenTrees): now for a loose object, at flushBatch in a batch
+    if (this.staged) this.editedTrees.set(oid, edited);
+    else this.keepParsed(oid, edited);
+    return oid;
   }
 
   writeCommit(commit: CommitObject): Promise<string> {
