@@ -16,10 +16,10 @@
 import { Worker } from 'node:worker_threads';
 import { deflateObjectSync, deflateOptionsFor } from './deflate.js';
 
-/** a batch starts a worker once it holds this many bytes (starting one costs the main thread a
- * few milliseconds, and small batches deflate in less) */
+/** by default a batch starts a worker once it holds this many bytes (starting one costs the main
+ * thread a few milliseconds, and small batches deflate in less) */
 const START_WORKER_BYTES = 2 << 20;
-/** with a worker already running (a process kept between commands), a smaller batch uses it */
+/** with a worker already running, a smaller batch uses it */
 const USE_WORKER_BYTES = 128 * 1024;
 /** objects are sent in chunks of about this many bytes: few messages (each costs the main thread
  * a copy and a post), and little left to take back */
@@ -153,7 +153,11 @@ export class DeflateAhead {
   private pendingBytes = 0;
   private total = 0;
 
-  constructor(private readonly level: number) {}
+  /** `from`: the bytes from which the batch starts a worker when none is running */
+  constructor(
+    private readonly level: number,
+    private readonly from = START_WORKER_BYTES,
+  ) {}
 
   /** how many objects were handed to the worker so far */
   get sent(): number {
@@ -170,7 +174,7 @@ export class DeflateAhead {
 
   /** Sends what is pending, in chunks of about CHUNK_BYTES, once the batch is large enough. */
   private sendPending(): void {
-    if (this.total < (thread === null ? START_WORKER_BYTES : USE_WORKER_BYTES)) return;
+    if (this.total < (thread === null ? this.from : Math.min(this.from, USE_WORKER_BYTES))) return;
     try {
       thread ??= new DeflateThread();
     } catch {

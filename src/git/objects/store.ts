@@ -78,7 +78,12 @@ export interface ObjectStoreOptions {
   promisor?: string | null;
   /** the ceiling on the bytes of parsed trees kept (TREE_CACHE_BYTES; see ByteCache) */
   treeCacheBytes?: number;
+  /** a batch deflates its objects ahead on a worker thread from this many bytes (deflate-worker.ts) */
+  deflateAheadFrom?: number;
 }
+
+/** deflateAheadFrom for a store kept between commands: a worker started once serves many */
+export const KEPT_DEFLATE_AHEAD = 256 * 1024;
 
 /** What the parsed trees a store keeps may hold at most: every tree of a checkout of some tens of thousands of files. */
 export const TREE_CACHE_BYTES = 16 * 1024 * 1024;
@@ -188,6 +193,7 @@ export class ObjectStore {
   readonly objectsDir: string;
   private readonly reader: 'patchtx' | 'isomorphic-git';
   private readonly compression: number;
+  private readonly deflateAheadFrom: number | undefined;
   private readonly promisor: string | null;
   private readonly packs: PackIndexSet;
   private readonly deltaBases = new DeltaBaseCache();
@@ -226,6 +232,7 @@ export class ObjectStore {
     this.packs = new PackIndexSet(this.objectsDir);
     this.reader = options.reader ?? (process.env.PATCHTX_OBJECT_READER === 'isomorphic-git' ? 'isomorphic-git' : 'patchtx');
     this.compression = options.compression ?? 1;
+    this.deflateAheadFrom = options.deflateAheadFrom;
     this.promisor = options.promisor ?? null;
     this.trees = new ByteCache(options.treeCacheBytes ?? TREE_CACHE_BYTES);
   }
@@ -496,7 +503,7 @@ export class ObjectStore {
   beginBatch(): void {
     if (!this.staged) this.editedTrees = new Map();
     this.staged ??= new Map();
-    this.deflating ??= new DeflateAhead(this.compression);
+    this.deflating ??= new DeflateAhead(this.compression, this.deflateAheadFrom);
   }
 
   /** Forgets the objects held since beginBatch() (nothing refers to them). */

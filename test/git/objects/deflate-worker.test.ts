@@ -22,6 +22,17 @@ function files(n: number, tag: string): Buffer[] {
 }
 
 describe('DeflateAhead', () => {
+  // first: no worker is running yet
+  it('starts the worker from the size it is given (a store kept between commands gives a smaller one)', async () => {
+    const contents = files(80, 'kept');
+    const ahead = new DeflateAhead(1, 256 * 1024);
+    contents.forEach((c) => ahead.add(hashObject('blob', c), c));
+    expect(ahead.sent).toBeGreaterThan(0);
+    const deflated = await ahead.take();
+    expect(deflated.size).toBe(ahead.sent);
+    for (const [oid, out] of deflated) expect(hashObject('blob', inflateSync(out))).toBe(oid);
+  });
+
   it('gives, for every object sent, the bytes the main thread would have made', async () => {
     const ahead = new DeflateAhead(1);
     const contents = files(600, 'big');
