@@ -78,7 +78,11 @@ export interface ObjectStoreOptions {
   promisor?: string | null;
   /** the ceiling on the bytes of parsed trees kept (TREE_CACHE_BYTES; see ByteCache) */
   treeCacheBytes?: number;
-  /** a batch deflates its objects ahead on a worker thread from this many bytes (deflate-worker.ts) */
+  /**
+   * a batch deflates its objects ahead on a worker thread from this many bytes (deflate-worker.ts);
+   * without it, never: a worker adds about 20 MB to the process's peak memory, which a process
+   * running one command (whose peak is a target of its own) does not spend
+   */
   deflateAheadFrom?: number;
 }
 
@@ -503,7 +507,7 @@ export class ObjectStore {
   beginBatch(): void {
     if (!this.staged) this.editedTrees = new Map();
     this.staged ??= new Map();
-    this.deflating ??= new DeflateAhead(this.compression, this.deflateAheadFrom);
+    if (this.deflateAheadFrom !== undefined) this.deflating ??= new DeflateAhead(this.compression, this.deflateAheadFrom);
   }
 
   /** Forgets the objects held since beginBatch() (nothing refers to them). */

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { deflateObjectSync } from '../../../src/git/objects/deflate.js';
 import { DeflateAhead } from '../../../src/git/objects/deflate-worker.js';
 import { hashObject } from '../../../src/git/objects/hash.js';
+import { KEPT_DEFLATE_AHEAD, ObjectStore } from '../../../src/git/objects/store.js';
 import { cleanupRepos, git } from '../../helpers/repos.js';
 import { openFixture as open } from '../util.js';
 
@@ -34,7 +35,7 @@ describe('DeflateAhead', () => {
   });
 
   it('gives, for every object sent, the bytes the main thread would have made', async () => {
-    const ahead = new DeflateAhead(1);
+    const ahead = new DeflateAhead(1, 2 << 20);
     const contents = files(600, 'big');
     const oids = contents.map((c) => hashObject('blob', c));
     contents.forEach((c, i) => ahead.add(oids[i]!, c));
@@ -53,7 +54,7 @@ describe('DeflateAhead', () => {
   });
 
   it('sends nothing for a small batch', async () => {
-    const ahead = new DeflateAhead(1);
+    const ahead = new DeflateAhead(1, 256 * 1024);
     for (const c of files(20, 'small')) ahead.add(hashObject('blob', c), c);
     expect(ahead.sent).toBe(0);
     expect((await ahead.take()).size).toBe(0);
@@ -62,7 +63,10 @@ describe('DeflateAhead', () => {
 
 describe('a large batch written as a pack', () => {
   it('is read back by git, object by object', async () => {
-    const { dir, store } = await open('basic');
+    const { dir, store: plain } = await open('basic');
+    // a store as the library's repository object keeps between commands
+    const store = new ObjectStore(plain.repo, { compression: 1, deflateAheadFrom: KEPT_DEFLATE_AHEAD });
+    plain.close();
     const before = readdirSync(path.join(dir, '.git/objects/pack'));
     store.beginBatch();
     const contents = files(300, 'pack');
