@@ -213,6 +213,11 @@ export class DeflateAhead {
     });
   }
 
+  /** The batch is dropped: the worker skips what it has not deflated yet. */
+  cancel(): void {
+    for (const c of this.chunks) Atomics.store(c.taken, 0, 1);
+  }
+
   /**
    * The deflated bytes of every object sent to the worker, by id. What the worker has not returned
    * yet is deflated here, from the last chunk back, until the worker's answers cover the rest; a

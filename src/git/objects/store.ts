@@ -514,6 +514,7 @@ export class ObjectStore {
   discardBatch(): void {
     this.staged = null;
     this.editedTrees = new Map();
+    this.deflating?.cancel();
     this.deflating = null;
   }
 

@@ -53,6 +53,21 @@ describe('DeflateAhead', () => {
     }
   });
 
+  it('deflates on the main thread what the worker was told to skip', async () => {
+    // cancel() is what a dropped batch does; the worker then answers without bytes
+    const ahead = new DeflateAhead(1, 256 * 1024);
+    const contents = files(200, 'skipped');
+    const oids = contents.map((c) => hashObject('blob', c));
+    contents.forEach((c, i) => ahead.add(oids[i]!, c));
+    expect(ahead.sent).toBeGreaterThan(0);
+    ahead.cancel();
+    const deflated = await ahead.take();
+    expect(deflated.size).toBe(ahead.sent);
+    for (const [i, oid] of oids.entries()) {
+      if (i < ahead.sent) expect(deflated.get(oid)!.equals(deflateObjectSync(contents[i]!, 1))).toBe(true);
+    }
+  });
+
   it('sends nothing for a small batch', async () => {
     const ahead = new DeflateAhead(1, 256 * 1024);
     for (const c of files(20, 'small')) ahead.add(hashObject('blob', c), c);
