@@ -41,7 +41,8 @@ const POOLED_WRITES_MIN = 64;
 /**
  * Whether the pool wins depends on the storage, so it is measured: the first files are replaced
  * one after the other, timed, and the rest go to the pool only when a replacement took longer
- * than POOLED_ABOVE_MS on average. Where replacing a file is cheap (tmpfs, or a disk whose freed
+ * than POOLED_ABOVE_MS on average (the probe stops as soon as it has taken longer than that for all
+ * of its files, so slow storage costs it a file or two one at a time, not sixteen). Where replacing a file is cheap (tmpfs, or a disk whose freed
  * blocks are not discarded at once), the pool's round trips cost more than the kernel's work:
  * 1,000 files of 4 KB took about 9 ms one after the other on tmpfs against 20 ms through the pool,
  * 74 against 89 ms on this machine's disk when the old files' blocks were still in the page cache;
@@ -248,11 +249,14 @@ export async function syncCheckout(
     }
     if (++written === 1) crashPoint('mid-worktree');
   };
-  const probe = writes.length >= POOLED_WRITES_MIN ? PROBE_WRITES : writes.length;
-  const started = performance.now();
-  for (const w of writes.slice(0, probe)) await write(w, false);
-  const rest = writes.slice(probe);
-  if (rest.length > 0 && (performance.now() - started) / probe > POOLED_ABOVE_MS) await inParallel(rest, WRITES_AT_ONCE, (w) => write(w, true));
+  // the probe stops as soon as it is over its time (slow storage shows in a file or two)
+  const budget = performance.now() + POOLED_ABOVE_MS * PROBE_WRITES;
+  let done = 0;
+  if (writes.length >= POOLED_WRITES_MIN) {
+    while (done < PROBE_WRITES && (done === 0 || performance.now() <= budget)) await write(writes[done++]!, false);
+  }
+  const rest = writes.slice(done);
+  if (done > 0 && performance.now() > budget) await inParallel(rest, WRITES_AT_ONCE, (w) => write(w, true));
   else for (const w of rest) await write(w, false);
   crashPoint('after-worktree');
   mark('working tree');
