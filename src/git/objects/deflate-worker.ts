@@ -19,8 +19,6 @@
 import { Worker } from 'node:worker_threads';
 import { deflateObjectSync, deflateOptionsFor } from './deflate.js';
 
-/** with a worker already running, a batch of this many bytes uses it */
-const USE_WORKER_BYTES = 128 * 1024;
 /**
  * The worker's heap: it holds a chunk or two at a time. Without a ceiling V8 sizes a new isolate's
  * heap for a program of its own; with it, a worker that has deflated 1,000 source files adds about
@@ -160,7 +158,7 @@ export class DeflateAhead {
   private pendingBytes = 0;
   private total = 0;
 
-  /** `from`: the bytes from which the batch starts a worker when none is running */
+  /** `from`: the bytes from which the batch is deflated ahead (starting the worker if none runs) */
   constructor(
     private readonly level: number,
     private readonly from: number,
@@ -181,7 +179,7 @@ export class DeflateAhead {
 
   /** Sends what is pending, in chunks of about CHUNK_BYTES, once the batch is large enough. */
   private sendPending(): void {
-    if (this.total < (thread === null ? this.from : Math.min(this.from, USE_WORKER_BYTES))) return;
+    if (this.total < this.from) return;
     try {
       thread ??= new DeflateThread();
     } catch {
