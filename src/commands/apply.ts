@@ -153,10 +153,33 @@ export interface TxResult {
   recovered?: RecoveryReport;
 }
 
-function modeFor(p: string, states: Map<string, PathState>, plan: Plan): TreeMode {
+/**
+ * The plan's changes by path, looked up once per written path: a 1,000-file patch has as many
+ * changes, so a scan of the list per path would cost a million comparisons.
+ */
+interface ChangesByPath {
+  /** paths with any change */
+  changed: Set<string>;
+  /** paths the patch adds */
+  added: Set<string>;
+  /** the first rename onto each path */
+  movedTo: Map<string, FileChange>;
+}
+
+function changesByPath(changes: readonly FileChange[]): ChangesByPath {
+  const out: ChangesByPath = { changed: new Set(), added: new Set(), movedTo: new Map() };
+  for (const c of changes) {
+    out.changed.add(c.path);
+    if (c.op === 'A') out.added.add(c.path);
+    if (c.op === 'R' && !out.movedTo.has(c.path)) out.movedTo.set(c.path, c);
+  }
+  return out;
+}
+
+function modeFor(p: string, states: Map<string, PathState>, byPath: ChangesByPath): TreeMode {
   const own = states.get(p)?.base;
   if (own?.type === 'blob') return own.mode;
-  const moved = plan.changes.find((c) => c.op === 'R' && c.path === p);
+  const moved = byPath.movedTo.get(p);
   const source = moved?.from !== undefined ? states.get(moved.from)?.base : undefined;
   if (source?.type === 'blob') return source.mode;
   return '100644';
@@ -166,8 +189,8 @@ function modeFor(p: string, states: Map<string, PathState>, plan: Plan): TreeMod
  * The blob `git add` would compare a path's new content with for git's text=auto rule: its index
  * entry, which a move brings along from the source (as `git mv` does) and a delete removes.
  */
-function indexBlobFor(p: string, states: Map<string, PathState>, touched: Map<string, TouchedPath>, plan: Plan): string | null {
-  const moved = plan.changes.find((c) => c.op === 'R' && c.path === p);
+function indexBlobFor(p: string, states: Map<string, PathState>, touched: Map<string, TouchedPath>, byPath: ChangesByPath): string | null {
+  const moved = byPath.movedTo.get(p);
   if (!moved && touched.get(p)?.kinds.values().next().value === 'delete') return null;
   const st = states.get(moved?.from ?? p);
   if (st?.index !== undefined) return st.index.find((e) => e.stage === 0)?.oid ?? null;
@@ -394,6 +417,7 @@ async function build(
   // a result only the diff given says (diffCommittedForm): the diff is the note
   let onlyDiffSays = false;
   const contents = new Map<string, Uint8Array>();
+  const byPath = changesByPath(plan.changes);
   for (const [p, data] of plan.files) {
     const base = states.get(p)?.base;
     if (data === null) {
@@ -401,14 +425,14 @@ async function build(
       targets.set(p, null);
       continue;
     }
-    const mode = plan.modes?.get(p) ?? modeFor(p, states, plan);
+    const mode = plan.modes?.get(p) ?? modeFor(p, states, byPath);
     const baseEntry = states.get(p)?.base;
     // a mode change alone changes no content: the engine does not list it
-    if (baseEntry?.type === 'blob' && baseEntry.mode !== mode && !plan.changes.some((c) => c.path === p)) plan.changes.push({ op: 'M', path: p });
+    if (baseEntry?.type === 'blob' && baseEntry.mode !== mode && !byPath.changed.has(p)) plan.changes.push({ op: 'M', path: p });
     // core.safecrlf guards bytes a file had; an added file's line endings are the patch format's
-    const added = plan.changes.some((c) => c.path === p && c.op === 'A');
+    const added = byPath.added.has(p);
     const conversion = mode === '120000' ? null : conversions.get(p)!;
-    const indexOid = indexBlobFor(p, states, touched, plan);
+    const indexOid = indexBlobFor(p, states, touched, byPath);
     const asDiff = await diffCommittedForm(session, plan, p, states.get(p), conversion, data, indexOid, noteInput.diff !== null);
     if (asDiff?.onlyDiffSays) onlyDiffSays = true;
     const form = asDiff?.form ?? (await committedForm(session, p, data, conversion, indexOid, !added));

@@ -51,20 +51,23 @@ const COMPRESSING_AT_ONCE = 4;
 
 /**
  * Every object's content deflated at `level` (see deflate.ts): the large ones on libuv's thread
- * pool, several at a time, while the small ones are compressed here meanwhile.
+ * pool, several at a time, while the small ones are compressed here meanwhile; those in `deflated`
+ * (deflated ahead: deflate-worker.ts) are taken as they are.
  */
-async function compressAll(objects: readonly PackInput[], level: number): Promise<Buffer[]> {
+async function compressAll(objects: readonly PackInput[], level: number, deflated?: ReadonlyMap<string, Buffer>): Promise<Buffer[]> {
   const out = new Array<Buffer>(objects.length);
   const large: number[] = [];
   objects.forEach((o, i) => {
-    if (o.content.byteLength >= ASYNC_DEFLATE_MIN) large.push(i);
+    const ahead = deflated?.get(o.oid);
+    if (ahead) out[i] = ahead;
+    else if (o.content.byteLength >= ASYNC_DEFLATE_MIN) large.push(i);
   });
   const pooled = inParallel(large, COMPRESSING_AT_ONCE, async (i) => {
     out[i] = await deflateObject(objects[i]!.content, level);
   });
   try {
     for (const [i, o] of objects.entries()) {
-      if (o.content.byteLength < ASYNC_DEFLATE_MIN) out[i] = deflateObjectSync(o.content, level);
+      if (out[i] === undefined && o.content.byteLength < ASYNC_DEFLATE_MIN) out[i] = deflateObjectSync(o.content, level);
     }
   } finally {
     await pooled; // nothing left compressing, whatever happened here
@@ -88,13 +91,14 @@ export interface IndexEntry {
   crc: number;
 }
 
-export async function buildPack(objects: readonly PackInput[], level = -1): Promise<PackFiles> {
+/** `deflated`: objects already deflated at `level` (by id), which are not deflated again. */
+export async function buildPack(objects: readonly PackInput[], level = -1, deflated?: ReadonlyMap<string, Buffer>): Promise<PackFiles> {
   const ordered = [...objects].sort((a, b) => TYPE_ORDER[a.type] - TYPE_ORDER[b.type]);
   const head = packHeader(ordered.length);
   const parts: Buffer[] = [head];
   const entries: IndexEntry[] = [];
   let offset = head.length;
-  const compressed = await compressAll(ordered, level);
+  const compressed = await compressAll(ordered, level, deflated);
   for (const [i, o] of ordered.entries()) {
     const header = entryHeader(o.type, o.content.byteLength);
     const data = compressed[i]!;

@@ -3,7 +3,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { hashObject } from '../../../src/git/objects/hash.js';
 import { appendTrailers, parseCommit, readTrailers, serializeCommit } from '../../../src/git/objects/model/commit.js';
 import { formatIdentity, formatTimezone, parseIdentity, parseTimezone } from '../../../src/git/objects/model/identity.js';
-import { editTreeBytes, entryKey, parseTree, parseTreeObject, serializeTree, type TreeEntry, type TreeMode } from '../../../src/git/objects/model/tree.js';
+import {
+  editParsedTree,
+  editTreeBytes,
+  entryKey,
+  parseTree,
+  parseTreeObject,
+  serializeTree,
+  type TreeEntry,
+  type TreeMode,
+} from '../../../src/git/objects/model/tree.js';
 import { cleanupRepos, git, makeRepo } from '../../helpers/repos.js';
 import { gitInput } from '../util.js';
 
@@ -101,6 +110,13 @@ describe('tree model', () => {
           }
           const bytes = editTreeBytes(parseTreeObject(serializeTree(base)), changes);
           expect(Buffer.from(bytes).equals(Buffer.from(serializeTree([...edited.values()])))).toBe(true);
+          // the edited tree as a store keeps it: what parsing its bytes back would give
+          const parsed = editParsedTree(parseTreeObject(serializeTree(base)), changes);
+          const reparsed = parseTreeObject(parsed.bytes);
+          expect(parsed.bytes.equals(Buffer.from(bytes))).toBe(true);
+          expect(parsed.entries.map((e) => ({ ...e }))).toEqual(reparsed.entries);
+          expect([...parsed.ends]).toEqual([...reparsed.ends]);
+          expect(parsed.copyable).toBe(reparsed.copyable);
         },
       ),
       { numRuns: 500 },

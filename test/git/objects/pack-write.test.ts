@@ -97,6 +97,35 @@ describe('ObjectStore batches', () => {
     }
   });
 
+  it('looks the trees it wrote up again without reading them back from their pack', async () => {
+    // a kept repository object's next transaction starts from the tree the last one wrote
+    const { dir, store } = await open('basic');
+    store.beginBatch();
+    const contents = blobs(6, 'trees');
+    const oids = [];
+    for (const c of contents) oids.push(await store.writeBlob(c));
+    const sub = await store.writeTree(oids.map((oid, i) => ({ mode: '100644' as const, name: `f${i}.txt`, oid })));
+    const top = await store.writeTree([{ mode: '40000' as const, name: 'sub', oid: sub }]);
+    // and one edited from another (as a transaction makes them), kept parsed
+    const edited = await store.writeEditedTree(sub, new Map([['f0.txt', null]]));
+    await store.flushBatch('patchtx test');
+    const read = vi.spyOn(PackFile.prototype, 'read');
+    try {
+      const entries = await store.treeIndex(sub);
+      expect([...entries.keys()].sort()).toEqual(git(dir, 'ls-tree', '--name-only', sub).trim().split('\n').sort());
+      expect(entries.get('f2.txt')?.oid).toBe(oids[2]);
+      expect((await store.treeIndex(top)).get('sub')?.oid).toBe(sub);
+      const left = await store.treeIndex(edited);
+      expect([...left.keys()].sort()).toEqual(git(dir, 'ls-tree', '--name-only', edited).trim().split('\n').sort());
+      expect(left.has('f0.txt')).toBe(false);
+      expect(read).not.toHaveBeenCalled();
+    } finally {
+      read.mockRestore();
+      await store.releaseKept();
+      store.close();
+    }
+  });
+
   it('writes a batch of one object as a pack too (no loose object), and nothing for a discarded one', async () => {
     const { dir, store } = await open('basic');
     const packsBefore = packsOf(dir);

@@ -249,6 +249,15 @@ function checkEntry(e: TreeEntry): void {
  * gives for the same entries.
  */
 export function editTreeBytes(tree: ParsedTree, changes: ReadonlyMap<string, TreeEntry | null>): Uint8Array {
+  return editParsedTree(tree, changes).bytes;
+}
+
+/**
+ * editTreeBytes, with the result as parseTreeObject would give it: the entries left alone are the
+ * old tree's own (read-only) entry objects, the new ones those of `changes`. A process that keeps
+ * its trees between transactions then has the tree it wrote without parsing it back.
+ */
+export function editParsedTree(tree: ParsedTree, changes: ReadonlyMap<string, TreeEntry | null>): ParsedTree {
   const added: TreeEntry[] = [];
   for (const e of changes.values()) if (e !== null) added.push(e);
   if (!tree.copyable || added.some((e) => e.rawName !== undefined || !ASCII.test(e.name))) {
@@ -258,51 +267,65 @@ export function editTreeBytes(tree: ParsedTree, changes: ReadonlyMap<string, Tre
     const byKey = new Map<string, TreeEntry>();
     for (const e of tree.entries) byKey.set(entryKey(e), e);
     const kept = [...byKey].filter(([key]) => !changes.has(key)).map(([, e]) => e);
-    return serializeSortedTree(sortTreeEntries([...kept, ...added]));
+    return parseTreeObject(serializeSortedTree(sortTreeEntries([...kept, ...added])));
   }
   for (const e of added) checkEntry(e);
   const inserts = added.length > 1 ? added.sort(compareAsciiEntries) : added;
   // each new entry's `<mode> <name>\0`; its 20-byte id is written in place below
   const news = inserts.map((e) => Buffer.from(`${e.mode} ${e.name}\0`, 'latin1'));
-  // pieces of the result, in order: runs of old bytes [from, to) and new entries
+  const { entries, ends } = tree;
+  /** where entry i starts in the old bytes (i = entries.length: where they end) */
+  const startOf = (i: number): number => (i === 0 ? 0 : ends[i - 1]!);
+  // pieces of the result, in order: runs of old entries [from, to) and new entries
   const pieces: Array<[number, number] | number> = [];
   let size = 0;
+  let count = 0;
   let next = 0; // the next insert
   let runStart = -1;
-  const { entries, ends } = tree;
   const closeRun = (at: number) => {
     if (runStart >= 0) {
       pieces.push([runStart, at]);
-      size += at - runStart;
+      size += startOf(at) - startOf(runStart);
+      count += at - runStart;
       runStart = -1;
     }
   };
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]!;
-    const start = i === 0 ? 0 : ends[i - 1]!;
     while (next < inserts.length && compareAsciiEntries(inserts[next]!, e) < 0) {
-      closeRun(start);
+      closeRun(i);
       pieces.push(next);
       size += news[next]!.length + 20;
       next++;
     }
-    if (changes.has(e.name)) closeRun(start);
-    else if (runStart < 0) runStart = start;
+    if (changes.has(e.name)) closeRun(i);
+    else if (runStart < 0) runStart = i;
   }
-  closeRun(tree.bytes.length);
+  closeRun(entries.length);
   for (; next < inserts.length; next++) {
     pieces.push(next);
     size += news[next]!.length + 20;
   }
+  count += inserts.length;
   const out = Buffer.allocUnsafe(size);
+  const outEntries: TreeEntry[] = [];
+  const outEnds = new Uint32Array(count);
   let at = 0;
   for (const piece of pieces) {
     if (typeof piece === 'number') {
       at += news[piece]!.copy(out, at);
       at += out.write(inserts[piece]!.oid, at, 'hex');
+      outEnds[outEntries.length] = at;
+      outEntries.push(inserts[piece]!);
     } else {
-      at += tree.bytes.copy(out, at, piece[0], piece[1]);
+      const [from, to] = piece;
+      const shift = at - startOf(from);
+      at += tree.bytes.copy(out, at, startOf(from), startOf(to));
+      for (let k = from; k < to; k++) {
+        outEnds[outEntries.length] = ends[k]! + shift;
+        outEntries.push(entries[k]!);
+      }
     }
   }
-  return out;
+  return { bytes: out, entries: outEntries, ends: outEnds, copyable: true };
 }
