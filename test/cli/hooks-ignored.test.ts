@@ -4,19 +4,12 @@
 // compared with what git commit prints in the same repository.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { useBuiltCli, runCli } from '../helpers/cli.js';
 import { git, gitTry } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { patchFile, tempDir, v4a } from '../helpers/scratch.js';
 
-beforeAll(() => {
-  isolateGitEnv();
-  requireBuiltCli();
-});
-afterAll(() => {
-  cleanupScratch();
-  cleanupBuiltCli();
-});
+useBuiltCli();
 
 /** A repository with a.txt committed, and commit-msg and post-commit hooks without their executable bit. */
 function repoWithIgnoredHooks(hooksPath?: string): string {

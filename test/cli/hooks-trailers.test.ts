@@ -7,23 +7,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patchtxJson } from '../helpers/cli.js';
 import { git } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { cleanupScratch, isolateGitEnv } from '../helpers/scratch.js';
+import { addLine, seededRepo } from '../helpers/seeded.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => cleanupScratch());
 
-function repo(): string {
-  const dir = path.join(tempDir(), 'repo');
-  git(tempDir(), 'init', '-q', '-b', 'main', dir);
-  git(dir, 'config', 'user.name', 'Hook Tester');
-  git(dir, 'config', 'user.email', 'hooks@example.invalid');
-  writeFileSync(path.join(dir, 'a.txt'), 'one\n');
-  git(dir, 'add', 'a.txt');
-  git(dir, 'commit', '-q', '-m', 'seed');
-  return dir;
-}
-
-const addLine = (line: string): string => patchFile(v4a('*** Update File: a.txt', '@@', ' one', `+${line}`));
+const repo = (): string => seededRepo({ name: 'Hook Tester', email: 'hooks@example.invalid' });
 
 describe('a commit-msg hook that appends a paragraph of its own', () => {
   it("keeps patchtx's trailers once, in the last paragraph with the hook's", async () => {

@@ -4,22 +4,15 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { binPath, cleanupBuiltCli, patchtx, patchtxJson, requireBuiltCli, runBin } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { binPath, patchtx, patchtxJson, useBuiltCli, runBin } from '../helpers/cli.js';
 import { commitCount, git, gitEnv, rev } from '../helpers/repos.js';
 import { waitFor } from '../helpers/schedule.js';
-import { cleanupScratch, isolateGitEnv, tempDir } from '../helpers/scratch.js';
+import { tempDir } from '../helpers/scratch.js';
 import { expectFsckClean, snapshot, expectUntouched } from '../helpers/snapshot.js';
 import { logFixture, repoWith } from '../helpers/replay.js';
 
-beforeAll(() => {
-  isolateGitEnv();
-  requireBuiltCli();
-});
-afterAll(() => {
-  cleanupScratch();
-  cleanupBuiltCli();
-});
+useBuiltCli();
 
 const fixture = logFixture;
 

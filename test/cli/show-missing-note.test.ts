@@ -2,28 +2,16 @@
 // its notes not fetched) says how to get on: --regenerate makes an equivalent patch from its diff,
 // and notes.rewriteRef keeps the notes on the next amend or rebase, which git then does (checked
 // here with git's own amend).
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patchtx, patchtxJson } from '../helpers/cli.js';
 import { git } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { cleanupScratch, isolateGitEnv, patchFile, v4a } from '../helpers/scratch.js';
+import { addLine, seededRepo } from '../helpers/seeded.js';
 
 beforeAll(() => isolateGitEnv());
 afterAll(() => cleanupScratch());
 
-function repo(): string {
-  const dir = path.join(tempDir(), 'repo');
-  git(tempDir(), 'init', '-q', '-b', 'main', dir);
-  git(dir, 'config', 'user.name', 'Shower');
-  git(dir, 'config', 'user.email', 'show@example.invalid');
-  writeFileSync(path.join(dir, 'a.txt'), 'one\n');
-  git(dir, 'add', 'a.txt');
-  git(dir, 'commit', '-q', '-m', 'seed');
-  return dir;
-}
-
-const addLine = (line: string): string => patchFile(v4a('*** Update File: a.txt', '@@', ' one', `+${line}`));
+const repo = (): string => seededRepo({ name: 'Shower', email: 'show@example.invalid' });
 
 describe('show of a patchtx commit without its note', () => {
   it('names --regenerate and notes.rewriteRef, which keeps the note on the next amend', async () => {

@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main as applyPatchMain } from '../../src/cli/apply_patch.js';
 import { main as patchtxMain } from '../../src/cli/patchtx.js';
+import { afterAll, beforeAll } from 'vitest';
 import { gitEnv, repoRoot } from './repos.js';
+import { cleanupScratch, isolateGitEnv } from './scratch.js';
 
 export interface RunResult {
   code: number;
@@ -163,4 +165,16 @@ export function cliOk(args: string[], opts: { cwd?: string; env?: NodeJS.Process
   const r = runBin('patchtx', args, { cwd: opts.cwd, input: opts.input, env: { ...gitEnv, ...opts.env } });
   if (r.code !== 0) throw new Error(`patchtx ${args.join(' ')} exited ${r.code}:\n${r.out}${r.err}`);
   return r.out;
+}
+
+/** The set-up of a test file that runs the built program: git's environment isolated, the program there, and both cleaned up after. */
+export function useBuiltCli(): void {
+  beforeAll(() => {
+    isolateGitEnv();
+    requireBuiltCli();
+  });
+  afterAll(() => {
+    cleanupScratch();
+    cleanupBuiltCli();
+  });
 }

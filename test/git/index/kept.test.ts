@@ -15,7 +15,7 @@ import type { IndexUpdate } from '../../../src/git/index/updates.js';
 import type { Repository } from '../../../src/git/repo/repository.js';
 import { writeWorktreeFile } from '../../../src/git/worktree/worktree.js';
 import { cleanupRepos, git, gitWith, makeRepo } from '../../helpers/repos.js';
-import { atStartOfSecond, lsFilesDebug, repoAt, settle, writeBlob } from './support.js';
+import { atStartOfSecond, lsFilesDebug, repoAt, settle, version3Index, writeBlob } from './support.js';
 
 afterAll(cleanupRepos);
 
@@ -109,20 +109,8 @@ describe('the index a transaction wrote, kept between commands', () => {
 
   it('is what a read gives for version 3 entries, conflicts resolved, resolve-undo and a long path', async () => {
     const dir = makeRepo('basic');
-    git(dir, 'checkout', '-q', '-b', 'other');
-    writeFileSync(path.join(dir, 'README.md'), 'other side\n');
-    git(dir, 'commit', '-qam', 'other');
-    git(dir, 'checkout', '-q', 'main');
-    writeFileSync(path.join(dir, 'README.md'), 'main side\n');
-    git(dir, 'commit', '-qam', 'main');
-    expect(() => git(dir, 'merge', '-q', 'other')).toThrow();
-    writeFileSync(path.join(dir, 'README.md'), 'resolved\n');
-    git(dir, 'add', 'README.md'); // leaves a resolve-undo record
-    writeFileSync(path.join(dir, 'later.txt'), 'later\n');
-    git(dir, 'add', '-N', 'later.txt');
-    git(dir, 'update-index', '--skip-worktree', 'docs/notes.txt');
     const long = `${'d'.repeat(200)}/${'n'.repeat(4200)}`;
-    git(dir, 'update-index', '--add', '--cacheinfo', `100644,${writeBlob(dir, 'long\n')},${long}`);
+    version3Index(dir, long);
     const repo = keptRepo(dir);
     const before = (await readIndex(repo))!;
     expect(before.version).toBe(3);
@@ -205,24 +193,7 @@ describe('the index a transaction wrote, kept between commands', () => {
         gitWith(dir, { input: git(dir, 'ls-tree', '-r', 'HEAD') }, 'update-index', '--index-info');
       },
     ],
-    [
-      'version 3, resolve-undo, long path',
-      (dir) => {
-        git(dir, 'checkout', '-q', '-b', 'other');
-        writeFileSync(path.join(dir, 'README.md'), 'other side\n');
-        git(dir, 'commit', '-qam', 'other');
-        git(dir, 'checkout', '-q', 'main');
-        writeFileSync(path.join(dir, 'README.md'), 'main side\n');
-        git(dir, 'commit', '-qam', 'main');
-        expect(() => git(dir, 'merge', '-q', 'other')).toThrow();
-        writeFileSync(path.join(dir, 'README.md'), 'resolved\n');
-        git(dir, 'add', 'README.md');
-        writeFileSync(path.join(dir, 'later.txt'), 'later\n');
-        git(dir, 'add', '-N', 'later.txt');
-        git(dir, 'update-index', '--skip-worktree', 'docs/notes.txt');
-        git(dir, 'update-index', '--add', '--cacheinfo', `100644,${writeBlob(dir, 'long\n')},${'p'.repeat(90)}/${'q'.repeat(4100)}`);
-      },
-    ],
+    ['version 3, resolve-undo, long path', (dir) => version3Index(dir, `${'p'.repeat(90)}/${'q'.repeat(4100)}`)],
   ];
 
   it.each(setups)('writes what renderIndex renders, kept or not: %s', async (_name, make) => {

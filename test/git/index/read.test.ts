@@ -8,7 +8,7 @@ import { isPatchtxError, type PatchtxError } from '../../../src/errors.js';
 import { parseIndex, type GitIndex } from '../../../src/git/index/format.js';
 import { readIndex } from '../../../src/git/index/read.js';
 import { cleanupRepos, git, makeRepo } from '../../helpers/repos.js';
-import { lsFilesDebug, repoAt, writeBlob } from './support.js';
+import { conflictOn, lsFilesDebug, repoAt, writeBlob } from './support.js';
 
 afterAll(cleanupRepos);
 
@@ -95,13 +95,7 @@ describe('readIndex', () => {
 
   it('reads conflict stages', async () => {
     const repo = makeRepo('basic');
-    git(repo, 'checkout', '-q', '-b', 'other');
-    writeFileSync(path.join(repo, 'src/math.js'), 'other side\n');
-    git(repo, 'commit', '-qam', 'other');
-    git(repo, 'checkout', '-q', 'main');
-    writeFileSync(path.join(repo, 'src/math.js'), 'main side\n');
-    git(repo, 'commit', '-qam', 'main');
-    expect(() => git(repo, 'merge', '-q', 'other')).toThrow();
+    conflictOn(repo, 'src/math.js');
     const index = (await readIndex(repoAt(repo)))!;
     expectSameAsGit(index, repo);
     expect(

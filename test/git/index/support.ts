@@ -1,9 +1,10 @@
 // Shared by the index and worktree tests: repositories as patchtx sees them, the real git CLI's view
 // of an index (`git ls-files -s --debug`), blobs written with `git hash-object -w`, and a commit
 // made the way patchtx makes one: without touching the index (a throwaway GIT_INDEX_FILE).
-import { lutimesSync, mkdtempSync, rmSync } from 'node:fs';
+import { lutimesSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
 import type { Repository } from '../../../src/git/repo/repository.js';
 import { git, gitWith } from '../../helpers/repos.js';
 
@@ -149,4 +150,30 @@ export function settle(repo: string): void {
     }
   }
   gitWith(repo, {}, 'update-index', '-q', '--refresh');
+}
+
+/** `file` changed on two branches of a `basic` repository and merged: the merge stops in conflict on it. */
+export function conflictOn(dir: string, file: string): void {
+  git(dir, 'checkout', '-q', '-b', 'other');
+  writeFileSync(path.join(dir, file), 'other side\n');
+  git(dir, 'commit', '-qam', 'other');
+  git(dir, 'checkout', '-q', 'main');
+  writeFileSync(path.join(dir, file), 'main side\n');
+  git(dir, 'commit', '-qam', 'main');
+  expect(() => git(dir, 'merge', '-q', 'other')).toThrow();
+}
+
+/**
+ * An index of version 3 with what a read must keep: a conflict on README.md resolved (a
+ * resolve-undo record), an intent-to-add entry, a skip-worktree entry, and `longPath`, longer
+ * than the 12 bits of an entry's name length.
+ */
+export function version3Index(dir: string, longPath: string): void {
+  conflictOn(dir, 'README.md');
+  writeFileSync(path.join(dir, 'README.md'), 'resolved\n');
+  git(dir, 'add', 'README.md');
+  writeFileSync(path.join(dir, 'later.txt'), 'later\n');
+  git(dir, 'add', '-N', 'later.txt');
+  git(dir, 'update-index', '--skip-worktree', 'docs/notes.txt');
+  git(dir, 'update-index', '--add', '--cacheinfo', `100644,${writeBlob(dir, 'long\n')},${longPath}`);
 }
