@@ -27,6 +27,11 @@ export interface PushOptions extends SessionOptions {
   expected?: string | null;
   /** overwrite the remote branch whatever it holds */
   force?: boolean;
+  /**
+   * `expected` is the commit a transaction was built on: where the remote never had the branch
+   * (the remote-tracking ref does not exist), the lease is "absent" instead, as git push creates it
+   */
+  createUntracked?: boolean;
 }
 
 export interface PushResult {
@@ -102,7 +107,7 @@ export async function pushBranch(opts: PushOptions): Promise<PushResult> {
     if (commit === null) throw new PatchtxError('bad_revision', `${ref} does not exist here: nothing to push`, { ref });
     const tracking = trackingRefOf(remote, ref);
     const tracked = tracking === null ? null : await readRef(repo, tracking);
-    const expected = opts.expected !== undefined ? opts.expected : tracked;
+    const expected = opts.expected === undefined || (opts.createUntracked === true && tracking !== null && tracked === null) ? tracked : opts.expected;
     const pushed = await pushRef({ gitdir: repo.commonDir, url, localRef: ref, expected, force: opts.force });
     const warnings: string[] = [];
     if (tracking !== null && tracked !== commit) {
@@ -219,7 +224,7 @@ async function pushNotes(session: Session, url: string, remote: string, warnings
  */
 export async function pushAfterApply(opts: PushOptions & { builtOn: string | null; committed: string[] }): Promise<PushResult> {
   try {
-    return await pushBranch({ ...opts, expected: opts.builtOn });
+    return await pushBranch({ ...opts, expected: opts.builtOn, createUntracked: true });
   } catch (e) {
     if (!(e instanceof PatchtxError) || e.kind !== 'stale' || opts.committed.length === 0) throw e;
     const kept = opts.committed.map((c) => c.slice(0, 12)).join(', ');
