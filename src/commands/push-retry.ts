@@ -68,7 +68,8 @@ async function applyAgain(opts: RetryPushOptions, ours: string, lost: string | n
   const tip = await fetchTip(opts, lost);
   if (tip === null)
     throw new PatchtxError('stale', `the remote's ${opts.ref} no longer exists: nothing to apply the patches onto`, { ref: opts.ref, actual: null });
-  const at = { repoDir: opts.repoDir, ref: opts.ref };
+  // the repository as every other step finds it: by its directory, from cwd, or kept open (warm)
+  const at = { cwd: opts.cwd, repoDir: opts.repoDir, env: opts.env, warm: opts.warm, ref: opts.ref };
   await moveBranch({ ...at, from: ours, to: tip, why: `retry: back to the remote's ${opts.ref} (${tip.slice(0, 12)})` });
   const committed: string[] = [];
   let base = tip;
