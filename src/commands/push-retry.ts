@@ -54,7 +54,7 @@ async function fetchTip(opts: RetryPushOptions, lost: string | null): Promise<st
   return withSession({ ...opts, noRecover: true }, async (session) => {
     const remote = opts.remote ?? 'origin';
     const tip = await fetchRef({ gitdir: session.repo.commonDir, url: remoteUrl(session, remote), ref: opts.ref, have: lost ?? undefined });
-    const tracking = trackingRefOf(remote, opts.ref);
+    const tracking = trackingRefOf(session, remote, opts.ref);
     if (tracking !== null && tip !== null) {
       const was = await readRef(session.repo, tracking);
       if (was !== tip)

@@ -17,6 +17,7 @@ import type { CommitObject } from '../git/objects/model/commit.js';
 import { NOTES_REF } from '../tx/run.js';
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
 import { hasScheme } from '../git/remote/local.js';
+import { trackingRefFor } from '../git/remote/refspec.js';
 
 export interface PushOptions extends SessionOptions {
   /** a configured remote's name or an http(s) URL (default: origin) */
@@ -68,12 +69,31 @@ export function reflogIdentity(session: Session): Identity {
   }
 }
 
-/** The remote-tracking ref of `branch` for a named remote; null for a URL. */
-export const trackingRefOf = (remote: string, branch: string): string | null =>
-  hasScheme(remote) || isPath(remote) ? null : `refs/remotes/${remote}/${branch.slice('refs/heads/'.length)}`;
+/** The remote-tracking ref of `branch` for a configured remote (its fetch refspec); null for a URL or a path. */
+export const trackingRefOf = (session: Session, remote: string, branch: string): string | null =>
+  hasScheme(remote) ? null : trackingRefFor(session.config, remote, branch);
 
 /** A remote given as a path to a repository on this machine (`../server.git`, `/srv/repo.git`). */
 const isPath = (remote: string): boolean => remote.includes('/') || remote === '.' || remote === '..';
+
+/**
+ * A push without a lease of its own, refused because the remote has the branch while this
+ * repository has no remote-tracking ref for it: "fetch, and apply again" would not help where the
+ * remote has no fetch refspec (a bare clone, a URL); the commit the remote's branch must be at
+ * (`expected`) would.
+ */
+function untracked(e: unknown, remote: string, ref: string, tracking: string | null): unknown {
+  if (!(e instanceof PatchtxError) || e.kind !== 'stale' || typeof e.data.actual !== 'string') return e;
+  const none =
+    tracking === null
+      ? `there is no remote-tracking ref to lease against (${hasScheme(remote) ? 'a URL has none' : `${remote} has no fetch refspec that maps ${ref}`})`
+      : `there is no ${tracking} to lease against (never fetched)`;
+  return new PatchtxError(
+    'stale',
+    `the remote's ${ref} is at ${e.data.actual.slice(0, 12)}, and ${none}: nothing was overwritten; give the commit the remote's branch must be at`,
+    { ...e.data, remedy: { option: 'expected', value: '<commit>' } },
+  );
+}
 
 /** The remote's URL: the remote itself when it is one, else its configured push URL or URL, else the remote as a path. */
 export function remoteUrl(session: Session, remote: string): string {
@@ -105,10 +125,12 @@ export async function pushBranch(opts: PushOptions): Promise<PushResult> {
     const ref = branchOf(opts.ref, opts.ref === undefined ? (await readHead(repo)).ref : null);
     const commit = await readRef(repo, ref);
     if (commit === null) throw new PatchtxError('bad_revision', `${ref} does not exist here: nothing to push`, { ref });
-    const tracking = trackingRefOf(remote, ref);
+    const tracking = trackingRefOf(session, remote, ref);
     const tracked = tracking === null ? null : await readRef(repo, tracking);
     const expected = opts.expected === undefined || (opts.createUntracked === true && tracking !== null && tracked === null) ? tracked : opts.expected;
-    const pushed = await pushRef({ gitdir: repo.commonDir, url, localRef: ref, expected, force: opts.force });
+    const pushed = await pushRef({ gitdir: repo.commonDir, url, localRef: ref, expected, force: opts.force }).catch((e: unknown) => {
+      throw opts.expected === undefined && tracked === null ? untracked(e, remote, ref, tracking) : e;
+    });
     const warnings: string[] = [];
     if (tracking !== null && tracked !== commit) {
       await updateRef(repo, { ref: tracking, expectedOld: tracked, newOid: commit, message: 'update by push', identity: reflogIdentity(session) });
