@@ -16,7 +16,9 @@ import { mergedFrom, mergeNotes } from '../git/refs/notes-merge.js';
 import type { CommitObject } from '../git/objects/model/commit.js';
 import { NOTES_REF } from '../tx/run.js';
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
-import { hasScheme } from '../git/remote/local.js';
+import { hasScheme, isLocalRemote } from '../git/remote/local.js';
+import { anonymizeUrl } from '../git/remote/credentials.js';
+import { isRewritten, pushUrl } from '../git/remote/url-rewrite.js';
 import { trackingRefFor } from '../git/remote/refspec.js';
 
 export interface PushOptions extends SessionOptions {
@@ -95,14 +97,28 @@ function untracked(e: unknown, remote: string, ref: string, tracking: string | n
   );
 }
 
-/** The remote's URL: the remote itself when it is one, else its configured push URL or URL, else the remote as a path. */
+/**
+ * The URL pushed to: the remote itself when it is a URL, else its configured pushurl or URL, else
+ * the remote as a path, rewritten by git's url.<base>.insteadOf and pushInsteadOf rules
+ * (url-rewrite.ts). A transport patchtx does not speak (ssh://, host:path) is refused here, before
+ * a command writes anything.
+ */
 export function remoteUrl(session: Session, remote: string): string {
-  if (hasScheme(remote)) return remote;
-  const url = session.config.get(`remote.${remote}.pushurl`) ?? session.config.get(`remote.${remote}.url`);
-  if (url !== undefined) return url;
-  // a path, as git takes one where no remote of that name is configured
-  if (isPath(remote)) return remote;
-  throw new PatchtxError('usage', `no remote named '${remote}' is configured, and it is not a URL or a path`, { key: `remote.${remote}.url` });
+  const { config } = session;
+  const pushurl = hasScheme(remote) ? undefined : config.get(`remote.${remote}.pushurl`);
+  const url = hasScheme(remote) ? remote : config.get(`remote.${remote}.url`);
+  let chosen: string;
+  if (pushurl !== undefined) chosen = pushUrl(config, pushurl, true);
+  else if (url !== undefined) chosen = pushUrl(config, url, false);
+  // a path, as git takes one where no remote of that name is configured (or a URL a rule rewrites)
+  else if (isPath(remote) || isRewritten(config, remote)) chosen = pushUrl(config, remote, false);
+  else throw new PatchtxError('usage', `no remote named '${remote}' is configured, and it is not a URL or a path`, { key: `remote.${remote}.url` });
+  if (!isLocalRemote(chosen) && !/^https?:\/\//i.test(chosen)) {
+    throw new PatchtxError('usage', `cannot push to ${anonymizeUrl(chosen)}: only http://, https://, file:// and path remotes are supported`, {
+      reason: 'transport',
+    });
+  }
+  return chosen;
 }
 
 /**
