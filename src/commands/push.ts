@@ -152,7 +152,7 @@ export async function pushBranch(opts: PushOptions): Promise<PushResult> {
       await updateRef(repo, { ref: tracking, expectedOld: tracked, newOid: commit, message: 'update by push', identity: reflogIdentity(session) });
     }
     const notes = await pushNotes(session, url, remote, warnings);
-    return { ok: true, remote, url: pushed.url, ref, commit, previous: pushed.previous, forced: opts.force === true, notes, warnings };
+    return { ok: true, remote: anonymizeUrl(remote), url: pushed.url, ref, commit, previous: pushed.previous, forced: opts.force === true, notes, warnings };
   });
 }
 

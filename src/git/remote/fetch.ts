@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
-import { credentialCallbacks, unauthorized } from './credentials.js';
+import { anonymizeUrl, credentialCallbacks, unauthorized, withoutCredentials } from './credentials.js';
 import { fetchLocal, isLocalRemote } from './local.js';
 
 export interface FetchRefOptions {
@@ -78,7 +78,9 @@ export async function fetchRef(opts: FetchRefOptions): Promise<string | null> {
     // the advertisement does not name the ref
     if (err.code === 'NotFoundError' && err.data?.what === opts.ref) return null;
     if (err.code === 'HttpError' && err.data?.statusCode === 401) throw unauthorized(opts.url, 'fetch from');
-    throw new PatchtxError('io_error', `cannot fetch ${opts.ref} from ${opts.url}: ${err.message}`, { errno: err.code });
+    throw new PatchtxError('io_error', `cannot fetch ${opts.ref} from ${anonymizeUrl(opts.url)}: ${withoutCredentials(err.message, opts.url)}`, {
+      errno: err.code,
+    });
   } finally {
     fs.rmSync(scratchDir, { recursive: true, force: true });
   }

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { crashPoint } from '../../test-points.js';
-import { anonymizeUrl, credentialCallbacks, unauthorized } from './credentials.js';
+import { anonymizeUrl, credentialCallbacks, unauthorized, withoutCredentials } from './credentials.js';
 import { isLocalRemote, pushLocal } from './local.js';
 
 export const NULL_OID = '0'.repeat(40);
@@ -219,7 +219,7 @@ function toPushError(e: unknown, ref: string, opts: PushRefOptions, advertised: 
     case 'UrlParseError':
       return new PatchtxError(
         'usage',
-        `cannot push to ${anonymizeUrl(opts.url)}: only http://, https://, file:// and path remotes are supported (${err.message})`,
+        `cannot push to ${anonymizeUrl(opts.url)}: only http://, https://, file:// and path remotes are supported (${withoutCredentials(err.message, opts.url)})`,
         {
           reason: 'transport',
         },
@@ -230,8 +230,10 @@ function toPushError(e: unknown, ref: string, opts: PushRefOptions, advertised: 
     case 'ENOTFOUND':
     case 'ECONNRESET':
       // the network or the server failed: nothing is known to have changed on the remote
-      return new PatchtxError('io_error', `cannot push to ${anonymizeUrl(opts.url)}: ${err.message}`, { errno: err.code });
+      return new PatchtxError('io_error', `cannot push to ${anonymizeUrl(opts.url)}: ${withoutCredentials(err.message, opts.url)}`, { errno: err.code });
     default:
-      return isNetworkError(err) ? new PatchtxError('io_error', `cannot push to ${anonymizeUrl(opts.url)}: ${oneLine(err.message)}`, { errno: err.code }) : e;
+      return isNetworkError(err)
+        ? new PatchtxError('io_error', `cannot push to ${anonymizeUrl(opts.url)}: ${oneLine(withoutCredentials(err.message, opts.url))}`, { errno: err.code })
+        : e;
   }
 }
