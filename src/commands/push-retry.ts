@@ -12,7 +12,7 @@ import { readRef, updateRef } from '../git/refs/refs.js';
 import { withSession } from '../tx/session.js';
 import { applyTransaction, type ApplyOptions } from './apply.js';
 import { moveBranch } from './move-branch.js';
-import { backoff, pushAfterApply, reflogIdentity, remoteUrl, trackingRefOf, type PushOptions, type PushResult } from './push.js';
+import { backoff, httpHeaders, pushAfterApply, reflogIdentity, remoteUrl, trackingRefOf, type PushOptions, type PushResult } from './push.js';
 
 export interface RetryPushOptions extends PushOptions {
   /** the branch the patches were applied to */
@@ -53,7 +53,8 @@ export async function pushWithRetry(opts: RetryPushOptions): Promise<PushResult>
 async function fetchTip(opts: RetryPushOptions, lost: string | null): Promise<string | null> {
   return withSession({ ...opts, noRecover: true }, async (session) => {
     const remote = opts.remote ?? 'origin';
-    const tip = await fetchRef({ gitdir: session.repo.commonDir, url: remoteUrl(session, remote), ref: opts.ref, have: lost ?? undefined });
+    const url = remoteUrl(session, remote);
+    const tip = await fetchRef({ gitdir: session.repo.commonDir, url, headers: httpHeaders(session, url), ref: opts.ref, have: lost ?? undefined });
     const tracking = trackingRefOf(session, remote, opts.ref);
     if (tracking !== null && tip !== null) {
       const was = await readRef(session.repo, tracking);

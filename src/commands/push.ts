@@ -19,6 +19,7 @@ import { withSession, type Session, type SessionOptions } from '../tx/session.js
 import { hasScheme, isLocalRemote } from '../git/remote/local.js';
 import { anonymizeUrl } from '../git/remote/credentials.js';
 import { isRewritten, pushUrl } from '../git/remote/url-rewrite.js';
+import { checkTlsSettings, extraHeaders } from '../git/remote/http-config.js';
 import { trackingRefFor } from '../git/remote/refspec.js';
 
 export interface PushOptions extends SessionOptions {
@@ -118,8 +119,13 @@ export function remoteUrl(session: Session, remote: string): string {
       reason: 'transport',
     });
   }
+  checkTlsSettings(config, session.env, chosen);
+  extraHeaders(config, chosen);
   return chosen;
 }
+
+/** The headers git sends with its requests to `url` (http.extraHeader), for fetchRef and pushRef. */
+export const httpHeaders = (session: Session, url: string): Record<string, string> => extraHeaders(session.config, url);
 
 /**
  * Throws `usage` when a push could not be made: the remote is neither configured nor a URL, or there
@@ -144,14 +150,15 @@ export async function pushBranch(opts: PushOptions): Promise<PushResult> {
     const tracking = trackingRefOf(session, remote, ref);
     const tracked = tracking === null ? null : await readRef(repo, tracking);
     const expected = opts.expected === undefined || (opts.createUntracked === true && tracking !== null && tracked === null) ? tracked : opts.expected;
-    const pushed = await pushRef({ gitdir: repo.commonDir, url, localRef: ref, expected, force: opts.force }).catch((e: unknown) => {
+    const headers = httpHeaders(session, url);
+    const pushed = await pushRef({ gitdir: repo.commonDir, url, headers, localRef: ref, expected, force: opts.force }).catch((e: unknown) => {
       throw opts.expected === undefined && tracked === null ? untracked(e, remote, ref, tracking) : e;
     });
     const warnings: string[] = [];
     if (tracking !== null && tracked !== commit) {
       await updateRef(repo, { ref: tracking, expectedOld: tracked, newOid: commit, message: 'update by push', identity: reflogIdentity(session) });
     }
-    const notes = await pushNotes(session, url, remote, warnings);
+    const notes = await pushNotes(session, { url, headers }, remote, warnings);
     return { ok: true, remote: anonymizeUrl(remote), url: pushed.url, ref, commit, previous: pushed.previous, forced: opts.force === true, notes, warnings };
   });
 }
@@ -227,7 +234,12 @@ async function lastMergedNotes(session: Session, tip: string): Promise<string | 
  * random time first (backoff). Still refused after that many attempts, or the remote unreachable
  * now: a warning, not a failure (the branch has landed).
  */
-async function pushNotes(session: Session, url: string, remote: string, warnings: string[]): Promise<PushResult['notes']> {
+async function pushNotes(
+  session: Session,
+  to: { url: string; headers: Record<string, string> },
+  remote: string,
+  warnings: string[],
+): Promise<PushResult['notes']> {
   const { repo } = session;
   const tip = await readRef(repo, NOTES_REF);
   if (tip === null) return 'absent';
@@ -238,11 +250,11 @@ async function pushNotes(session: Session, url: string, remote: string, warnings
     const started = Date.now();
     try {
       if (attempt > 0) {
-        const theirs = await fetchRef({ gitdir: repo.commonDir, url, ref: NOTES_REF, have });
+        const theirs = await fetchRef({ gitdir: repo.commonDir, ...to, ref: NOTES_REF, have });
         have = theirs ?? undefined;
         if (theirs !== null) await mergeInto(session, theirs, remote);
       }
-      await pushRef({ gitdir: repo.commonDir, url, localRef: NOTES_REF, expected: null, fastForwardOnly: true });
+      await pushRef({ gitdir: repo.commonDir, ...to, localRef: NOTES_REF, expected: null, fastForwardOnly: true });
       return 'pushed';
     } catch (e) {
       if (!(e instanceof PatchtxError)) throw e;

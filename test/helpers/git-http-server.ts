@@ -33,11 +33,17 @@ function splitCgi(out: Buffer): { status: number; headers: Record<string, string
   return { status, headers, body: out.subarray(end + sep) };
 }
 
-/** `auth`: every request must carry these credentials (HTTP basic), else 401 as a real server answers. */
-export async function startGitHttpServer(root: string, auth?: { user: string; password: string }): Promise<GitHttpServer> {
+/** `auth`: every request must carry these credentials (HTTP basic), else 401 as a real server answers;
+ * `header`: every request must carry this header (as a CI token in http.extraHeader), else 401. */
+export async function startGitHttpServer(
+  root: string,
+  auth?: { user: string; password: string },
+  header?: { name: string; value: string },
+): Promise<GitHttpServer> {
   const expected = auth && `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
   const server = http.createServer((req, res) => {
-    if (expected !== undefined && req.headers.authorization !== expected) {
+    const headerMissing = header !== undefined && req.headers[header.name.toLowerCase()] !== header.value;
+    if ((expected !== undefined && req.headers.authorization !== expected) || headerMissing) {
       req.resume();
       res.writeHead(401, { 'www-authenticate': 'Basic realm="git"', 'content-type': 'text/plain' }).end('authentication required\n');
       return;

@@ -18,10 +18,11 @@ export interface RemoteHost {
   close(): Promise<void>;
 }
 
-/** A loopback smart-HTTP server over a new directory; `auth`: the credentials every request must carry. */
-export async function httpHost(auth?: { user: string; password: string }): Promise<RemoteHost> {
+/** A loopback smart-HTTP server over a new directory; `auth`: the credentials every request must
+ * carry; `header`: a header every request must carry. */
+export async function httpHost(auth?: { user: string; password: string }, header?: { name: string; value: string }): Promise<RemoteHost> {
   const root = tempDir();
-  const server = await startGitHttpServer(root, auth);
+  const server = await startGitHttpServer(root, auth, header);
   return { root, base: server.base, close: () => server.close() };
 }
 

@@ -21,6 +21,8 @@ export interface FetchRefOptions {
    * remote's notes last merged): the server then sends only what came after it
    */
   have?: string;
+  /** headers every HTTP request carries (git's http.extraHeader) */
+  headers?: Record<string, string>;
 }
 
 type IsoError = Error & { code?: string; data?: { statusCode?: number; what?: string } };
@@ -63,6 +65,7 @@ export async function fetchRef(opts: FetchRefOptions): Promise<string | null> {
       http,
       gitdir: opts.gitdir,
       url: opts.url,
+      headers: opts.headers,
       ...credentialCallbacks(opts.gitdir),
       remote: scratch,
       ref: have,

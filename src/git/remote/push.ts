@@ -27,6 +27,8 @@ export interface PushRefOptions {
   force?: boolean;
   /** only a fast-forward of the remote ref, whatever it holds (no lease): for notes */
   fastForwardOnly?: boolean;
+  /** headers every HTTP request carries (git's http.extraHeader) */
+  headers?: Record<string, string>;
 }
 
 export interface PushRefResult {
@@ -84,6 +86,7 @@ export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
       http,
       gitdir: opts.gitdir,
       url: opts.url,
+      headers: opts.headers,
       ...credentialCallbacks(opts.gitdir),
       remote: scratch,
       ref: opts.localRef,
