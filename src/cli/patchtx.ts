@@ -69,7 +69,7 @@ function printPushed(streams: Streams, r: PushResult, json: boolean): void {
       streams.out(`The remote branch had moved: the patches were applied again onto it (${r.retries} time${r.retries === 1 ? '' : 's'}), as ${again}.\n`);
     }
   }
-  for (const w of r.warnings) streams.err(`warning: ${w}\n`);
+  for (const w of r.warnings) streams.err(`warning: ${w.message}\n`);
 }
 
 /** --retry N: a whole number, 0 or more (absent: 0). */

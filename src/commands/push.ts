@@ -7,6 +7,7 @@
 // local ones when they have moved on (each note belongs to its own commit: no conflicts).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PatchtxError } from '../errors.js';
+import type { Warning } from '../warnings.js';
 import type { Identity } from '../git/objects/model/identity.js';
 import { readHead, readRef, updateRef } from '../git/refs/refs.js';
 import { resolveIdentity } from '../git/repo/identity.js';
@@ -38,6 +39,9 @@ export interface PushOptions extends SessionOptions {
   createUntracked?: boolean;
 }
 
+/** The notes ref was left behind (the branch landed). */
+export type PushWarning = Warning<'notes_not_pushed'> & { ref: string; reason: string };
+
 export interface PushResult {
   ok: true;
   remote: string;
@@ -49,7 +53,7 @@ export interface PushResult {
   forced: boolean;
   /** the notes ref: pushed (or already there), absent here, or left behind (see warnings) */
   notes: 'pushed' | 'absent' | 'not_pushed';
-  warnings: string[];
+  warnings: PushWarning[];
   /** apply --push --retry: how many times the patches were applied again onto a moved remote branch */
   retries?: number;
   /** and the commits that made (they replace the ones the apply first printed) */
@@ -154,7 +158,7 @@ export async function pushBranch(opts: PushOptions): Promise<PushResult> {
     const pushed = await pushRef({ gitdir: repo.commonDir, url, headers, localRef: ref, expected, force: opts.force }).catch((e: unknown) => {
       throw opts.expected === undefined && tracked === null ? untracked(e, remote, ref, tracking) : e;
     });
-    const warnings: string[] = [];
+    const warnings: PushWarning[] = [];
     if (tracking !== null && tracked !== commit) {
       await updateRef(repo, { ref: tracking, expectedOld: tracked, newOid: commit, message: 'update by push', identity: reflogIdentity(session) });
     }
@@ -238,7 +242,7 @@ async function pushNotes(
   session: Session,
   to: { url: string; headers: Record<string, string> },
   remote: string,
-  warnings: string[],
+  warnings: PushWarning[],
 ): Promise<PushResult['notes']> {
   const { repo } = session;
   const tip = await readRef(repo, NOTES_REF);
@@ -264,7 +268,13 @@ async function pushNotes(
     // more attempts than a branch gets, each waiting no longer than the third: the wait stays bounded
     if (attempt > 0 && attempt < NOTES_ATTEMPTS - 1) await sleep(backoff(Math.min(attempt - 1, 2), Date.now() - started));
   }
-  warnings.push(`${NOTES_REF} was not pushed (${lastError}); the patch texts of these commits stay here until the next push`);
+  warnings.push({
+    kind: 'notes_not_pushed',
+    message: `${NOTES_REF} was not pushed (${lastError}); the patch texts of these commits stay here until the next push`,
+    path: '',
+    ref: NOTES_REF,
+    reason: lastError,
+  });
   return 'not_pushed';
 }
 
