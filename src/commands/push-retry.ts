@@ -12,7 +12,7 @@ import { readRef, updateRef } from '../git/refs/refs.js';
 import { withSession } from '../tx/session.js';
 import { applyTransaction, type ApplyOptions } from './apply.js';
 import { moveBranch } from './move-branch.js';
-import { backoff, httpHeaders, pushAfterApply, reflogIdentity, remoteUrl, trackingRefOf, type PushOptions, type PushResult } from './push.js';
+import { backoff, httpSettings, pushAfterApply, reflogIdentity, remoteUrl, trackingRefOf, type PushOptions, type PushResult } from './push.js';
 
 export interface RetryPushOptions extends PushOptions {
   /** the branch the patches were applied to */
@@ -54,7 +54,7 @@ async function fetchTip(opts: RetryPushOptions, lost: string | null): Promise<st
   return withSession({ ...opts, noRecover: true }, async (session) => {
     const remote = opts.remote ?? 'origin';
     const url = remoteUrl(session, remote);
-    const tip = await fetchRef({ gitdir: session.repo.commonDir, url, headers: httpHeaders(session, url), ref: opts.ref, have: lost ?? undefined });
+    const tip = await fetchRef({ gitdir: session.repo.commonDir, url, ...httpSettings(session, url), ref: opts.ref, have: lost ?? undefined });
     const tracking = trackingRefOf(session, remote, opts.ref);
     if (tracking !== null && tip !== null) {
       const was = await readRef(session.repo, tracking);

@@ -20,7 +20,7 @@ import { withSession, type Session, type SessionOptions } from '../tx/session.js
 import { hasScheme, isLocalRemote } from '../git/remote/local.js';
 import { anonymizeUrl } from '../git/remote/credentials.js';
 import { isRewritten, pushUrl } from '../git/remote/url-rewrite.js';
-import { checkTlsSettings, extraHeaders } from '../git/remote/http-config.js';
+import { extraHeaders, tlsSettings, type TlsSettings } from '../git/remote/http-config.js';
 import { trackingRefFor } from '../git/remote/refspec.js';
 
 export interface PushOptions extends SessionOptions {
@@ -123,13 +123,16 @@ export function remoteUrl(session: Session, remote: string): string {
       reason: 'transport',
     });
   }
-  checkTlsSettings(config, session.env, chosen);
-  extraHeaders(config, chosen);
+  // a bad setting is found before anything is written
+  httpSettings(session, chosen);
   return chosen;
 }
 
-/** The headers git sends with its requests to `url` (http.extraHeader), for fetchRef and pushRef. */
-export const httpHeaders = (session: Session, url: string): Record<string, string> => extraHeaders(session.config, url);
+/** git's HTTP settings for `url` (http.extraHeader, http.sslVerify, http.sslCAInfo), for fetchRef and pushRef. */
+export const httpSettings = (session: Session, url: string): { headers: Record<string, string>; tls: TlsSettings } => ({
+  headers: extraHeaders(session.config, url),
+  tls: tlsSettings(session.config, session.env, url),
+});
 
 /**
  * Throws `usage` when a push could not be made: the remote is neither configured nor a URL, or there
@@ -154,15 +157,15 @@ export async function pushBranch(opts: PushOptions): Promise<PushResult> {
     const tracking = trackingRefOf(session, remote, ref);
     const tracked = tracking === null ? null : await readRef(repo, tracking);
     const expected = opts.expected === undefined || (opts.createUntracked === true && tracking !== null && tracked === null) ? tracked : opts.expected;
-    const headers = httpHeaders(session, url);
-    const pushed = await pushRef({ gitdir: repo.commonDir, url, headers, localRef: ref, expected, force: opts.force }).catch((e: unknown) => {
+    const http = httpSettings(session, url);
+    const pushed = await pushRef({ gitdir: repo.commonDir, url, ...http, localRef: ref, expected, force: opts.force }).catch((e: unknown) => {
       throw opts.expected === undefined && tracked === null ? untracked(e, remote, ref, tracking) : e;
     });
     const warnings: PushWarning[] = [];
     if (tracking !== null && tracked !== commit) {
       await updateRef(repo, { ref: tracking, expectedOld: tracked, newOid: commit, message: 'update by push', identity: reflogIdentity(session) });
     }
-    const notes = await pushNotes(session, { url, headers }, remote, warnings);
+    const notes = await pushNotes(session, { url, ...http }, remote, warnings);
     return { ok: true, remote: anonymizeUrl(remote), url: pushed.url, ref, commit, previous: pushed.previous, forced: opts.force === true, notes, warnings };
   });
 }
@@ -240,7 +243,7 @@ async function lastMergedNotes(session: Session, tip: string): Promise<string | 
  */
 async function pushNotes(
   session: Session,
-  to: { url: string; headers: Record<string, string> },
+  to: { url: string; headers: Record<string, string>; tls: TlsSettings },
   remote: string,
   warnings: PushWarning[],
 ): Promise<PushResult['notes']> {

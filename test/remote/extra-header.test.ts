@@ -1,6 +1,6 @@
 // http.extraHeader, as CI checkouts write it (an Authorization header carrying the job's token), is
 // sent with every request of a push and of its fetches, as git sends it; http.<url>.extraHeader
-// only to the URLs it matches. TLS settings patchtx cannot follow are refused, not ignored.
+// only to the URLs it matches.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patchtxJson } from '../helpers/cli.js';
 import { addLine, httpHost, seededRemote, type RemoteHost } from '../helpers/remote.js';
@@ -63,22 +63,5 @@ describe('http.extraHeader', () => {
     expect(r.code, r.out + r.err).toBe(74);
     expect(r.json.error.message).toMatch(/HTTP 401/);
     expect(rev(bare, 'main')).toBe(head);
-  });
-});
-
-describe('TLS settings the HTTP client cannot follow', () => {
-  it.each([
-    ['http.sslVerify', 'false', /http.sslVerify is off/],
-    ['http.sslVerify', 'no', /http.sslVerify is off/],
-  ])('%s=%s is refused before anything is committed', async (key, value, message) => {
-    const { clone } = await remoteWithHeader();
-    git(clone, 'remote', 'set-url', 'origin', 'https://127.0.0.1:9/server.git');
-    git(clone, 'config', key, value);
-    const head = rev(clone);
-    const r = await patchtxJson('apply', '--repo', clone, addLine('tls'), '--push');
-    expect(r.code, r.out + r.err).toBe(2);
-    expect(r.json.error.message).toMatch(message);
-    expect(r.lines).toHaveLength(1);
-    expect(rev(clone)).toBe(head);
   });
 });

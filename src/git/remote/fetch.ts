@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { anonymizeUrl, credentialCallbacks, unauthorized, withoutCredentials } from './credentials.js';
+import { httpClient } from './client.js';
+import type { TlsSettings } from './http-config.js';
 import { fetchLocal, isLocalRemote } from './local.js';
 
 export interface FetchRefOptions {
@@ -23,6 +25,8 @@ export interface FetchRefOptions {
   have?: string;
   /** headers every HTTP request carries (git's http.extraHeader) */
   headers?: Record<string, string>;
+  /** the server's certificate check (git's http.sslVerify, http.sslCAInfo) */
+  tls?: TlsSettings;
 }
 
 type IsoError = Error & { code?: string; data?: { statusCode?: number; what?: string } };
@@ -51,7 +55,7 @@ function withRefspec(gitdir: string, remote: string, ref: string): { promises: t
 export async function fetchRef(opts: FetchRefOptions): Promise<string | null> {
   if (isLocalRemote(opts.url)) return fetchLocal(opts.gitdir, opts.url, opts.ref);
   const git = await import('isomorphic-git');
-  const { default: http } = await import('isomorphic-git/http/node');
+  const http = await httpClient(opts);
   const scratch = `patchtx-fetch-${process.pid}`;
   const scratchDir = path.join(opts.gitdir, 'refs', 'remotes', scratch);
   try {

@@ -3,11 +3,10 @@
 // chosen by git's URL matching (http.<url>.* in git-config): the scheme, host and port must be the
 // same, the configured path a prefix of the URL's at a `/`, the configured user (if any) the URL's;
 // a more specific match wins over a less specific one seen before, and one seen after a more
-// specific one is ignored. An empty value clears the headers gathered so far. isomorphic-git's
-// HTTP client always verifies the server's certificate: http.sslVerify=false (GIT_SSL_NO_VERIFY)
-// is refused rather than ignored. http.sslCAInfo is not refused: it commonly names the system's
-// own bundle (GIT_SSL_CAINFO), which Node trusts too; other certificates reach Node through
-// NODE_EXTRA_CA_CERTS.
+// specific one is ignored. An empty value clears the headers gathered so far. The TLS settings
+// http.sslVerify and http.sslCAInfo (and GIT_SSL_NO_VERIFY, GIT_SSL_CAINFO) are chosen the same way,
+// and handed to the HTTP client's TLS connection (see client.ts).
+import { readFileSync } from 'node:fs';
 import { PatchtxError } from '../../errors.js';
 import type { GitConfig } from '../repo/config.js';
 import { anonymizeUrl } from './credentials.js';
@@ -70,19 +69,28 @@ export function extraHeaders(config: GitConfig, url: string): Record<string, str
   return headers;
 }
 
-/** Throws `usage` when `url` is to be reached with TLS settings patchtx cannot apply. */
-export function checkTlsSettings(config: GitConfig, env: NodeJS.ProcessEnv, url: string): void {
-  if (!/^https:\/\//i.test(url)) return;
+/** What the HTTP client is given for an https:// URL: the certificates to check the server's against, or no check. */
+export interface TlsSettings {
+  /** in place of the default certificates, as git's http.sslCAInfo replaces them */
+  ca?: Buffer;
+  rejectUnauthorized?: false;
+}
+
+/** git's http.sslVerify and http.sslCAInfo for `url` (GIT_SSL_NO_VERIFY, GIT_SSL_CAINFO over them, as in git). */
+export function tlsSettings(config: GitConfig, env: NodeJS.ProcessEnv, url: string): TlsSettings {
+  if (!/^https:\/\//i.test(url)) return {};
   const last = (name: string): string | null | undefined => applicable(config, name, url).pop();
   const verify = last('sslverify');
-  const off = (v: string | null | undefined): boolean => v !== undefined && v !== null && /^(false|no|off|0)$/i.test(v.trim());
-  if (off(verify) || (env.GIT_SSL_NO_VERIFY !== undefined && env.GIT_SSL_NO_VERIFY !== '')) {
-    throw new PatchtxError(
-      'usage',
-      `http.sslVerify is off for ${anonymizeUrl(url)}, and patchtx always verifies the server's certificate: it cannot push there`,
-      {
-        key: 'http.sslverify',
-      },
-    );
+  const off = verify !== undefined && verify !== null && /^(false|no|off|0)$/i.test(verify.trim());
+  if (env.GIT_SSL_NO_VERIFY !== undefined || off) return { rejectUnauthorized: false };
+  const file = env.GIT_SSL_CAINFO ?? last('sslcainfo');
+  if (file === undefined || file === null || file === '') return {};
+  try {
+    return { ca: readFileSync(file) };
+  } catch (e) {
+    throw new PatchtxError('usage', `cannot read http.sslCAInfo's certificates ${file} (for ${anonymizeUrl(url)}): ${(e as Error).message}`, {
+      key: 'http.sslcainfo',
+      file,
+    });
   }
 }

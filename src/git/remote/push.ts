@@ -9,6 +9,8 @@ import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { crashPoint } from '../../test-points.js';
 import { anonymizeUrl, credentialCallbacks, unauthorized, withoutCredentials } from './credentials.js';
+import { httpClient } from './client.js';
+import type { TlsSettings } from './http-config.js';
 import { isLocalRemote, pushLocal } from './local.js';
 
 export const NULL_OID = '0'.repeat(40);
@@ -29,6 +31,8 @@ export interface PushRefOptions {
   fastForwardOnly?: boolean;
   /** headers every HTTP request carries (git's http.extraHeader) */
   headers?: Record<string, string>;
+  /** the server's certificate check (git's http.sslVerify, http.sslCAInfo) */
+  tls?: TlsSettings;
 }
 
 export interface PushRefResult {
@@ -70,7 +74,7 @@ async function mayFastForward(git: typeof import('isomorphic-git'), gitdir: stri
 export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
   if (isLocalRemote(opts.url)) return pushToLocal(opts);
   const git = await import('isomorphic-git');
-  const { default: http } = await import('isomorphic-git/http/node');
+  const http = await httpClient(opts);
   const remoteRef = opts.remoteRef ?? opts.localRef;
   let advertised: string | null = null;
   let sent = '';
