@@ -1,7 +1,8 @@
 // `patchtx push` and `apply --push`: send a branch, and the patch texts in refs/notes/patchtx,
 // to a remote as a lease. The branch is pushed only if the remote's branch is still where this
 // repository believes it is: for `apply --push`, the commit the transaction was built on (the new
-// commit's parent); for `push` alone, the remote-tracking ref (refs/remotes/REMOTE/BRANCH, the
+// commit's parent, or "absent" for a branch the remote never had); for `push` alone, the
+// remote-tracking ref (the one the remote's fetch refspec maps the branch to, refspec.ts: the
 // value last fetched or pushed), or "absent" when there is none. Nothing is overwritten without
 // `force`. The notes ref is pushed as a fast-forward, after merging the remote's notes into the
 // local ones when they have moved on (each note belongs to its own commit: no conflicts).
