@@ -22,6 +22,8 @@ export const WARNING_KINDS = {
     'recovery: a journal that could not be read (`reason`: `empty`, a run that died while starting, or why it is unusable) was removed; nothing of its run had landed',
   regenerated_differs:
     "show --regenerate: the patch made from the commit's diff would not make the commit's tree again on its parent (`expected`, `actual`: the trees; `path`: a file git would store otherwise than the commit holds it, or none)",
+  notes_not_pushed:
+    'push: the branch landed, but the notes ref (`ref`: the patch texts of its commits) was not pushed (`reason`); the notes stay here until the next push',
 } as const satisfies Record<string, string>;
 
 export type WarningKind = keyof typeof WARNING_KINDS;

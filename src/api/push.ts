@@ -4,7 +4,7 @@
 import { pushBranch, type PushResult } from '../commands/push.js';
 import type { SessionOptions } from '../commands/open.js';
 import { describeValue, optionalBoolean, optionalString, readOptionsObject, usageError } from './args.js';
-import { settled, type Place } from './place.js';
+import { sessionAt, settled, type Place } from './place.js';
 
 /** what `patchtx push --json` prints */
 export type PushJson = PushResult;
@@ -20,12 +20,9 @@ export interface PushOptions {
   force?: boolean;
 }
 
-/**
- * The session options of a push at `place`. The repository is named as the CLI's --repo names
- * it (repoDir), since the retry of a push after apply opens sessions of its own from the
- * repository directory alone.
- */
-export const pushAt = (place: Place): SessionOptions => ({ repoDir: place.dir, warm: place.warm });
+/** The session options of a push at `place`: discovery from its directory, as every other call
+ * (the retry of a push after apply opens its sessions with these too). */
+export const pushAt = (place: Place): SessionOptions => sessionAt(place);
 
 function readExpected(value: unknown): string | null | undefined {
   if (value === undefined || value === null) return value;

@@ -19,6 +19,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   keepMetadata: '--keep-metadata',
   grouping: '--commit',
   regenerate: '--regenerate',
+  expected: '--expect',
 };
 
 /** Options that are switches: their flag alone sets them. */

@@ -63,13 +63,15 @@ function printPushed(streams: Streams, r: PushResult, json: boolean): void {
   if (json) streams.out(JSON.stringify(r) + '\n');
   else {
     const was = r.previous === null ? 'new branch' : `was ${r.previous.slice(0, 12)}`;
-    streams.out(`Pushed ${r.ref} (${r.commit.slice(0, 12)}) to ${r.remote} (${was}${r.forced ? ', forced' : ''}).\n`);
+    // as git says it: nothing was sent for the branch
+    if (r.previous === r.commit) streams.out(`Everything up-to-date: ${r.ref} is at ${r.commit.slice(0, 12)} on ${r.remote}.\n`);
+    else streams.out(`Pushed ${r.ref} (${r.commit.slice(0, 12)}) to ${r.remote} (${was}${r.forced ? ', forced' : ''}).\n`);
     if (r.retries !== undefined) {
       const again = (r.reapplied ?? []).map((c) => c.slice(0, 12)).join(', ');
       streams.out(`The remote branch had moved: the patches were applied again onto it (${r.retries} time${r.retries === 1 ? '' : 's'}), as ${again}.\n`);
     }
   }
-  for (const w of r.warnings) streams.err(`warning: ${w}\n`);
+  for (const w of r.warnings) streams.err(`warning: ${w.message}\n`);
 }
 
 /** --retry N: a whole number, 0 or more (absent: 0). */

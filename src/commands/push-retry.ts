@@ -12,7 +12,7 @@ import { readRef, updateRef } from '../git/refs/refs.js';
 import { withSession } from '../tx/session.js';
 import { applyTransaction, type ApplyOptions } from './apply.js';
 import { moveBranch } from './move-branch.js';
-import { backoff, pushAfterApply, reflogIdentity, remoteUrl, trackingRefOf, type PushOptions, type PushResult } from './push.js';
+import { backoff, httpSettings, pushAfterApply, reflogIdentity, remoteUrl, trackingRefOf, type PushOptions, type PushResult } from './push.js';
 
 export interface RetryPushOptions extends PushOptions {
   /** the branch the patches were applied to */
@@ -53,8 +53,9 @@ export async function pushWithRetry(opts: RetryPushOptions): Promise<PushResult>
 async function fetchTip(opts: RetryPushOptions, lost: string | null): Promise<string | null> {
   return withSession({ ...opts, noRecover: true }, async (session) => {
     const remote = opts.remote ?? 'origin';
-    const tip = await fetchRef({ gitdir: session.repo.commonDir, url: remoteUrl(session, remote), ref: opts.ref, have: lost ?? undefined });
-    const tracking = trackingRefOf(remote, opts.ref);
+    const url = remoteUrl(session, remote);
+    const tip = await fetchRef({ gitdir: session.repo.commonDir, url, ...httpSettings(session, url), ref: opts.ref, have: lost ?? undefined });
+    const tracking = trackingRefOf(session, remote, opts.ref);
     if (tracking !== null && tip !== null) {
       const was = await readRef(session.repo, tracking);
       if (was !== tip)
@@ -68,7 +69,8 @@ async function applyAgain(opts: RetryPushOptions, ours: string, lost: string | n
   const tip = await fetchTip(opts, lost);
   if (tip === null)
     throw new PatchtxError('stale', `the remote's ${opts.ref} no longer exists: nothing to apply the patches onto`, { ref: opts.ref, actual: null });
-  const at = { repoDir: opts.repoDir, ref: opts.ref };
+  // the repository as every other step finds it: by its directory, from cwd, or kept open (warm)
+  const at = { cwd: opts.cwd, repoDir: opts.repoDir, env: opts.env, warm: opts.warm, ref: opts.ref };
   await moveBranch({ ...at, from: ours, to: tip, why: `retry: back to the remote's ${opts.ref} (${tip.slice(0, 12)})` });
   const committed: string[] = [];
   let base = tip;

@@ -1,12 +1,14 @@
 // `patchtx push` and `apply --push`: send a branch, and the patch texts in refs/notes/patchtx,
 // to a remote as a lease. The branch is pushed only if the remote's branch is still where this
 // repository believes it is: for `apply --push`, the commit the transaction was built on (the new
-// commit's parent); for `push` alone, the remote-tracking ref (refs/remotes/REMOTE/BRANCH, the
+// commit's parent, or "absent" for a branch the remote never had); for `push` alone, the
+// remote-tracking ref (the one the remote's fetch refspec maps the branch to, refspec.ts: the
 // value last fetched or pushed), or "absent" when there is none. Nothing is overwritten without
 // `force`. The notes ref is pushed as a fast-forward, after merging the remote's notes into the
 // local ones when they have moved on (each note belongs to its own commit: no conflicts).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PatchtxError } from '../errors.js';
+import type { Warning } from '../warnings.js';
 import type { Identity } from '../git/objects/model/identity.js';
 import { readHead, readRef, updateRef } from '../git/refs/refs.js';
 import { resolveIdentity } from '../git/repo/identity.js';
@@ -16,7 +18,11 @@ import { mergedFrom, mergeNotes } from '../git/refs/notes-merge.js';
 import type { CommitObject } from '../git/objects/model/commit.js';
 import { NOTES_REF } from '../tx/run.js';
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
-import { hasScheme } from '../git/remote/local.js';
+import { hasScheme, isLocalRemote } from '../git/remote/local.js';
+import { anonymizeUrl } from '../git/remote/credentials.js';
+import { isRewritten, pushUrl } from '../git/remote/url-rewrite.js';
+import { extraHeaders, tlsSettings, type TlsSettings } from '../git/remote/http-config.js';
+import { trackingRefFor } from '../git/remote/refspec.js';
 
 export interface PushOptions extends SessionOptions {
   /** a configured remote's name or an http(s) URL (default: origin) */
@@ -27,7 +33,15 @@ export interface PushOptions extends SessionOptions {
   expected?: string | null;
   /** overwrite the remote branch whatever it holds */
   force?: boolean;
+  /**
+   * `expected` is the commit a transaction was built on: where the remote never had the branch
+   * (the remote-tracking ref does not exist), the lease is "absent" instead, as git push creates it
+   */
+  createUntracked?: boolean;
 }
+
+/** The notes ref was left behind (the branch landed). */
+export type PushWarning = Warning<'notes_not_pushed'> & { ref: string; reason: string };
 
 export interface PushResult {
   ok: true;
@@ -40,7 +54,7 @@ export interface PushResult {
   forced: boolean;
   /** the notes ref: pushed (or already there), absent here, or left behind (see warnings) */
   notes: 'pushed' | 'absent' | 'not_pushed';
-  warnings: string[];
+  warnings: PushWarning[];
   /** apply --push --retry: how many times the patches were applied again onto a moved remote branch */
   retries?: number;
   /** and the commits that made (they replace the ones the apply first printed) */
@@ -63,22 +77,63 @@ export function reflogIdentity(session: Session): Identity {
   }
 }
 
-/** The remote-tracking ref of `branch` for a named remote; null for a URL. */
-export const trackingRefOf = (remote: string, branch: string): string | null =>
-  hasScheme(remote) || isPath(remote) ? null : `refs/remotes/${remote}/${branch.slice('refs/heads/'.length)}`;
+/** The remote-tracking ref of `branch` for a configured remote (its fetch refspec); null for a URL or a path. */
+export const trackingRefOf = (session: Session, remote: string, branch: string): string | null =>
+  hasScheme(remote) ? null : trackingRefFor(session.config, remote, branch);
 
 /** A remote given as a path to a repository on this machine (`../server.git`, `/srv/repo.git`). */
 const isPath = (remote: string): boolean => remote.includes('/') || remote === '.' || remote === '..';
 
-/** The remote's URL: the remote itself when it is one, else its configured push URL or URL, else the remote as a path. */
-export function remoteUrl(session: Session, remote: string): string {
-  if (hasScheme(remote)) return remote;
-  const url = session.config.get(`remote.${remote}.pushurl`) ?? session.config.get(`remote.${remote}.url`);
-  if (url !== undefined) return url;
-  // a path, as git takes one where no remote of that name is configured
-  if (isPath(remote)) return remote;
-  throw new PatchtxError('usage', `no remote named '${remote}' is configured, and it is not a URL or a path`, { key: `remote.${remote}.url` });
+/**
+ * A push without a lease of its own, refused because the remote has the branch while this
+ * repository has no remote-tracking ref for it: "fetch, and apply again" would not help where the
+ * remote has no fetch refspec (a bare clone, a URL); the commit the remote's branch must be at
+ * (`expected`) would.
+ */
+function untracked(e: unknown, remote: string, ref: string, tracking: string | null): unknown {
+  if (!(e instanceof PatchtxError) || e.kind !== 'stale' || typeof e.data.actual !== 'string') return e;
+  const none =
+    tracking === null
+      ? `there is no remote-tracking ref to lease against (${hasScheme(remote) ? 'a URL has none' : `${remote} has no fetch refspec that maps ${ref}`})`
+      : `there is no ${tracking} to lease against (never fetched)`;
+  return new PatchtxError(
+    'stale',
+    `the remote's ${ref} is at ${e.data.actual.slice(0, 12)}, and ${none}: nothing was overwritten; give the commit the remote's branch must be at`,
+    { ...e.data, remedy: { option: 'expected', value: '<commit>' } },
+  );
 }
+
+/**
+ * The URL pushed to: the remote itself when it is a URL, else its configured pushurl or URL, else
+ * the remote as a path, rewritten by git's url.<base>.insteadOf and pushInsteadOf rules
+ * (url-rewrite.ts). A transport patchtx does not speak (ssh://, host:path) is refused here, before
+ * a command writes anything.
+ */
+export function remoteUrl(session: Session, remote: string): string {
+  const { config } = session;
+  const pushurl = hasScheme(remote) ? undefined : config.get(`remote.${remote}.pushurl`);
+  const url = hasScheme(remote) ? remote : config.get(`remote.${remote}.url`);
+  let chosen: string;
+  if (pushurl !== undefined) chosen = pushUrl(config, pushurl, true);
+  else if (url !== undefined) chosen = pushUrl(config, url, false);
+  // a path, as git takes one where no remote of that name is configured (or a URL a rule rewrites)
+  else if (isPath(remote) || isRewritten(config, remote)) chosen = pushUrl(config, remote, false);
+  else throw new PatchtxError('usage', `no remote named '${remote}' is configured, and it is not a URL or a path`, { key: `remote.${remote}.url` });
+  if (!isLocalRemote(chosen) && !/^https?:\/\//i.test(chosen)) {
+    throw new PatchtxError('usage', `cannot push to ${anonymizeUrl(chosen)}: only http://, https://, file:// and path remotes are supported`, {
+      reason: 'transport',
+    });
+  }
+  // a bad setting is found before anything is written
+  httpSettings(session, chosen);
+  return chosen;
+}
+
+/** git's HTTP settings for `url` (http.extraHeader, http.sslVerify, http.sslCAInfo), for fetchRef and pushRef. */
+export const httpSettings = (session: Session, url: string): { headers: Record<string, string>; tls: TlsSettings } => ({
+  headers: extraHeaders(session.config, url),
+  tls: tlsSettings(session.config, session.env, url),
+});
 
 /**
  * Throws `usage` when a push could not be made: the remote is neither configured nor a URL, or there
@@ -100,16 +155,19 @@ export async function pushBranch(opts: PushOptions): Promise<PushResult> {
     const ref = branchOf(opts.ref, opts.ref === undefined ? (await readHead(repo)).ref : null);
     const commit = await readRef(repo, ref);
     if (commit === null) throw new PatchtxError('bad_revision', `${ref} does not exist here: nothing to push`, { ref });
-    const tracking = trackingRefOf(remote, ref);
+    const tracking = trackingRefOf(session, remote, ref);
     const tracked = tracking === null ? null : await readRef(repo, tracking);
-    const expected = opts.expected !== undefined ? opts.expected : tracked;
-    const pushed = await pushRef({ gitdir: repo.commonDir, url, localRef: ref, expected, force: opts.force });
-    const warnings: string[] = [];
+    const expected = opts.expected === undefined || (opts.createUntracked === true && tracking !== null && tracked === null) ? tracked : opts.expected;
+    const http = httpSettings(session, url);
+    const pushed = await pushRef({ gitdir: repo.commonDir, url, ...http, localRef: ref, expected, force: opts.force }).catch((e: unknown) => {
+      throw opts.expected === undefined && tracked === null ? untracked(e, remote, ref, tracking) : e;
+    });
+    const warnings: PushWarning[] = [];
     if (tracking !== null && tracked !== commit) {
       await updateRef(repo, { ref: tracking, expectedOld: tracked, newOid: commit, message: 'update by push', identity: reflogIdentity(session) });
     }
-    const notes = await pushNotes(session, url, remote, warnings);
-    return { ok: true, remote, url: pushed.url, ref, commit, previous: pushed.previous, forced: opts.force === true, notes, warnings };
+    const notes = await pushNotes(session, { url, ...http }, remote, warnings);
+    return { ok: true, remote: anonymizeUrl(remote), url: pushed.url, ref, commit, previous: pushed.previous, forced: opts.force === true, notes, warnings };
   });
 }
 
@@ -184,7 +242,12 @@ async function lastMergedNotes(session: Session, tip: string): Promise<string | 
  * random time first (backoff). Still refused after that many attempts, or the remote unreachable
  * now: a warning, not a failure (the branch has landed).
  */
-async function pushNotes(session: Session, url: string, remote: string, warnings: string[]): Promise<PushResult['notes']> {
+async function pushNotes(
+  session: Session,
+  to: { url: string; headers: Record<string, string>; tls: TlsSettings },
+  remote: string,
+  warnings: PushWarning[],
+): Promise<PushResult['notes']> {
   const { repo } = session;
   const tip = await readRef(repo, NOTES_REF);
   if (tip === null) return 'absent';
@@ -195,11 +258,11 @@ async function pushNotes(session: Session, url: string, remote: string, warnings
     const started = Date.now();
     try {
       if (attempt > 0) {
-        const theirs = await fetchRef({ gitdir: repo.commonDir, url, ref: NOTES_REF, have });
+        const theirs = await fetchRef({ gitdir: repo.commonDir, ...to, ref: NOTES_REF, have });
         have = theirs ?? undefined;
         if (theirs !== null) await mergeInto(session, theirs, remote);
       }
-      await pushRef({ gitdir: repo.commonDir, url, localRef: NOTES_REF, expected: null, fastForwardOnly: true });
+      await pushRef({ gitdir: repo.commonDir, ...to, localRef: NOTES_REF, expected: null, fastForwardOnly: true });
       return 'pushed';
     } catch (e) {
       if (!(e instanceof PatchtxError)) throw e;
@@ -209,7 +272,13 @@ async function pushNotes(session: Session, url: string, remote: string, warnings
     // more attempts than a branch gets, each waiting no longer than the third: the wait stays bounded
     if (attempt > 0 && attempt < NOTES_ATTEMPTS - 1) await sleep(backoff(Math.min(attempt - 1, 2), Date.now() - started));
   }
-  warnings.push(`${NOTES_REF} was not pushed (${lastError}); the patch texts of these commits stay here until the next push`);
+  warnings.push({
+    kind: 'notes_not_pushed',
+    message: `${NOTES_REF} was not pushed (${lastError}); the patch texts of these commits stay here until the next push`,
+    path: '',
+    ref: NOTES_REF,
+    reason: lastError,
+  });
   return 'not_pushed';
 }
 
@@ -219,7 +288,7 @@ async function pushNotes(session: Session, url: string, remote: string, warnings
  */
 export async function pushAfterApply(opts: PushOptions & { builtOn: string | null; committed: string[] }): Promise<PushResult> {
   try {
-    return await pushBranch({ ...opts, expected: opts.builtOn });
+    return await pushBranch({ ...opts, expected: opts.builtOn, createUntracked: true });
   } catch (e) {
     if (!(e instanceof PatchtxError) || e.kind !== 'stale' || opts.committed.length === 0) throw e;
     const kept = opts.committed.map((c) => c.slice(0, 12)).join(', ');

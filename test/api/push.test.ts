@@ -3,7 +3,7 @@
 // `stale` with the server unchanged, and apply's `push` option pushes after the commit, applying
 // the patch again onto a moved tip with `retries`, as `apply --push --retry N`. The results are
 // the objects the CLI prints with --json; bad options are `usage` before anything is written.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openRepository, type Repository } from '../../src/index.js';
@@ -135,6 +135,18 @@ describe("apply's push option", () => {
     expect(e.data).toMatchObject({ committed: [mine], actual: theirs });
     expect(rev(remote.bare, 'main')).toBe(theirs);
     expect(readFileSync(path.join(remote.clone, 'a.txt'), 'utf8')).toBe('one\nmine\n');
+  });
+
+  it('with retries, from a repository opened at a subdirectory: every step, the retry too, is in that repository', async () => {
+    const sub = path.join(remote.clone, 'sub');
+    mkdirSync(sub);
+    const fromSub = await openRepository({ dir: sub });
+    const theirs = await anotherBotPushes(remote.url);
+    const r = await fromSub.apply(lineAfterOne('two'), { push: { retries: 1 } });
+    expect(r.pushed!.retries).toBe(1);
+    expect(rev(remote.bare, 'main~1')).toBe(theirs);
+    expect(rev(remote.clone)).toBe(r.pushed!.commit);
+    expect(git(remote.clone, 'status', '--porcelain')).toBe('');
   });
 
   it('with retries, the patch is applied again onto the moved tip and lands on top of it', async () => {

@@ -3,6 +3,7 @@
 // directory (each with http.receivepack on). No part of the protocol is imitated here.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { gitEnv } from './repos.js';
 
@@ -33,11 +34,19 @@ function splitCgi(out: Buffer): { status: number; headers: Record<string, string
   return { status, headers, body: out.subarray(end + sep) };
 }
 
-/** `auth`: every request must carry these credentials (HTTP basic), else 401 as a real server answers. */
-export async function startGitHttpServer(root: string, auth?: { user: string; password: string }): Promise<GitHttpServer> {
+/** `auth`: every request must carry these credentials (HTTP basic), else 401 as a real server answers;
+ * `header`: every request must carry this header (as a CI token in http.extraHeader), else 401;
+ * `tls`: served over HTTPS with this key and certificate. */
+export async function startGitHttpServer(
+  root: string,
+  auth?: { user: string; password: string },
+  header?: { name: string; value: string },
+  tls?: { key: Buffer; cert: Buffer },
+): Promise<GitHttpServer> {
   const expected = auth && `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
-  const server = http.createServer((req, res) => {
-    if (expected !== undefined && req.headers.authorization !== expected) {
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    const headerMissing = header !== undefined && req.headers[header.name.toLowerCase()] !== header.value;
+    if ((expected !== undefined && req.headers.authorization !== expected) || headerMissing) {
       req.resume();
       res.writeHead(401, { 'www-authenticate': 'Basic realm="git"', 'content-type': 'text/plain' }).end('authentication required\n');
       return;
@@ -75,11 +84,12 @@ export async function startGitHttpServer(root: string, auth?: { user: string; pa
       const { status, headers, body } = splitCgi(Buffer.concat(chunks));
       res.writeHead(status, headers).end(body);
     });
-  });
+  };
+  const server = tls === undefined ? http.createServer(handler) : https.createServer(tls, handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    base: `http://127.0.0.1:${port}/`,
+    base: `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}/`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

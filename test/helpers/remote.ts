@@ -18,10 +18,15 @@ export interface RemoteHost {
   close(): Promise<void>;
 }
 
-/** A loopback smart-HTTP server over a new directory; `auth`: the credentials every request must carry. */
-export async function httpHost(auth?: { user: string; password: string }): Promise<RemoteHost> {
+/** A loopback smart-HTTP server over a new directory; `auth`: the credentials every request must
+ * carry; `header`: a header every request must carry; `tls`: over HTTPS with this key and certificate. */
+export async function httpHost(
+  auth?: { user: string; password: string },
+  header?: { name: string; value: string },
+  tls?: { key: Buffer; cert: Buffer },
+): Promise<RemoteHost> {
   const root = tempDir();
-  const server = await startGitHttpServer(root, auth);
+  const server = await startGitHttpServer(root, auth, header, tls);
   return { root, base: server.base, close: () => server.close() };
 }
 

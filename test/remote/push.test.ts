@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanupBuiltCli, patchtx, patchtxJson, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { addLine, anotherBotPushes, httpHost, seededRemote, type RemoteHost, type SharedRemote } from '../helpers/remote.js';
-import { git, gitOk, rev } from '../helpers/repos.js';
+import { git, gitAsync, gitOk, rev } from '../helpers/repos.js';
 import { waitFor } from '../helpers/schedule.js';
 import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
@@ -161,6 +161,19 @@ describe('push', () => {
     const forceAlone = await patchtxJson('apply', '--repo', setup.clone, '--force', addLine('x'));
     expect(forceAlone.code).toBe(2);
     expect(forceAlone.json.error.message).toContain('--push');
+  });
+
+  it('says the remote is up to date when it is already at the commit, as git does', async () => {
+    const a = await patchtxJson('apply', '--repo', setup.clone, addLine('once'), '--push');
+    expect(a.code, a.out + a.err).toBe(0);
+    const again = await patchtx('push', '--repo', setup.clone);
+    expect(again.code, again.err).toBe(0);
+    expect(again.out).toContain(`Everything up-to-date: refs/heads/main is at ${a.lines[0].commit.slice(0, 12)} on origin.`);
+    expect(again.out).not.toContain('Pushed');
+    // git says the same of it
+    expect((await gitAsync(setup.clone, 'push', 'origin', 'main')).stderr).toContain('Everything up-to-date');
+    const json = await patchtxJson('push', '--repo', setup.clone);
+    expect(json.json).toMatchObject({ commit: a.lines[0].commit, previous: a.lines[0].commit });
   });
 
   it('names a remote that is not configured, and refuses a transport it does not speak, as usage errors', async () => {

@@ -4,6 +4,8 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PatchtxError } from '../../src/errors.js';
+import { fetchRef } from '../../src/git/remote/fetch.js';
 import { patchtx, patchtxJson } from '../helpers/cli.js';
 import { addLine, httpHost, seededRemote, type RemoteHost, type SharedRemote } from '../helpers/remote.js';
 import { git, gitAsync, rev } from '../helpers/repos.js';
@@ -64,5 +66,31 @@ describe('a remote URL with credentials in it', () => {
     expect(r.code, r.out + r.err).toBe(74);
     expect(r.json.error.message).toMatch(/HTTP 401/);
     expect(r.out + r.err).not.toContain('wrong-pass');
+  });
+
+  it("a URL given on the command line: the result's remote and its text do not show them", async () => {
+    const { bare, clone, origin, url } = await cloneWithCredentialsInUrl();
+    git(clone, 'remote', 'set-url', 'origin', url);
+    const a = await patchtxJson('apply', '--repo', clone, addLine('two'));
+    expect(a.code, a.out + a.err).toBe(0);
+    const r = await patchtxJson('push', origin, '--repo', clone, '--expect', a.json.parent);
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(rev(bare, 'main')).toBe(a.json.commit);
+    expect(r.json.remote).toBe(url);
+    expect(r.out + r.err).not.toContain(PASSWORD);
+    const b = await patchtxJson('apply', '--repo', clone, addLine('three'));
+    const text = await patchtx('push', origin, '--repo', clone, '--expect', b.json.parent);
+    expect(text.code, text.out + text.err).toBe(0);
+    expect(text.out).toContain(`to ${url}`);
+    expect(text.out + text.err).not.toContain(PASSWORD);
+  });
+
+  it('a fetch that fails does not show them', async () => {
+    const { clone, origin } = await cloneWithCredentialsInUrl();
+    const missing = origin.replace(/server\d+\.git$/, 'missing.git');
+    const error = await fetchRef({ gitdir: path.join(clone, '.git'), url: missing, ref: 'refs/heads/main' }).catch((e: unknown) => e as Error);
+    expect(error).toBeInstanceOf(PatchtxError);
+    expect((error as Error).message).toContain(missing.replace(`bot:${PASSWORD}@`, ''));
+    expect((error as Error).message).not.toContain(PASSWORD);
   });
 });

@@ -75,3 +75,6 @@ export function anonymizeUrl(url: string): string {
   const m = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@(.*)$/is.exec(url);
   return m === null ? url : `${m[1]}${m[2]}`;
 }
+
+/** `text` (an error's message, which may quote the URL) with `url` in it shown as anonymizeUrl shows it. */
+export const withoutCredentials = (text: string, url: string): string => text.split(url).join(anonymizeUrl(url));

@@ -8,7 +8,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
-import { credentialCallbacks, unauthorized } from './credentials.js';
+import { anonymizeUrl, credentialCallbacks, unauthorized, withoutCredentials } from './credentials.js';
+import { httpClient } from './client.js';
+import type { TlsSettings } from './http-config.js';
 import { fetchLocal, isLocalRemote } from './local.js';
 
 export interface FetchRefOptions {
@@ -21,6 +23,10 @@ export interface FetchRefOptions {
    * remote's notes last merged): the server then sends only what came after it
    */
   have?: string;
+  /** headers every HTTP request carries (git's http.extraHeader) */
+  headers?: Record<string, string>;
+  /** the server's certificate check (git's http.sslVerify, http.sslCAInfo) */
+  tls?: TlsSettings;
 }
 
 type IsoError = Error & { code?: string; data?: { statusCode?: number; what?: string } };
@@ -49,7 +55,7 @@ function withRefspec(gitdir: string, remote: string, ref: string): { promises: t
 export async function fetchRef(opts: FetchRefOptions): Promise<string | null> {
   if (isLocalRemote(opts.url)) return fetchLocal(opts.gitdir, opts.url, opts.ref);
   const git = await import('isomorphic-git');
-  const { default: http } = await import('isomorphic-git/http/node');
+  const http = await httpClient(opts);
   const scratch = `patchtx-fetch-${process.pid}`;
   const scratchDir = path.join(opts.gitdir, 'refs', 'remotes', scratch);
   try {
@@ -63,6 +69,7 @@ export async function fetchRef(opts: FetchRefOptions): Promise<string | null> {
       http,
       gitdir: opts.gitdir,
       url: opts.url,
+      headers: opts.headers,
       ...credentialCallbacks(opts.gitdir),
       remote: scratch,
       ref: have,
@@ -78,7 +85,9 @@ export async function fetchRef(opts: FetchRefOptions): Promise<string | null> {
     // the advertisement does not name the ref
     if (err.code === 'NotFoundError' && err.data?.what === opts.ref) return null;
     if (err.code === 'HttpError' && err.data?.statusCode === 401) throw unauthorized(opts.url, 'fetch from');
-    throw new PatchtxError('io_error', `cannot fetch ${opts.ref} from ${opts.url}: ${err.message}`, { errno: err.code });
+    throw new PatchtxError('io_error', `cannot fetch ${opts.ref} from ${anonymizeUrl(opts.url)}: ${withoutCredentials(err.message, opts.url)}`, {
+      errno: err.code,
+    });
   } finally {
     fs.rmSync(scratchDir, { recursive: true, force: true });
   }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { crashPoint } from '../../test-points.js';
 import { runProgram } from '../repo/run-program.js';
+import { anonymizeUrl, withoutCredentials } from './credentials.js';
 
 /** Whether `remote` is a URL with a scheme (`https://...`, `file://...`). */
 export const hasScheme = (remote: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(remote);
@@ -63,7 +64,7 @@ async function remoteBase(gitdir: string, url: string): Promise<string | undefin
 /** The remote's value of `ref` (null: it has none), read without changing anything. */
 export async function listRemoteRef(gitdir: string, url: string, ref: string, cwd?: string): Promise<string | null> {
   const r = await runGit(gitdir, ['ls-remote', '--', url, ref], cwd);
-  if (r.status !== 0) throw new PatchtxError('io_error', `cannot read ${ref} of ${url}: ${firstLine(r.stderr)}`, {});
+  if (r.status !== 0) throw new PatchtxError('io_error', `cannot read ${ref} of ${anonymizeUrl(url)}: ${withoutCredentials(firstLine(r.stderr), url)}`, {});
   const line = r.stdout.split('\n').find((l) => l.endsWith(`\t${ref}`));
   return line === undefined ? null : line.slice(0, 40);
 }
@@ -119,7 +120,7 @@ export async function fetchLocal(gitdir: string, url: string, ref: string): Prom
     const r = await runGit(gitdir, ['fetch', '--no-tags', '--no-write-fetch-head', '--', url, `+${ref}:${scratch}`], await remoteBase(gitdir, url));
     if (r.status !== 0) {
       if (/couldn't find remote ref/i.test(r.stderr)) return null;
-      throw new PatchtxError('io_error', `cannot fetch ${ref} from ${url}: ${firstLine(r.stderr)}`, {});
+      throw new PatchtxError('io_error', `cannot fetch ${ref} from ${anonymizeUrl(url)}: ${withoutCredentials(firstLine(r.stderr), url)}`, {});
     }
     const value = (await runGit(gitdir, ['rev-parse', '--verify', '--quiet', scratch])).stdout.trim();
     return value === '' ? null : value;

@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { crashPoint } from '../../test-points.js';
-import { anonymizeUrl, credentialCallbacks, unauthorized } from './credentials.js';
+import { anonymizeUrl, credentialCallbacks, unauthorized, withoutCredentials } from './credentials.js';
+import { httpClient } from './client.js';
+import type { TlsSettings } from './http-config.js';
 import { isLocalRemote, pushLocal } from './local.js';
 
 export const NULL_OID = '0'.repeat(40);
@@ -27,6 +29,10 @@ export interface PushRefOptions {
   force?: boolean;
   /** only a fast-forward of the remote ref, whatever it holds (no lease): for notes */
   fastForwardOnly?: boolean;
+  /** headers every HTTP request carries (git's http.extraHeader) */
+  headers?: Record<string, string>;
+  /** the server's certificate check (git's http.sslVerify, http.sslCAInfo) */
+  tls?: TlsSettings;
 }
 
 export interface PushRefResult {
@@ -68,7 +74,7 @@ async function mayFastForward(git: typeof import('isomorphic-git'), gitdir: stri
 export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
   if (isLocalRemote(opts.url)) return pushToLocal(opts);
   const git = await import('isomorphic-git');
-  const { default: http } = await import('isomorphic-git/http/node');
+  const http = await httpClient(opts);
   const remoteRef = opts.remoteRef ?? opts.localRef;
   let advertised: string | null = null;
   let sent = '';
@@ -84,6 +90,7 @@ export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
       http,
       gitdir: opts.gitdir,
       url: opts.url,
+      headers: opts.headers,
       ...credentialCallbacks(opts.gitdir),
       remote: scratch,
       ref: opts.localRef,
@@ -219,7 +226,7 @@ function toPushError(e: unknown, ref: string, opts: PushRefOptions, advertised: 
     case 'UrlParseError':
       return new PatchtxError(
         'usage',
-        `cannot push to ${anonymizeUrl(opts.url)}: only http://, https://, file:// and path remotes are supported (${err.message})`,
+        `cannot push to ${anonymizeUrl(opts.url)}: only http://, https://, file:// and path remotes are supported (${withoutCredentials(err.message, opts.url)})`,
         {
           reason: 'transport',
         },
@@ -230,8 +237,10 @@ function toPushError(e: unknown, ref: string, opts: PushRefOptions, advertised: 
     case 'ENOTFOUND':
     case 'ECONNRESET':
       // the network or the server failed: nothing is known to have changed on the remote
-      return new PatchtxError('io_error', `cannot push to ${anonymizeUrl(opts.url)}: ${err.message}`, { errno: err.code });
+      return new PatchtxError('io_error', `cannot push to ${anonymizeUrl(opts.url)}: ${withoutCredentials(err.message, opts.url)}`, { errno: err.code });
     default:
-      return isNetworkError(err) ? new PatchtxError('io_error', `cannot push to ${anonymizeUrl(opts.url)}: ${oneLine(err.message)}`, { errno: err.code }) : e;
+      return isNetworkError(err)
+        ? new PatchtxError('io_error', `cannot push to ${anonymizeUrl(opts.url)}: ${oneLine(withoutCredentials(err.message, opts.url))}`, { errno: err.code })
+        : e;
   }
 }

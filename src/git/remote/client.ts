@@ -1,0 +1,23 @@
+// isomorphic-git's Node HTTP client with git's HTTP settings for one remote (http-config.ts): the
+// extra headers go with every request through isomorphic-git's own `headers`; the TLS settings
+// (the certificates to check the server's against, or no check) through the client's options of
+// the connection, which it hands to Node's https.request (they mean nothing to an http:// URL).
+import type { HttpClient } from 'isomorphic-git';
+import type { TlsSettings } from './http-config.js';
+
+/** The HTTP settings of a remote, as fetchRef and pushRef take them. */
+export interface HttpSettings {
+  /** headers every request carries (git's http.extraHeader) */
+  headers?: Record<string, string>;
+  /** the server's certificate check (git's http.sslVerify, http.sslCAInfo) */
+  tls?: TlsSettings;
+}
+
+/** The client isomorphic-git is given for a fetch or push with `settings`. */
+export async function httpClient(settings: HttpSettings): Promise<HttpClient> {
+  const { default: http } = await import('isomorphic-git/http/node');
+  const tls = settings.tls ?? {};
+  if (tls.ca === undefined && tls.rejectUnauthorized === undefined) return http;
+  // the Node client passes fetchOptions on to the request of each connection
+  return { request: (req) => http.request({ ...req, fetchOptions: { ...tls } } as Parameters<HttpClient['request']>[0]) };
+}
