@@ -183,9 +183,11 @@ function notFastForward(ref: string, localRef: string, advertised: string | null
 }
 
 function refused(ref: string, opts: PushRefOptions, advertised: string | null, why: string, said = ''): PatchtxError {
-  // the notes' push (fastForwardOnly) comes after the branch landed, and its caller turns a
-  // `stale` refusal into a warning: a server refusing the notes must not fail the whole push
-  if (opts.fastForwardOnly !== true && !LEASE_LOST.test(why)) return declined(ref, opts, why, said);
+  // a refusal of the server's own is final for the notes' push (fastForwardOnly) too: its caller
+  // makes any refusal a warning, and only a lost race is worth another fetch and merge
+  // (a server denying non-fast-forwards says so of notes that moved on since they were fetched)
+  const lost = LEASE_LOST.test(why) || (opts.fastForwardOnly === true && /non-fast-forward/i.test(why));
+  if (!lost) return declined(ref, opts, why, said);
   // the server compares the old value under its lock: a refusal after a matching advertisement
   // means the ref moved in between
   if (opts.force !== true) return stale(ref, opts.fastForwardOnly ? advertised : opts.expected, undefined, `the server refused: ${oneLine(why)}`);
