@@ -4,15 +4,21 @@
 // to the new one; one that does not stops with its own error. Nothing is merged: the branch is
 // taken back to the remote's tip (move-branch.ts) and the patches are applied there as new
 // commits, with the same options (message, trailers, hooks, signing). When they no longer apply,
-// the branch is put back on its own commits, as it was before the retry.
+// the branch is put back on its own commits, as it was before the retry. The commits left behind
+// (the first ones, or those of an attempt that stopped half-way) lose their notes in
+// refs/notes/patchtx, unless another ref still reaches them: the notes ref is pushed with the
+// branch, and would carry patch texts of commits the remote never gets.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PatchtxError } from '../errors.js';
 import { fetchRef } from '../git/remote/fetch.js';
+import { removeNotes } from '../git/refs/notes.js';
+import { reachedByOtherRefs } from '../git/refs/reachable.js';
 import { readRef, updateRef } from '../git/refs/refs.js';
+import { NOTES_REF } from '../tx/run.js';
 import { withSession } from '../tx/session.js';
 import { applyTransaction, type ApplyOptions } from './apply.js';
 import { moveBranch } from './move-branch.js';
-import { backoff, httpSettings, pushAfterApply, reflogIdentity, remoteUrl, trackingRefOf, type PushOptions, type PushResult } from './push.js';
+import { backoff, httpSettings, pushAfterApply, reflogIdentity, remoteFetchUrl, trackingRefOf, type PushOptions, type PushResult } from './push.js';
 
 export interface RetryPushOptions extends PushOptions {
   /** the branch the patches were applied to */
@@ -41,7 +47,7 @@ export async function pushWithRetry(opts: RetryPushOptions): Promise<PushResult>
       if (!isStale(e) || attempt >= opts.retries || committed.length === 0) throw e;
       await sleep(backoff(attempt, Date.now() - started));
       started = Date.now();
-      ({ builtOn, committed } = await applyAgain(opts, committed[committed.length - 1]!, builtOn));
+      ({ builtOn, committed } = await applyAgain(opts, committed, builtOn));
     }
   }
 }
@@ -53,7 +59,8 @@ export async function pushWithRetry(opts: RetryPushOptions): Promise<PushResult>
 async function fetchTip(opts: RetryPushOptions, lost: string | null): Promise<string | null> {
   return withSession({ ...opts, noRecover: true }, async (session) => {
     const remote = opts.remote ?? 'origin';
-    const url = remoteUrl(session, remote);
+    // where git fetches from: the remote's URL, not its pushurl
+    const url = remoteFetchUrl(session, remote);
     const tip = await fetchRef({ gitdir: session.repo.commonDir, url, ...httpSettings(session, url), ref: opts.ref, have: lost ?? undefined });
     const tracking = trackingRefOf(session, remote, opts.ref);
     if (tracking !== null && tip !== null) {
@@ -65,7 +72,24 @@ async function fetchTip(opts: RetryPushOptions, lost: string | null): Promise<st
   });
 }
 
-async function applyAgain(opts: RetryPushOptions, ours: string, lost: string | null): Promise<{ builtOn: string; committed: string[] }> {
+/** Removes the notes of `left` (commits the branch no longer holds) that no ref reaches any more. */
+async function dropNotesOf(opts: RetryPushOptions, left: readonly string[]): Promise<void> {
+  if (left.length === 0) return;
+  await withSession({ ...opts, noRecover: true }, async (session) => {
+    const kept = await reachedByOtherRefs(session.store, session.repo, left, []);
+    const targets = left.filter((c) => !kept.has(c));
+    if (targets.length === 0) return;
+    await removeNotes(session.store, session.repo, {
+      notesRef: NOTES_REF,
+      targets,
+      identity: reflogIdentity(session),
+      logAllRefUpdates: session.config.get('core.logAllRefUpdates'),
+    });
+  });
+}
+
+async function applyAgain(opts: RetryPushOptions, abandoned: string[], lost: string | null): Promise<{ builtOn: string; committed: string[] }> {
+  const ours = abandoned[abandoned.length - 1]!;
   const tip = await fetchTip(opts, lost);
   if (tip === null)
     throw new PatchtxError('stale', `the remote's ${opts.ref} no longer exists: nothing to apply the patches onto`, { ref: opts.ref, actual: null });
@@ -88,7 +112,9 @@ async function applyAgain(opts: RetryPushOptions, ours: string, lost: string | n
       const where = `${opts.ref} could not be put back on ${ours.slice(0, 12)} (${(back as Error).message}): it is at ${base.slice(0, 12)}, the remote's tip with the patches that applied`;
       throw new PatchtxError(e.kind, `${e.message}\n${where}`, { ...e.data, committed: [ours] });
     }
+    await dropNotesOf(opts, committed);
     throw e;
   }
+  await dropNotesOf(opts, abandoned);
   return { builtOn: tip, committed };
 }

@@ -20,7 +20,7 @@ import { NOTES_REF } from '../tx/run.js';
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
 import { hasScheme, isLocalRemote } from '../git/remote/local.js';
 import { anonymizeUrl } from '../git/remote/credentials.js';
-import { isRewritten, pushUrl } from '../git/remote/url-rewrite.js';
+import { fetchUrl, isRewritten, pushUrl } from '../git/remote/url-rewrite.js';
 import { extraHeaders, tlsSettings, type TlsSettings } from '../git/remote/http-config.js';
 import { trackingRefFor } from '../git/remote/refspec.js';
 
@@ -109,20 +109,34 @@ function untracked(e: unknown, remote: string, ref: string, tracking: string | n
  * (url-rewrite.ts). A transport patchtx does not speak (ssh://, host:path) is refused here, before
  * a command writes anything.
  */
-export function remoteUrl(session: Session, remote: string): string {
+export const remoteUrl = (session: Session, remote: string): string => urlOf(session, remote, 'push');
+
+/**
+ * The URL a push's fetches (the remote's notes, a retry's new tip) fetch from, as git fetches: the
+ * remote's URL (not its pushurl), rewritten by insteadOf rules alone; a remote with a pushurl and
+ * no URL is fetched from its pushurl. Checked as remoteUrl checks the push URL.
+ */
+export const remoteFetchUrl = (session: Session, remote: string): string => urlOf(session, remote, 'fetch');
+
+function urlOf(session: Session, remote: string, use: 'push' | 'fetch'): string {
   const { config } = session;
   const pushurl = hasScheme(remote) ? undefined : config.get(`remote.${remote}.pushurl`);
   const url = hasScheme(remote) ? remote : config.get(`remote.${remote}.url`);
+  const rewritten = (u: string, explicit: boolean): string => (use === 'push' ? pushUrl(config, u, explicit) : fetchUrl(config, u));
   let chosen: string;
-  if (pushurl !== undefined) chosen = pushUrl(config, pushurl, true);
-  else if (url !== undefined) chosen = pushUrl(config, url, false);
+  if (pushurl !== undefined && (use === 'push' || url === undefined)) chosen = rewritten(pushurl, true);
+  else if (url !== undefined) chosen = rewritten(url, false);
   // a path, as git takes one where no remote of that name is configured (or a URL a rule rewrites)
-  else if (isPath(remote) || isRewritten(config, remote)) chosen = pushUrl(config, remote, false);
+  else if (isPath(remote) || isRewritten(config, remote)) chosen = rewritten(remote, false);
   else throw new PatchtxError('usage', `no remote named '${remote}' is configured, and it is not a URL or a path`, { key: `remote.${remote}.url` });
   if (!isLocalRemote(chosen) && !/^https?:\/\//i.test(chosen)) {
-    throw new PatchtxError('usage', `cannot push to ${anonymizeUrl(chosen)}: only http://, https://, file:// and path remotes are supported`, {
-      reason: 'transport',
-    });
+    throw new PatchtxError(
+      'usage',
+      `cannot ${use} ${use === 'push' ? 'to' : 'from'} ${anonymizeUrl(chosen)}: only http://, https://, file:// and path remotes are supported`,
+      {
+        reason: 'transport',
+      },
+    );
   }
   // a bad setting is found before anything is written
   httpSettings(session, chosen);
@@ -258,7 +272,9 @@ async function pushNotes(
     const started = Date.now();
     try {
       if (attempt > 0) {
-        const theirs = await fetchRef({ gitdir: repo.commonDir, ...to, ref: NOTES_REF, have });
+        // fetched from where git fetches (the remote's URL), not its pushurl
+        const from = remoteFetchUrl(session, remote);
+        const theirs = await fetchRef({ gitdir: repo.commonDir, url: from, ...httpSettings(session, from), ref: NOTES_REF, have });
         have = theirs ?? undefined;
         if (theirs !== null) await mergeInto(session, theirs, remote);
       }

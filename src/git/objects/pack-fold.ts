@@ -7,8 +7,10 @@
 // .keep file (a transaction still writing it, or one the user or git keeps), none git has made a
 // bitmap, promisor or mtimes file for, and none a multi-pack-index names. The new pack holds the
 // folded packs' entries byte for byte (patchtx's packs store whole objects, no deltas, so an entry
-// can be copied without being inflated; each is checked against the CRC32 its index records),
-// and is written in full and made visible (its .idx renamed into place last) before any folded
+// can be copied without being inflated; each is checked against the CRC32 its index records);
+// the packs of patchtx's fetches (fetch.ts) hold deltas, whose offsets would not hold in the new
+// pack: such an entry is written whole instead, its object read through the store. The new pack
+// is written in full and made visible (its .idx renamed into place last) before any folded
 // pack is removed, index first: a crash at any point leaves every object readable, and at worst
 // some objects in two packs, which the next fold takes in again. Folds of several processes
 // exclude each other by a lock file; any pack patchtx writes, folds included, has a .keep file from
@@ -41,7 +43,7 @@ import { crashPoint } from '../../test-points.js';
 import { shouldFsync } from '../repo/fsync-policy.js';
 import { forgetOwnPack, ownPacks, ownPacksDir, recordOwnPack } from './own-packs.js';
 import { indexEntries } from './pack-index.js';
-import { buildIndex, packHeader, type IndexEntry } from './pack-write.js';
+import { buildIndex, packHeader, wholeEntry, type IndexEntry } from './pack-write.js';
 import type { ObjectStore } from './store.js';
 
 /** a fold starts when patchtx's own packs number this many (see the top of this file) */
@@ -208,7 +210,7 @@ async function writeFolded(store: ObjectStore, packDir: string, folded: readonly
   let checksum: string | null = null;
   let visible = false;
   try {
-    const written = copyEntries(store, folded, tempPack);
+    const written = await copyEntries(store, folded, tempPack);
     checksum = written.checksum.toString('hex');
     writeFileSynced(tempIdx, buildIndex(written.entries, written.checksum), shouldFsync(store.repo, 'pack-metadata'));
     const base = path.join(packDir, `pack-${checksum}`);
@@ -237,7 +239,7 @@ async function writeFolded(store: ObjectStore, packDir: string, folded: readonly
 }
 
 /** Copies the entries of `folded` (each object once) into a new pack file at `temp`. */
-function copyEntries(store: ObjectStore, folded: readonly OwnPack[], temp: string): { checksum: Buffer; entries: IndexEntry[] } {
+async function copyEntries(store: ObjectStore, folded: readonly OwnPack[], temp: string): Promise<{ checksum: Buffer; entries: IndexEntry[] }> {
   const plans = folded.map((p) => entriesOf(p));
   // the same object is often in several of them (a transaction packs every object it made, even
   // one stored already: see inKeptPack in store.ts), and a pack should hold each object once: git's
@@ -279,10 +281,19 @@ function copyEntries(store: ObjectStore, folded: readonly OwnPack[], temp: strin
           if (fs.readSync(fd, bytes, 0, e.length, e.offset) !== e.length) throw corrupt(p, e.offset, 'the pack ends inside it');
           if (crc32(bytes) >>> 0 !== e.crc) throw corrupt(p, e.offset, 'its CRC32 differs from the one its index records');
           const type = (bytes[0]! >> 4) & 7;
-          if (type < 1 || type > 4) throw corrupt(p, e.offset, 'it is not a whole object (patchtx writes no deltas)');
-          put(bytes);
-          entries.push({ id: e.id, offset, crc: e.crc });
-          offset += e.length;
+          if (type >= 1 && type <= 4) {
+            put(bytes);
+            entries.push({ id: e.id, offset, crc: e.crc });
+            offset += e.length;
+            continue;
+          }
+          if (type !== 6 && type !== 7) throw corrupt(p, e.offset, `its type (${type}) is none a pack has`);
+          // a delta (a fetched pack's): the object whole
+          const raw = await store.readRaw(e.id.toString('hex'));
+          const whole = wholeEntry(raw.type, raw.content);
+          put(whole);
+          entries.push({ id: e.id, offset, crc: crc32(whole) >>> 0 });
+          offset += whole.length;
         }
       } finally {
         fs.closeSync(fd);

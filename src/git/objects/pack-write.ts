@@ -75,6 +75,11 @@ async function compressAll(objects: readonly PackInput[], level: number, deflate
   return out;
 }
 
+/** A pack entry holding `content` whole (no delta), deflated at git's default level. */
+export function wholeEntry(type: ObjectType, content: Uint8Array): Buffer {
+  return Buffer.concat([entryHeader(type, content.byteLength), deflateObjectSync(content, -1)]);
+}
+
 /** The 12 bytes a pack of `count` objects starts with. */
 export function packHeader(count: number): Buffer {
   const head = Buffer.alloc(12);

@@ -162,6 +162,33 @@ export async function attachToNotes(
   });
 }
 
+/**
+ * Removes the notes of `targets` (wherever each sits in the fan-out) in one notes commit; returns
+ * it, or null when none of them has a note (nothing is written then).
+ */
+export async function removeNotes(
+  store: ObjectStore,
+  repo: Repository,
+  opts: Pick<AddNoteOptions, 'notesRef' | 'identity' | 'attempts' | 'logAllRefUpdates'> & { targets: readonly string[] },
+): Promise<string | null> {
+  const notesOf = async (tree: string | null): Promise<Map<string, TreeEdit>> => {
+    const edits = new Map<string, TreeEdit>();
+    for (const target of opts.targets) {
+      for (const [p, info] of await lookupPaths(store, tree, candidatePaths(target.toLowerCase()))) if (info.type === 'blob') edits.set(p, null);
+    }
+    return edits;
+  };
+  if ((await notesOf(await readNotesTree(store, repo, opts.notesRef))).size === 0) return null;
+  return moveNotesRef(repo, opts, async (tip) => {
+    const tree = await notesTree(store, tip);
+    // another writer may have moved the ref meanwhile: its tree is edited, whatever it still holds
+    const newTree = await editTree(store, tree, await notesOf(tree));
+    return store.writeCommit({ tree: newTree, parents: tip === null ? [] : [tip], author: opts.identity, committer: opts.identity, message: NOTES_REMOVED });
+  });
+}
+
+const NOTES_REMOVED = "Notes removed by 'patchtx'\n";
+
 /** Moves the notes ref from its tip to the commit `next` writes on top of it, retrying (see the top). */
 async function moveNotesRef(
   repo: Repository,

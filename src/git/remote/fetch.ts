@@ -5,12 +5,17 @@
 // isomorphic-git takes where to write it from the remote's fetch refspec in the configuration:
 // the configuration it reads (and only it) is given one for the run's name, so that the
 // repository's own file is not written.
+// The pack a fetch writes is recorded as patchtx's own (own-packs.ts), so that the fold that keeps
+// the number of patchtx's packs bounded takes it in too; a long-lived clone that retries its pushes
+// would otherwise gather one pack per fetch until git's gc. Only a pack that was not there before
+// the fetch: one of the same name already there is someone else's.
 import fs from 'node:fs';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { anonymizeUrl, credentialCallbacks, unauthorized, withoutCredentials } from './credentials.js';
 import { httpClient } from './client.js';
 import type { TlsSettings } from './http-config.js';
+import { recordOwnPack } from '../objects/own-packs.js';
 import { fetchLocal, isLocalRemote } from './local.js';
 
 export interface FetchRefOptions {
@@ -43,6 +48,15 @@ function withRefspec(gitdir: string, remote: string, ref: string): { promises: t
   return { promises: { ...fs.promises, readFile } };
 }
 
+/** The file names in objects/pack/ (none when it does not exist yet). */
+function packNames(gitdir: string): string[] {
+  try {
+    return fs.readdirSync(path.join(gitdir, 'objects', 'pack'));
+  } catch {
+    return [];
+  }
+}
+
 /**
  * The remote's value of `ref` (null: it has none), its objects now in this repository. One
  * round of the protocol: the advertisement gives the ref's value (a ref the server does not have
@@ -64,6 +78,7 @@ export async function fetchRef(opts: FetchRefOptions): Promise<string | null> {
       fs.mkdirSync(scratchDir, { recursive: true });
       fs.writeFileSync(path.join(opts.gitdir, have), `${opts.have}\n`);
     }
+    const before = new Set(packNames(opts.gitdir));
     const result = await git.fetch({
       fs: withRefspec(opts.gitdir, scratch, opts.ref),
       http,
@@ -77,6 +92,10 @@ export async function fetchRef(opts: FetchRefOptions): Promise<string | null> {
       singleBranch: true,
       tags: false,
     });
+    // where isomorphic-git wrote the pack (its result has it, its types do not say so)
+    const packfile = (result as { packfile?: string }).packfile;
+    const written = packfile === undefined ? null : /pack-([0-9a-f]{40})\.pack$/.exec(packfile);
+    if (written && !before.has(`pack-${written[1]}.pack`)) await recordOwnPack(opts.gitdir, written[1]!);
     // null only from a server with no refs at all
     return result.fetchHead;
   } catch (e) {
