@@ -3,6 +3,8 @@
 // of it with a bot's identity, and "another bot": a second clone that moves the remote's main on.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { useBuiltCli } from './cli.js';
 import { startGitHttpServer } from './git-http-server.js';
 import { git, gitOk, rev } from './repos.js';
 import { tempDir } from './scratch.js';
@@ -78,4 +80,21 @@ export async function anotherBotPushes(url: string, files: Record<string, string
   git(other, '-c', 'user.name=Other', '-c', 'user.email=o@example.invalid', 'commit', '-q', '-m', message);
   await gitOk(other, 'push', '-q', 'origin', 'main');
   return rev(other);
+}
+
+/**
+ * The set-up of a test file pushing to one loopback server: the built program's (useBuiltCli), and
+ * the server, started before the file's tests and closed after them. The host is read through the
+ * function returned, once the tests run.
+ */
+export function useHttpHost(): () => RemoteHost {
+  let host: RemoteHost | undefined;
+  useBuiltCli();
+  beforeAll(async () => {
+    host = await httpHost();
+  });
+  afterAll(async () => {
+    await host?.close();
+  });
+  return () => host!;
 }

@@ -4,31 +4,19 @@
 // a round, so that the server's packs hold deltas, which a fold cannot copy as they are.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { FOLD_AT } from '../../src/git/objects/pack-fold.js';
-import { cleanupBuiltCli, patchtxJson, requireBuiltCli } from '../helpers/cli.js';
-import { httpHost, seededRemote, type RemoteHost } from '../helpers/remote.js';
+import { patchtxJson } from '../helpers/cli.js';
+import { seededRemote, useHttpHost } from '../helpers/remote.js';
 import { git, gitOk, gitWith } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { patchFile, tempDir, v4a } from '../helpers/scratch.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
 
 const ROUNDS = 20;
 /** lower than git's 50, so that the fetches' packs alone would set `git gc --auto` off */
 const AUTO_PACK_LIMIT = 20;
 
-let host: RemoteHost;
-
-beforeAll(async () => {
-  isolateGitEnv();
-  requireBuiltCli();
-  host = await httpHost();
-});
-
-afterAll(async () => {
-  await host.close();
-  cleanupScratch();
-  cleanupBuiltCli();
-});
+const host = useHttpHost();
 
 const packsOf = (gitdir: string): string[] => readdirSync(path.join(gitdir, 'objects', 'pack')).filter((f) => f.endsWith('.pack'));
 
@@ -47,7 +35,7 @@ function objectsListing(dir: string): string[] {
 }
 
 it(`${ROUNDS} retries' fetches leave no more packs than a fold allows, nothing for git gc --auto, fsck clean`, { timeout: 300_000 }, async () => {
-  const setup = await seededRemote(host);
+  const setup = await seededRemote(host());
   const other = path.join(tempDir(), 'other');
   await gitOk(path.dirname(other), 'clone', '-q', setup.url, other);
   const who = ['-c', 'user.name=Other', '-c', 'user.email=o@example.invalid'];

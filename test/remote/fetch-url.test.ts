@@ -3,32 +3,20 @@
 // refuses fetches (http.uploadpack off) and the URL is a read-only mirror kept level with it.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { cleanupBuiltCli, patchtxJson, requireBuiltCli } from '../helpers/cli.js';
-import { addLine, httpHost, seededRemote, type RemoteHost } from '../helpers/remote.js';
+import { expect, it } from 'vitest';
+import { patchtxJson } from '../helpers/cli.js';
+import { addLine, seededRemote, useHttpHost } from '../helpers/remote.js';
 import { git, rev } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv, tempDir } from '../helpers/scratch.js';
+import { tempDir } from '../helpers/scratch.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
 
 const NOTES = 'refs/notes/patchtx';
-let host: RemoteHost;
-
-beforeAll(async () => {
-  isolateGitEnv();
-  requireBuiltCli();
-  host = await httpHost();
-});
-
-afterAll(async () => {
-  await host.close();
-  cleanupScratch();
-  cleanupBuiltCli();
-});
+const host = useHttpHost();
 
 it("a retry and the notes merge fetch from the remote's URL, not from its pushurl", async () => {
-  const setup = await seededRemote(host);
+  const setup = await seededRemote(host());
   const mirror = `${setup.bare.replace(/\.git$/, '')}-mirror.git`;
-  git(host.root, 'clone', '-q', '--bare', setup.bare, mirror);
+  git(host().root, 'clone', '-q', '--bare', setup.bare, mirror);
   const mirrorUrl = `${setup.url.replace(/\.git$/, '')}-mirror.git`;
   // the push URL's server takes pushes only
   git(setup.bare, 'config', 'http.uploadpack', 'false');
@@ -36,7 +24,7 @@ it("a retry and the notes merge fetch from the remote's URL, not from its pushur
   git(setup.clone, 'config', 'remote.origin.pushurl', setup.url);
   // another bot lands a commit and a note on the server, and the mirror follows
   const other = path.join(tempDir(), 'other');
-  git(host.root, 'clone', '-q', mirror, other);
+  git(host().root, 'clone', '-q', mirror, other);
   writeFileSync(path.join(other, 'b.txt'), 'theirs\n');
   git(other, 'add', 'b.txt');
   const who = ['-c', 'user.name=Other', '-c', 'user.email=o@example.invalid'];

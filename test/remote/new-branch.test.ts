@@ -1,31 +1,19 @@
 // Pushing a branch the remote does not have yet, and remote-tracking refs as git maps them: git
 // push creates a branch the remote never had, and finds a remote's tracking refs through its
 // fetch refspec (a remote named team/up; a bare clone, which has none).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, patchtxJson, requireBuiltCli } from '../helpers/cli.js';
-import { addLine, httpHost, seededRemote, type RemoteHost, type SharedRemote } from '../helpers/remote.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { patchtxJson } from '../helpers/cli.js';
+import { addLine, seededRemote, type SharedRemote, useHttpHost } from '../helpers/remote.js';
 import { git, gitOk, rev } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv, tempDir } from '../helpers/scratch.js';
+import { tempDir } from '../helpers/scratch.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
 import path from 'node:path';
 
-let host: RemoteHost;
-
-beforeAll(async () => {
-  isolateGitEnv();
-  requireBuiltCli();
-  host = await httpHost();
-});
-
-afterAll(async () => {
-  await host.close();
-  cleanupScratch();
-  cleanupBuiltCli();
-});
+const host = useHttpHost();
 
 let setup: SharedRemote;
 beforeEach(async () => {
-  setup = await seededRemote(host);
+  setup = await seededRemote(host());
 });
 
 describe('apply --push onto a branch the remote does not have', () => {

@@ -4,32 +4,20 @@
 // and overwrites only with --force.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, patchtx, patchtxJson, requireBuiltCli, runCli } from '../helpers/cli.js';
-import { addLine, anotherBotPushes, httpHost, seededRemote, type RemoteHost, type SharedRemote } from '../helpers/remote.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { patchtx, patchtxJson, runCli } from '../helpers/cli.js';
+import { addLine, anotherBotPushes, seededRemote, type SharedRemote, useHttpHost } from '../helpers/remote.js';
 import { git, gitAsync, gitOk, rev } from '../helpers/repos.js';
 import { waitFor } from '../helpers/schedule.js';
-import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { patchFile, tempDir, v4a } from '../helpers/scratch.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
 
-let host: RemoteHost;
-
-beforeAll(async () => {
-  isolateGitEnv();
-  requireBuiltCli();
-  host = await httpHost();
-});
-
-afterAll(async () => {
-  await host.close();
-  cleanupScratch();
-  cleanupBuiltCli();
-});
+const host = useHttpHost();
 
 /** A bare repository on the server with one commit on main, and a clone of it over HTTP. */
 let setup: SharedRemote;
 beforeEach(async () => {
-  setup = await seededRemote(host);
+  setup = await seededRemote(host());
 });
 
 /** Another clone ("another bot") moves the server's main on. */
@@ -239,7 +227,7 @@ describe('apply --push --retry', () => {
   it('works on a branch without a checkout (--ref, in a bare clone)', async () => {
     const theirs = await otherBotPushes();
     const bareClone = path.join(tempDir(), 'bare-clone.git');
-    await gitOk(host.root, 'clone', '-q', '--bare', setup.url, bareClone);
+    await gitOk(host().root, 'clone', '-q', '--bare', setup.url, bareClone);
     git(bareClone, 'config', 'user.name', 'Bot');
     git(bareClone, 'config', 'user.email', 'bot@example.invalid');
     // the bare clone is from before the other bot's second push
@@ -318,7 +306,7 @@ describe('show of a commit whose note did not come along', () => {
     const mine = a.lines[0].commit;
     // a plain clone does not fetch refs/notes/patchtx
     const fresh = path.join(tempDir(), 'fresh');
-    await gitOk(host.root, 'clone', '-q', setup.url, fresh);
+    await gitOk(host().root, 'clone', '-q', setup.url, fresh);
     const plain = await patchtx('show', '--repo', fresh, 'HEAD');
     expect(plain.code).toBe(2);
     expect(plain.err).toContain('Patch-Id');

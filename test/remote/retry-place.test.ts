@@ -3,31 +3,19 @@
 // the remote's tip in that repository, not in the process's current directory's.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { pushWithRetry } from '../../src/commands/push-retry.js';
-import { cleanupBuiltCli, patchtxJson, requireBuiltCli } from '../helpers/cli.js';
-import { httpHost, seededRemote, type RemoteHost, type SharedRemote } from '../helpers/remote.js';
+import { patchtxJson } from '../helpers/cli.js';
+import { seededRemote, type SharedRemote, useHttpHost } from '../helpers/remote.js';
 import { git, gitOk, rev } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { patchFile, tempDir, v4a } from '../helpers/scratch.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
 
-let host: RemoteHost;
-
-beforeAll(async () => {
-  isolateGitEnv();
-  requireBuiltCli();
-  host = await httpHost();
-});
-
-afterAll(async () => {
-  await host.close();
-  cleanupScratch();
-  cleanupBuiltCli();
-});
+const host = useHttpHost();
 
 let setup: SharedRemote;
 beforeEach(async () => {
-  setup = await seededRemote(host);
+  setup = await seededRemote(host());
 });
 
 // a branch of a name no other repository has, so that a move in the wrong one can only fail

@@ -6,25 +6,13 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, patchtxJson, requireBuiltCli } from '../helpers/cli.js';
-import { httpHost, seededRemote, type RemoteHost } from '../helpers/remote.js';
+import { describe, expect, it } from 'vitest';
+import { patchtxJson } from '../helpers/cli.js';
+import { seededRemote, useHttpHost } from '../helpers/remote.js';
 import { git, rev } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv, tempDir } from '../helpers/scratch.js';
+import { tempDir } from '../helpers/scratch.js';
 
-let host: RemoteHost;
-
-beforeAll(async () => {
-  isolateGitEnv();
-  requireBuiltCli();
-  host = await httpHost();
-});
-
-afterAll(async () => {
-  await host.close();
-  cleanupScratch();
-  cleanupBuiltCli();
-});
+const host = useHttpHost();
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -43,7 +31,7 @@ async function selfSignedServer(): Promise<{ url: string; close(): Promise<void>
 
 describe('a remote that cannot be spoken to', () => {
   it('https:// to a server that speaks plain HTTP is an io_error naming the URL', async () => {
-    const { clone, url } = await seededRemote(host);
+    const { clone, url } = await seededRemote(host());
     const https = url.replace(/^http:/, 'https:');
     git(clone, 'remote', 'add', 'tls', https);
     const before = rev(clone);
@@ -56,7 +44,7 @@ describe('a remote that cannot be spoken to', () => {
   });
 
   it('a server whose certificate is not trusted is an io_error naming the URL and the certificate', async () => {
-    const { clone } = await seededRemote(host);
+    const { clone } = await seededRemote(host());
     const server = await selfSignedServer();
     try {
       git(clone, 'remote', 'add', 'selfsigned', server.url);

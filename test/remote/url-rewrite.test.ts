@@ -3,40 +3,27 @@
 // pushInsteadOf only for push URLs and never for an explicit pushurl. A remote whose transport
 // patchtx does not speak is refused before anything is committed.
 import { basename } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, patchtxJson, requireBuiltCli } from '../helpers/cli.js';
-import { addLine, httpHost, seededRemote, type RemoteHost, type SharedRemote } from '../helpers/remote.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { patchtxJson } from '../helpers/cli.js';
+import { addLine, seededRemote, type SharedRemote, useHttpHost } from '../helpers/remote.js';
 import { git, gitAsync, rev } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv } from '../helpers/scratch.js';
 
-let host: RemoteHost;
-
-beforeAll(async () => {
-  isolateGitEnv();
-  requireBuiltCli();
-  host = await httpHost();
-});
-
-afterAll(async () => {
-  await host.close();
-  cleanupScratch();
-  cleanupBuiltCli();
-});
+const host = useHttpHost();
 
 let setup: SharedRemote;
 let name: string;
 beforeEach(async () => {
-  setup = await seededRemote(host);
+  setup = await seededRemote(host());
   name = basename(setup.bare);
 });
 
 /** A base on the same server where no repository is: a push rewritten to it fails. */
-const nowhere = (): string => `${host.base}nowhere/`;
+const nowhere = (): string => `${host().base}nowhere/`;
 
 describe('url.<base>.insteadOf', () => {
   it('rewrites the remote URL, the longest matching prefix winning, as git does', async () => {
     git(setup.clone, 'config', `url.${nowhere()}.insteadOf`, 'srv:');
-    git(setup.clone, 'config', `url.${host.base}server.insteadOf`, 'srv:server');
+    git(setup.clone, 'config', `url.${host().base}server.insteadOf`, 'srv:server');
     git(setup.clone, 'remote', 'set-url', 'origin', `srv:${name}`);
     // git itself fetches through the rewritten URL
     expect((await gitAsync(setup.clone, 'fetch', '-q', 'origin')).status).toBe(0);
@@ -47,7 +34,7 @@ describe('url.<base>.insteadOf', () => {
   });
 
   it('pushInsteadOf rewrites the push URL only, and an explicit pushurl is rewritten by insteadOf alone', async () => {
-    git(setup.clone, 'config', `url.${host.base}.pushInsteadOf`, 'pushed:');
+    git(setup.clone, 'config', `url.${host().base}.pushInsteadOf`, 'pushed:');
     git(setup.clone, 'remote', 'set-url', 'origin', `pushed:${name}`);
     const a = await patchtxJson('apply', '--repo', setup.clone, addLine('push-only'), '--push');
     expect(a.code, a.out + a.err).toBe(0);
@@ -56,7 +43,7 @@ describe('url.<base>.insteadOf', () => {
     git(setup.clone, 'remote', 'set-url', 'origin', setup.url);
     git(setup.clone, 'config', 'remote.origin.pushurl', `both:${name}`);
     git(setup.clone, 'config', `url.${nowhere()}.pushInsteadOf`, 'both:');
-    git(setup.clone, 'config', `url.${host.base}.insteadOf`, 'both:');
+    git(setup.clone, 'config', `url.${host().base}.insteadOf`, 'both:');
     const b = await patchtxJson('apply', '--repo', setup.clone, addLine('pushurl'), '--push');
     expect(b.code, b.out + b.err).toBe(0);
     expect(rev(setup.bare, 'main')).toBe(b.lines[0].commit);
