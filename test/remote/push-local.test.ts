@@ -1,20 +1,12 @@
 // apply --push, push and --retry against a remote on this machine (a path, as `git clone /srv/x.git`
 // configures it, or a file:// URL), through git's local transport: the same lease as over HTTP.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, patchtxJson, requireBuiltCli } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { patchtxJson, useBuiltCli } from '../helpers/cli.js';
 import { git, rev } from '../helpers/repos.js';
 import { addLine, anotherBotPushes, localHost, seededRemote, type SharedRemote } from '../helpers/remote.js';
-import { cleanupScratch, isolateGitEnv } from '../helpers/scratch.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
 
-beforeAll(() => {
-  isolateGitEnv();
-  requireBuiltCli();
-});
-afterAll(() => {
-  cleanupScratch();
-  cleanupBuiltCli();
-});
+useBuiltCli();
 
 /** A bare repository with one commit on main, and a clone of it by path. */
 const setup = (): Promise<SharedRemote> => seededRemote(localHost());

@@ -4,21 +4,14 @@
 // `patchtx --repo checkout apply --push` from elsewhere pushes to the same repository git would.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { runCli, useBuiltCli } from '../helpers/cli.js';
 import { addLine, anotherBotPushes, localHost, seededRemote } from '../helpers/remote.js';
 import { git, rev } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv, tempDir } from '../helpers/scratch.js';
+import { tempDir } from '../helpers/scratch.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
 
-beforeAll(() => {
-  isolateGitEnv();
-  requireBuiltCli();
-});
-afterAll(() => {
-  cleanupScratch();
-  cleanupBuiltCli();
-});
+useBuiltCli();
 
 describe('a remote whose URL is a relative path', () => {
   it('is found from the working tree root, from whatever directory patchtx runs in', async () => {
