@@ -18,7 +18,7 @@ import { NOTES_REF } from '../tx/run.js';
 import { withSession } from '../tx/session.js';
 import { applyTransaction, type ApplyOptions } from './apply.js';
 import { moveBranch } from './move-branch.js';
-import { backoff, httpSettings, pushAfterApply, reflogIdentity, remoteFetchUrl, trackingRefOf, type PushOptions, type PushResult } from './push.js';
+import { backoff, fetchEndpoint, pushAfterApply, reflogIdentity, trackingRefOf, type PushOptions, type PushResult } from './push.js';
 
 export interface RetryPushOptions extends PushOptions {
   /** the branch the patches were applied to */
@@ -60,8 +60,8 @@ async function fetchTip(opts: RetryPushOptions, lost: string | null): Promise<st
   return withSession({ ...opts, noRecover: true }, async (session) => {
     const remote = opts.remote ?? 'origin';
     // where git fetches from: the remote's URL, not its pushurl
-    const url = remoteFetchUrl(session, remote);
-    const tip = await fetchRef({ gitdir: session.repo.commonDir, url, ...httpSettings(session, url), ref: opts.ref, have: lost ?? undefined });
+    const from = fetchEndpoint(session, remote);
+    const tip = await fetchRef({ gitdir: session.repo.commonDir, ...from, ref: opts.ref, have: lost ?? undefined });
     const tracking = trackingRefOf(session, remote, opts.ref);
     if (tracking !== null && tip !== null) {
       const was = await readRef(session.repo, tracking);

@@ -103,22 +103,29 @@ function untracked(e: unknown, remote: string, ref: string, tracking: string | n
   );
 }
 
+/** A URL with git's HTTP settings for it (http.extraHeader, http.sslVerify, http.sslCAInfo), as fetchRef and pushRef take them. */
+export interface RemoteEndpoint {
+  url: string;
+  headers: Record<string, string>;
+  tls: TlsSettings;
+}
+
 /**
- * The URL pushed to: the remote itself when it is a URL, else its configured pushurl or URL, else
+ * Where a push goes: the remote itself when it is a URL, else its configured pushurl or URL, else
  * the remote as a path, rewritten by git's url.<base>.insteadOf and pushInsteadOf rules
- * (url-rewrite.ts). A transport patchtx does not speak (ssh://, host:path) is refused here, before
- * a command writes anything.
+ * (url-rewrite.ts). A transport patchtx does not speak (ssh://, host:path), or a bad HTTP setting,
+ * is refused here, before a command writes anything.
  */
-export const remoteUrl = (session: Session, remote: string): string => urlOf(session, remote, 'push');
+export const pushEndpoint = (session: Session, remote: string): RemoteEndpoint => endpointOf(session, remote, 'push');
 
 /**
- * The URL a push's fetches (the remote's notes, a retry's new tip) fetch from, as git fetches: the
+ * Where a push's fetches (the remote's notes, a retry's new tip) fetch from, as git fetches: the
  * remote's URL (not its pushurl), rewritten by insteadOf rules alone; a remote with a pushurl and
- * no URL is fetched from its pushurl. Checked as remoteUrl checks the push URL.
+ * no URL is fetched from its pushurl. Checked as pushEndpoint checks the push URL.
  */
-export const remoteFetchUrl = (session: Session, remote: string): string => urlOf(session, remote, 'fetch');
+export const fetchEndpoint = (session: Session, remote: string): RemoteEndpoint => endpointOf(session, remote, 'fetch');
 
-function urlOf(session: Session, remote: string, use: 'push' | 'fetch'): string {
+function endpointOf(session: Session, remote: string, use: 'push' | 'fetch'): RemoteEndpoint {
   const { config } = session;
   const pushurl = hasScheme(remote) ? undefined : config.get(`remote.${remote}.pushurl`);
   const url = hasScheme(remote) ? remote : config.get(`remote.${remote}.url`);
@@ -138,16 +145,8 @@ function urlOf(session: Session, remote: string, use: 'push' | 'fetch'): string 
       },
     );
   }
-  // a bad setting is found before anything is written
-  httpSettings(session, chosen);
-  return chosen;
+  return { url: chosen, headers: extraHeaders(session.config, chosen), tls: tlsSettings(session.config, session.env, chosen) };
 }
-
-/** git's HTTP settings for `url` (http.extraHeader, http.sslVerify, http.sslCAInfo), for fetchRef and pushRef. */
-export const httpSettings = (session: Session, url: string): { headers: Record<string, string>; tls: TlsSettings } => ({
-  headers: extraHeaders(session.config, url),
-  tls: tlsSettings(session.config, session.env, url),
-});
 
 /**
  * Throws `usage` when a push could not be made: the remote is neither configured nor a URL, or there
@@ -156,7 +155,7 @@ export const httpSettings = (session: Session, url: string): { headers: Record<s
  */
 export async function checkPushRemote(opts: PushOptions): Promise<void> {
   await withSession({ ...opts, noRecover: true }, async (session) => {
-    remoteUrl(session, opts.remote ?? 'origin');
+    pushEndpoint(session, opts.remote ?? 'origin');
     branchOf(opts.ref, opts.ref === undefined ? (await readHead(session.repo)).ref : null);
   });
 }
@@ -165,22 +164,21 @@ export async function pushBranch(opts: PushOptions): Promise<PushResult> {
   return withSession({ ...opts, noRecover: true }, async (session) => {
     const { repo } = session;
     const remote = opts.remote ?? 'origin';
-    const url = remoteUrl(session, remote);
+    const to = pushEndpoint(session, remote);
     const ref = branchOf(opts.ref, opts.ref === undefined ? (await readHead(repo)).ref : null);
     const commit = await readRef(repo, ref);
     if (commit === null) throw new PatchtxError('bad_revision', `${ref} does not exist here: nothing to push`, { ref });
     const tracking = trackingRefOf(session, remote, ref);
     const tracked = tracking === null ? null : await readRef(repo, tracking);
     const expected = opts.expected === undefined || (opts.createUntracked === true && tracking !== null && tracked === null) ? tracked : opts.expected;
-    const http = httpSettings(session, url);
-    const pushed = await pushRef({ gitdir: repo.commonDir, url, ...http, localRef: ref, expected, force: opts.force }).catch((e: unknown) => {
+    const pushed = await pushRef({ gitdir: repo.commonDir, ...to, localRef: ref, expected, force: opts.force }).catch((e: unknown) => {
       throw opts.expected === undefined && tracked === null ? untracked(e, remote, ref, tracking) : e;
     });
     const warnings: PushWarning[] = [];
     if (tracking !== null && tracked !== commit) {
       await updateRef(repo, { ref: tracking, expectedOld: tracked, newOid: commit, message: 'update by push', identity: reflogIdentity(session) });
     }
-    const notes = await pushNotes(session, { url, ...http }, remote, warnings);
+    const notes = await pushNotes(session, to, remote, warnings);
     return { ok: true, remote: anonymizeUrl(remote), url: pushed.url, ref, commit, previous: pushed.previous, forced: opts.force === true, notes, warnings };
   });
 }
@@ -256,25 +254,21 @@ async function lastMergedNotes(session: Session, tip: string): Promise<string | 
  * random time first (backoff). Still refused after that many attempts, or the remote unreachable
  * now: a warning, not a failure (the branch has landed).
  */
-async function pushNotes(
-  session: Session,
-  to: { url: string; headers: Record<string, string>; tls: TlsSettings },
-  remote: string,
-  warnings: PushWarning[],
-): Promise<PushResult['notes']> {
+async function pushNotes(session: Session, to: RemoteEndpoint, remote: string, warnings: PushWarning[]): Promise<PushResult['notes']> {
   const { repo } = session;
   const tip = await readRef(repo, NOTES_REF);
   if (tip === null) return 'absent';
   let lastError = '';
   // a notes commit the remote has: only the notes after it are fetched
   let have = await lastMergedNotes(session, tip);
+  let from: RemoteEndpoint | undefined;
   for (let attempt = 0; attempt < NOTES_ATTEMPTS; attempt++) {
     const started = Date.now();
     try {
       if (attempt > 0) {
         // fetched from where git fetches (the remote's URL), not its pushurl
-        const from = remoteFetchUrl(session, remote);
-        const theirs = await fetchRef({ gitdir: repo.commonDir, url: from, ...httpSettings(session, from), ref: NOTES_REF, have });
+        from ??= fetchEndpoint(session, remote);
+        const theirs = await fetchRef({ gitdir: repo.commonDir, ...from, ref: NOTES_REF, have });
         have = theirs ?? undefined;
         if (theirs !== null) await mergeInto(session, theirs, remote);
       }
