@@ -5,31 +5,17 @@
 // commit's patch text is in the server's refs/notes/patchtx.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
-import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
+import { expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { useHttpHost } from '../helpers/remote.js';
 import { git, gitOk } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { patchFile, tempDir, v4a } from '../helpers/scratch.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
 
 const BOTS = 8;
 const PATCHES = 10;
 
-let root: string;
-let server: GitHttpServer;
-
-beforeAll(async () => {
-  isolateGitEnv();
-  requireBuiltCli();
-  root = tempDir();
-  server = await startGitHttpServer(root);
-});
-
-afterAll(async () => {
-  await server.close();
-  cleanupScratch();
-  cleanupBuiltCli();
-});
+const host = useHttpHost();
 
 interface Bot {
   /** the commits the bot's runs last reported, in order */
@@ -43,7 +29,7 @@ interface Bot {
 /** A bot: its clone, then its patches, one `apply --push --retry 5` each (one commit each). */
 async function bot(url: string, b: number): Promise<Bot> {
   const clone = path.join(tempDir(), `bot${b}`);
-  await gitOk(root, 'clone', '-q', url, clone);
+  await gitOk(host().root, 'clone', '-q', url, clone);
   git(clone, 'config', 'user.name', `Bot ${b}`);
   git(clone, 'config', 'user.email', `bot${b}@example.invalid`);
   const result: Bot = { commits: [], retries: [] };
@@ -61,16 +47,16 @@ async function bot(url: string, b: number): Promise<Bot> {
 }
 
 it(`${BOTS} bots, ${PATCHES} patches each, --push --retry 5 through one server: every commit lands once, with its note`, { timeout: 600_000 }, async () => {
-  const bare = path.join(root, 'shared.git');
-  git(root, 'init', '-q', '--bare', '-b', 'main', bare);
+  const bare = path.join(host().root, 'shared.git');
+  git(host().root, 'init', '-q', '--bare', '-b', 'main', bare);
   git(bare, 'config', 'http.receivepack', 'true');
   const seed = path.join(tempDir(), 'seed');
-  git(root, 'init', '-q', '-b', 'main', seed);
+  git(host().root, 'init', '-q', '-b', 'main', seed);
   writeFileSync(path.join(seed, 'README'), 'shared\n');
   git(seed, 'add', 'README');
   git(seed, 'commit', '-q', '-m', 'seed');
   git(seed, 'push', '-q', bare, 'main');
-  const url = `${server.base}shared.git`;
+  const url = `${host().base}shared.git`;
 
   const results = await Promise.all(Array.from({ length: BOTS }, (_, b) => bot(url, b)));
   const retries = results.flatMap((r) => r.retries);

@@ -6,32 +6,18 @@
 // is computed on the server with `git rev-list --objects`, and compared with the pack that came.
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { cleanupBuiltCli, patchtxJson, requireBuiltCli } from '../helpers/cli.js';
-import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
+import { expect, it } from 'vitest';
+import { patchtxJson } from '../helpers/cli.js';
+import { useHttpHost } from '../helpers/remote.js';
 import { git, gitOk, rev } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { patchFile, tempDir, v4a } from '../helpers/scratch.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
 
 const NOTES = 'refs/notes/patchtx';
 /** commits (each with a note) on the server before the clone */
 const HISTORY = 20;
 
-let root: string;
-let server: GitHttpServer;
-
-beforeAll(async () => {
-  isolateGitEnv();
-  requireBuiltCli();
-  root = tempDir();
-  server = await startGitHttpServer(root);
-});
-
-afterAll(async () => {
-  await server.close();
-  cleanupScratch();
-  cleanupBuiltCli();
-});
+const host = useHttpHost();
 
 /** The packs of a repository, by name. */
 const packs = (gitdir: string): Set<string> => new Set(readdirSync(path.join(gitdir, 'objects', 'pack')).filter((f) => f.endsWith('.idx')));
@@ -57,10 +43,20 @@ const objectsBetween = (bare: string, want: string, have: string): string[] =>
     .map((l) => l.slice(0, 40))
     .sort();
 
+/** A bare repository NAME.git on the server that takes pushes, and a new repository to seed it from. */
+function serverRepo(name: string): { bare: string; seed: string } {
+  const bare = path.join(host().root, `${name}.git`);
+  git(host().root, 'init', '-q', '--bare', '-b', 'main', bare);
+  git(bare, 'config', 'http.receivepack', 'true');
+  const seed = path.join(tempDir(), 'seed');
+  git(host().root, 'init', '-q', '-b', 'main', seed);
+  return { bare, seed };
+}
+
 /** Another clone lands a commit and a note of its own on the server. */
 async function otherBotPushes(url: string, file: string): Promise<{ commit: string; notes: string }> {
   const other = path.join(tempDir(), 'other');
-  await gitOk(root, 'clone', '-q', url, other);
+  await gitOk(host().root, 'clone', '-q', url, other);
   await gitOk(other, 'fetch', '-q', 'origin', `${NOTES}:${NOTES}`);
   writeFileSync(path.join(other, file), 'theirs\n');
   git(other, 'add', file);
@@ -72,11 +68,7 @@ async function otherBotPushes(url: string, file: string): Promise<{ commit: stri
 }
 
 it("a retry fetches only what the server gained since the lost push's base, and the notes merge only the notes after the last merged", async () => {
-  const bare = path.join(root, 'history.git');
-  git(root, 'init', '-q', '--bare', '-b', 'main', bare);
-  git(bare, 'config', 'http.receivepack', 'true');
-  const seed = path.join(tempDir(), 'seed');
-  git(root, 'init', '-q', '-b', 'main', seed);
+  const { bare, seed } = serverRepo('history');
   for (let i = 0; i < HISTORY; i++) {
     writeFileSync(path.join(seed, `f${i}.txt`), `file ${i}\n`);
     git(seed, 'add', `f${i}.txt`);
@@ -84,9 +76,9 @@ it("a retry fetches only what the server gained since the lost push's base, and 
     git(seed, '-c', 'user.name=Seed', '-c', 'user.email=s@example.invalid', 'notes', '--ref', 'patchtx', 'add', '-m', `note ${i}`, 'HEAD');
   }
   git(seed, 'push', '-q', bare, 'main', NOTES);
-  const url = `${server.base}history.git`;
+  const url = `${host().base}history.git`;
   const clone = path.join(tempDir(), 'bot');
-  await gitOk(root, 'clone', '-q', url, clone);
+  await gitOk(host().root, 'clone', '-q', url, clone);
   await gitOk(clone, 'fetch', '-q', 'origin', `${NOTES}:${NOTES}`);
   git(clone, 'config', 'user.name', 'Bot');
   git(clone, 'config', 'user.email', 'bot@example.invalid');
@@ -122,17 +114,13 @@ it("a retry fetches only what the server gained since the lost push's base, and 
 });
 
 it('a retry after the remote branch was deleted stops as stale, saying so: the fetch finds no such ref, and nothing is pushed', async () => {
-  const bare = path.join(root, 'deleted.git');
-  git(root, 'init', '-q', '--bare', '-b', 'main', bare);
-  git(bare, 'config', 'http.receivepack', 'true');
-  const seed = path.join(tempDir(), 'seed');
-  git(root, 'init', '-q', '-b', 'main', seed);
+  const { bare, seed } = serverRepo('deleted');
   writeFileSync(path.join(seed, 'a.txt'), 'one\n');
   git(seed, 'add', 'a.txt');
   git(seed, '-c', 'user.name=Seed', '-c', 'user.email=s@example.invalid', 'commit', '-q', '-m', 'seed');
   git(seed, 'push', '-q', bare, 'main:main', 'main:bot');
   const clone = path.join(tempDir(), 'bot');
-  await gitOk(root, 'clone', '-q', '--bare', `${server.base}deleted.git`, clone);
+  await gitOk(host().root, 'clone', '-q', '--bare', `${host().base}deleted.git`, clone);
   git(clone, 'config', 'user.name', 'Bot');
   git(clone, 'config', 'user.email', 'bot@example.invalid');
   git(bare, 'update-ref', '-d', 'refs/heads/bot');
