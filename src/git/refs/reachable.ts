@@ -7,10 +7,9 @@
 // cannot lead to one of them, and the walk does not go down the whole history.
 import path from 'node:path';
 import { readdir, readFile } from '../fs/fsx.js';
-import { parseTagTarget } from '../objects/model/tag.js';
 import type { ObjectStore } from '../objects/store.js';
 import type { Repository } from '../repo/repository.js';
-import { readHead, readRef } from './refs.js';
+import { peelToCommit, readHead, readRef } from './refs.js';
 
 const LEEWAY_SECONDS = 24 * 60 * 60;
 
@@ -34,18 +33,6 @@ async function refNames(repo: Repository): Promise<Set<string>> {
   return names;
 }
 
-/** The commit `oid` names, through annotated tags; null for a tree or a blob (or an object not here). */
-async function peel(store: ObjectStore, oid: string): Promise<string | null> {
-  for (let depth = 0; depth < 8; depth++) {
-    const raw = await store.readRaw(oid).catch(() => null);
-    if (raw === null) return null;
-    if (raw.type === 'commit') return oid;
-    if (raw.type !== 'tag') return null;
-    oid = parseTagTarget(raw.content, oid).object;
-  }
-  return null;
-}
-
 /** Those of `commits` that a ref other than `except` (and HEAD, when detached) reaches. */
 export async function reachedByOtherRefs(store: ObjectStore, repo: Repository, commits: readonly string[], except: readonly string[]): Promise<Set<string>> {
   const wanted = new Set(commits);
@@ -61,7 +48,8 @@ export async function reachedByOtherRefs(store: ObjectStore, repo: Repository, c
   if (head !== null && head.ref === null && head.oid !== null) tips.push(head.oid);
   for (const n of names) {
     const oid = await readRef(repo, n).catch(() => null);
-    const commit = oid === null ? null : await peel(store, oid);
+    // through annotated tags; a ref to a tree or a blob (or to an object not here) reaches no commit
+    const commit = oid === null ? null : await peelToCommit(store, oid, n).catch(() => null);
     if (commit !== null) tips.push(commit);
   }
   const seen = new Set<string>();

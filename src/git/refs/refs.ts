@@ -148,7 +148,7 @@ function badRevision(rev: string, why: string, data: Record<string, unknown> = {
 }
 
 /** Peels tags until a commit; anything else is a bad revision. */
-async function peelToCommit(store: ObjectStore, oid: string, rev: string): Promise<string> {
+export async function peelToCommit(store: ObjectStore, oid: string, rev: string): Promise<string> {
   for (let depth = 0; depth < 10; depth++) {
     let raw;
     try {
