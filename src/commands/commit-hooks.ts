@@ -67,12 +67,17 @@ function showOutput(output: string): void {
   if (output !== '') process.stderr.write(output);
 }
 
-/** The hooks a commit's message goes through, in order: prepare-commit-msg, and commit-msg unless `noVerify`. */
-export function messageHooks(session: Session, noVerify = false): Array<{ name: 'prepare-commit-msg' | 'commit-msg'; file: string }> {
+type MessageHook = 'prepare-commit-msg' | 'commit-msg';
+
+/** The names of the hooks a commit's message may go through, in order: prepare-commit-msg, and commit-msg unless `noVerify`. */
+const messageHookNames = (noVerify = false): readonly MessageHook[] => ['prepare-commit-msg', ...(noVerify ? [] : (['commit-msg'] as const))];
+
+/** The hooks a commit's message goes through, in order (messageHookNames), those that are there to run. */
+export function messageHooks(session: Session, noVerify = false): Array<{ name: MessageHook; file: string }> {
   const { repo, config, env } = session;
-  return (['prepare-commit-msg', ...(noVerify ? [] : ['commit-msg'])] as const)
+  return messageHookNames(noVerify)
     .map((name) => ({ name, file: findHook(repo, config, env, name) }))
-    .filter((h): h is { name: 'prepare-commit-msg' | 'commit-msg'; file: string } => h.file !== null);
+    .filter((h): h is { name: MessageHook; file: string } => h.file !== null);
 }
 
 /**
@@ -114,7 +119,7 @@ function withoutLines(message: string, trailers: readonly Trailer[]): string {
 export async function messageThroughHooks(session: Session, message: string, kept: readonly Trailer[], ctx: HookContext): Promise<string> {
   const { repo } = session;
   const hooks = messageHooks(session, ctx.noVerify);
-  hintIgnored(session, ['prepare-commit-msg', ...(ctx.noVerify ? [] : ['commit-msg'])]);
+  hintIgnored(session, messageHookNames(ctx.noVerify));
   if (hooks.length === 0) return message;
   // runs on other refs may go on at the same time without the index lock: they get files of their own
   const own = ctx.checkout ? null : `COMMIT_EDITMSG-patchtx-${randomBytes(6).toString('hex')}`;
