@@ -5,31 +5,19 @@
 // commit of the server's branch has its note.
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { cleanupBuiltCli, patchtxJson, requireBuiltCli, runCli } from '../helpers/cli.js';
-import { addLine, anotherBotPushes, httpHost, seededRemote, type RemoteHost, type SharedRemote } from '../helpers/remote.js';
+import { beforeEach, expect, it } from 'vitest';
+import { patchtxJson, runCli } from '../helpers/cli.js';
+import { addLine, anotherBotPushes, seededRemote, type SharedRemote, useHttpHost } from '../helpers/remote.js';
 import { git } from '../helpers/repos.js';
 import { waitFor } from '../helpers/schedule.js';
-import { cleanupScratch, isolateGitEnv, patchFile, tempDir, v4a } from '../helpers/scratch.js';
+import { patchFile, tempDir, v4a } from '../helpers/scratch.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
 
-let host: RemoteHost;
+const host = useHttpHost();
 let setup: SharedRemote;
 
-beforeAll(async () => {
-  isolateGitEnv();
-  requireBuiltCli();
-  host = await httpHost();
-});
-
 beforeEach(async () => {
-  setup = await seededRemote(host);
-});
-
-afterAll(async () => {
-  await host.close();
-  cleanupScratch();
-  cleanupBuiltCli();
+  setup = await seededRemote(host());
 });
 
 const lines = (text: string): string[] => text.split('\n').filter((l) => l !== '');

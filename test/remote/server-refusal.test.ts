@@ -6,26 +6,13 @@
 // the hook printed ("remote: ...").
 import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBuiltCli, patchtxJson, requireBuiltCli } from '../helpers/cli.js';
-import { addLine, httpHost, localHost, seededRemote, type RemoteHost } from '../helpers/remote.js';
+import { describe, expect, it } from 'vitest';
+import { patchtxJson } from '../helpers/cli.js';
+import { addLine, localHost, seededRemote, type RemoteHost, useHttpHost } from '../helpers/remote.js';
 import { git, rev } from '../helpers/repos.js';
-import { cleanupScratch, isolateGitEnv } from '../helpers/scratch.js';
 import { expectFsckClean } from '../helpers/snapshot.js';
 
-let http: RemoteHost;
-
-beforeAll(async () => {
-  isolateGitEnv();
-  requireBuiltCli();
-  http = await httpHost();
-});
-
-afterAll(async () => {
-  await http.close();
-  cleanupScratch();
-  cleanupBuiltCli();
-});
+const http = useHttpHost();
 
 /** Installs a server-side hook that prints `said` and refuses every push. */
 function refuseWith(bare: string, hook: 'pre-receive' | 'update', said: string): void {
@@ -35,7 +22,7 @@ function refuseWith(bare: string, hook: 'pre-receive' | 'update', said: string):
 }
 
 describe.each([
-  ['over HTTP', (): RemoteHost => http],
+  ['over HTTP', http],
   ['to a path', (): RemoteHost => localHost()],
 ])('a server that refuses the push %s', (_how, host) => {
   it('is an io_error naming its reason, not stale, and --retry does not apply the patch again', async () => {
