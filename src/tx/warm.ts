@@ -18,7 +18,7 @@ import { statSync } from 'node:fs';
 import { openRepository as discover } from '../git/repo/discover.js';
 import { loadConfig, type GitConfig } from '../git/repo/config.js';
 import { IndexCache } from '../git/index/read.js';
-import { KEPT_DEFLATE_AHEAD, looseCompression, ObjectStore, promisorRemote } from '../git/objects/store.js';
+import { looseCompression, ObjectStore, promisorRemote } from '../git/objects/store.js';
 import type { Repository } from '../git/repo/repository.js';
 
 /** What a session is opened with; `release` ends the command's hold on them. */
@@ -82,8 +82,7 @@ export class WarmRepository {
       return { repo, config, store: own, release: () => own.close() };
     }
     if (this.store !== null && this.storeKey !== key) this.dropStore();
-    // a kept store deflates a smaller batch ahead too: its worker outlives the command (deflate-worker.ts)
-    this.store ??= new ObjectStore(repo, { compression: looseCompression(config), promisor: promisorRemote(config), deflateAheadFrom: KEPT_DEFLATE_AHEAD });
+    this.store ??= new ObjectStore(repo, { compression: looseCompression(config), promisor: promisorRemote(config) });
     this.storeKey = key;
     const store = this.store;
     store.revalidate();

@@ -51,16 +51,13 @@ const COMPRESSING_AT_ONCE = 4;
 
 /**
  * Every object's content deflated at `level` (see deflate.ts): the large ones on libuv's thread
- * pool, several at a time, while the small ones are compressed here meanwhile; those in `deflated`
- * (deflated ahead: deflate-worker.ts) are taken as they are.
+ * pool, several at a time, while the small ones are compressed here meanwhile.
  */
-async function compressAll(objects: readonly PackInput[], level: number, deflated?: ReadonlyMap<string, Buffer>): Promise<Buffer[]> {
+async function compressAll(objects: readonly PackInput[], level: number): Promise<Buffer[]> {
   const out = new Array<Buffer>(objects.length);
   const large: number[] = [];
   objects.forEach((o, i) => {
-    const ahead = deflated?.get(o.oid);
-    if (ahead) out[i] = ahead;
-    else if (o.content.byteLength >= ASYNC_DEFLATE_MIN) large.push(i);
+    if (o.content.byteLength >= ASYNC_DEFLATE_MIN) large.push(i);
   });
   const pooled = inParallel(large, COMPRESSING_AT_ONCE, async (i) => {
     out[i] = await deflateObject(objects[i]!.content, level);
@@ -96,14 +93,13 @@ export interface IndexEntry {
   crc: number;
 }
 
-/** `deflated`: objects already deflated at `level` (by id), which are not deflated again. */
-export async function buildPack(objects: readonly PackInput[], level = -1, deflated?: ReadonlyMap<string, Buffer>): Promise<PackFiles> {
+export async function buildPack(objects: readonly PackInput[], level = -1): Promise<PackFiles> {
   const ordered = [...objects].sort((a, b) => TYPE_ORDER[a.type] - TYPE_ORDER[b.type]);
   const head = packHeader(ordered.length);
   const parts: Buffer[] = [head];
   const entries: IndexEntry[] = [];
   let offset = head.length;
-  const compressed = await compressAll(ordered, level, deflated);
+  const compressed = await compressAll(ordered, level);
   for (const [i, o] of ordered.entries()) {
     const header = entryHeader(o.type, o.content.byteLength);
     const data = compressed[i]!;

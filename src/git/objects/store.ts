@@ -56,7 +56,6 @@ import { ByteCache } from './byte-cache.js';
 import { DeltaBaseCache, PackFile } from './pack-file.js';
 import { PackIndexSet } from './pack-index.js';
 import { buildPack } from './pack-write.js';
-import { DeflateAhead } from './deflate-worker.js';
 import { recordOwnPack } from './own-packs.js';
 import type { GitConfig } from '../repo/config.js';
 import type { Repository } from '../repo/repository.js';
@@ -78,20 +77,7 @@ export interface ObjectStoreOptions {
   promisor?: string | null;
   /** the ceiling on the bytes of parsed trees kept (TREE_CACHE_BYTES; see ByteCache) */
   treeCacheBytes?: number;
-  /**
-   * a batch deflates its objects ahead on a worker thread from this many bytes (deflate-worker.ts);
-   * without it, never: a worker adds about 20 MB to the process's peak memory, which a process
-   * running one command (whose peak is a target of its own) does not spend
-   */
-  deflateAheadFrom?: number;
 }
-
-/**
- * deflateAheadFrom for a store kept between commands (a worker started once serves many): a few
- * hundred files. Below that the overlap is a few milliseconds, and on two busy cores a worker
- * deflating beside the main thread slowed it about as much (100-file patches measured no faster).
- */
-export const KEPT_DEFLATE_AHEAD = 2 * 1024 * 1024;
 
 /** What the parsed trees a store keeps may hold at most: every tree of a checkout of some tens of thousands of files. */
 export const TREE_CACHE_BYTES = 16 * 1024 * 1024;
@@ -201,7 +187,6 @@ export class ObjectStore {
   readonly objectsDir: string;
   private readonly reader: 'patchtx' | 'isomorphic-git';
   private readonly compression: number;
-  private readonly deflateAheadFrom: number | undefined;
   private readonly promisor: string | null;
   private readonly packs: PackIndexSet;
   private readonly deltaBases = new DeltaBaseCache();
@@ -229,8 +214,6 @@ export class ObjectStore {
   private readonly openPacks = new Map<string, PackFile>();
   /** objects written since beginBatch(), not yet on disk */
   private staged: Map<string, RawObject> | null = null;
-  /** the staged objects being deflated ahead of flushBatch, on another thread (deflate-worker.ts) */
-  private deflating: DeflateAhead | null = null;
   /** .keep files of the packs flushBatch wrote, until releaseKept() */
   private readonly kept: string[] = [];
 
@@ -240,7 +223,6 @@ export class ObjectStore {
     this.packs = new PackIndexSet(this.objectsDir);
     this.reader = options.reader ?? (process.env.PATCHTX_OBJECT_READER === 'isomorphic-git' ? 'isomorphic-git' : 'patchtx');
     this.compression = options.compression ?? 1;
-    this.deflateAheadFrom = options.deflateAheadFrom;
     this.promisor = options.promisor ?? null;
     this.trees = new ByteCache(options.treeCacheBytes ?? TREE_CACHE_BYTES);
   }
@@ -486,7 +468,6 @@ export class ObjectStore {
     if (this.staged) {
       if (!this.staged.has(oid) && !(await this.inKeptPack(oid))) {
         this.staged.set(oid, { type, content });
-        this.deflating?.add(oid, content);
       }
       return oid;
     }
@@ -511,15 +492,12 @@ export class ObjectStore {
   beginBatch(): void {
     if (!this.staged) this.editedTrees = new Map();
     this.staged ??= new Map();
-    if (this.deflateAheadFrom !== undefined) this.deflating ??= new DeflateAhead(this.compression, this.deflateAheadFrom);
   }
 
   /** Forgets the objects held since beginBatch() (nothing refers to them). */
   discardBatch(): void {
     this.staged = null;
     this.editedTrees = new Map();
-    this.deflating?.cancel();
-    this.deflating = null;
   }
 
   /**
@@ -529,11 +507,9 @@ export class ObjectStore {
    */
   async flushBatch(keep: string): Promise<void> {
     const staged = this.staged;
-    const deflating = this.deflating;
     this.staged = null;
-    this.deflating = null;
     if (!staged || staged.size === 0) return;
-    await this.writePack(staged, keep, await deflating?.take());
+    await this.writePack(staged, keep);
     const edited = this.editedTrees;
     this.editedTrees = new Map();
     for (const [oid, o] of staged) {
@@ -602,11 +578,10 @@ export class ObjectStore {
     for (const file of this.kept.splice(0)) await rm(file, { force: true });
   }
 
-  private async writePack(objects: Map<string, RawObject>, keep: string, deflated?: ReadonlyMap<string, Buffer>): Promise<void> {
+  private async writePack(objects: Map<string, RawObject>, keep: string): Promise<void> {
     const { checksum, pack, index } = await buildPack(
       [...objects].map(([oid, o]) => ({ oid, type: o.type, content: o.content })),
       this.compression,
-      deflated,
     );
     const dir = path.join(this.objectsDir, 'pack');
     await mkdir(dir, { recursive: true });

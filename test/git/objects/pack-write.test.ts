@@ -142,6 +142,26 @@ describe('ObjectStore batches', () => {
     store.discardBatch();
     expect(gitTry(dir, 'cat-file', '-e', dropped).status).not.toBe(0);
   });
+
+  it('writes a large batch (300 files, over a megabyte) as one pack git reads object by object', async () => {
+    const { dir, store } = await open('basic');
+    const before = packsOf(dir);
+    store.beginBatch();
+    const contents = Array.from({ length: 300 }, (_, i) =>
+      Buffer.from(Array.from({ length: 90 }, (_, k) => `export const v_${i}_${k} = compute(${(i * 31 + k * 17) % 1009}, 'value ${k}');\n`).join('')),
+    );
+    const oids = [];
+    for (const c of contents) oids.push(await store.writeBlob(c));
+    const tree = await store.writeTree(oids.map((oid, i) => ({ mode: '100644' as const, name: `f${String(i).padStart(3, '0')}.ts`, oid })));
+    await store.flushBatch('patchtx test');
+    const added = packsOf(dir).filter((n) => !before.includes(n) && n.endsWith('.idx'));
+    expect(added).toHaveLength(1);
+    expect(git(dir, 'verify-pack', path.join(dir, '.git/objects/pack', added[0]!))).toBe('');
+    expect(git(dir, 'ls-tree', '--name-only', tree).trim().split('\n')).toHaveLength(contents.length);
+    for (const i of [0, 150, 299]) expect(Buffer.from(git(dir, 'cat-file', 'blob', oids[i]!), 'utf8')).toEqual(contents[i]);
+    await store.releaseKept();
+    store.close();
+  });
 });
 
 describe('PackFile.read of a corrupt entry', () => {
