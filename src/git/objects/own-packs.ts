@@ -19,8 +19,12 @@ export async function recordOwnPack(commonDir: string, checksum: string): Promis
   const dir = ownPacksDir(commonDir);
   const file = path.join(dir, `pack-${checksum}`);
   try {
-    await mkdir(dir, { recursive: true });
-    await writeFile(file, '');
+    // the directory is there after the first pack: made only when the write finds it missing
+    await writeFile(file, '').catch(async (e: unknown) => {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      await mkdir(dir, { recursive: true });
+      await writeFile(file, '');
+    });
   } catch (e) {
     throw fsError(e, 'write pack', file, { pack: checksum });
   }

@@ -584,7 +584,6 @@ export class ObjectStore {
       this.compression,
     );
     const dir = path.join(this.objectsDir, 'pack');
-    await mkdir(dir, { recursive: true });
     const tag = `${process.pid}_${randomBytes(6).toString('hex')}`;
     // "tmp_" is the prefix git's prune cleans up, should a crash leave a file behind
     const files = [
@@ -603,9 +602,17 @@ export class ObjectStore {
     ];
     // before the pack is visible, so that no repack ever sees it unkept
     const keepFile = path.join(dir, `pack-${checksum}.keep`);
-    await writeFile(keepFile, `${keep}\n`).catch((e: unknown) => {
-      throw fsError(e, 'write pack', keepFile, { pack: checksum });
-    });
+    // objects/pack is nearly always there (git makes it with the repository): made only when the
+    // write finds it missing
+    await writeFile(keepFile, `${keep}\n`)
+      .catch(async (e: unknown) => {
+        if (!isMissingFile(e)) throw e;
+        await mkdir(dir, { recursive: true });
+        await writeFile(keepFile, `${keep}\n`);
+      })
+      .catch((e: unknown) => {
+        throw fsError(e, 'write pack', keepFile, { pack: checksum });
+      });
     this.kept.push(keepFile);
     // after the .keep file (a fold passes over a kept pack) and before the pack itself
     await recordOwnPack(this.repo.commonDir, checksum);
@@ -632,16 +639,8 @@ export class ObjectStore {
     for (const f of files) {
       const handle = await open(f.temp, 'wx', 0o444);
       try {
-        // in pieces of about a megabyte: few system calls, no second copy of the whole pack
-        for (let i = 0; i < f.data.length;) {
-          const group: Buffer[] = [];
-          let size = 0;
-          while (i < f.data.length && (group.length === 0 || size + f.data[i]!.length <= 1 << 20)) {
-            size += f.data[i]!.length;
-            group.push(f.data[i++]!);
-          }
-          await handle.writeFile(group.length === 1 ? group[0]! : Buffer.concat(group, size));
-        }
+        // the pieces as they are, gathered by the kernel (writev): no copy of the pack in memory
+        await handle.writeAll(f.data);
         // not by git's default: these are the objects `git commit` would write loose (see
         // shouldFsyncTransactionPack), as their compression level is (looseCompression)
         if (f.sync) await handle.sync();

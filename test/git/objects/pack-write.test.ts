@@ -1,7 +1,7 @@
 // Writing a transaction's objects as one pack: git must read every object from it, accept the
 // pack and its index (`git verify-pack`, `git fsck --strict`), and patchtx's own reader must find
 // them again, for a batch of one object as for many.
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
@@ -13,6 +13,7 @@ import { hashObject, type ObjectType } from '../../../src/git/objects/hash.js';
 import { ObjectStore } from '../../../src/git/objects/store.js';
 import { DeltaBaseCache, PackFile } from '../../../src/git/objects/pack-file.js';
 import { buildPack } from '../../../src/git/objects/pack-write.js';
+import { ownPacks, ownPacksDir } from '../../../src/git/objects/own-packs.js';
 import { cleanupRepos, git, gitTry, makeRepo } from '../../helpers/repos.js';
 import { openFixture as open } from '../util.js';
 
@@ -143,11 +144,11 @@ describe('ObjectStore batches', () => {
     expect(gitTry(dir, 'cat-file', '-e', dropped).status).not.toBe(0);
   });
 
-  it('writes a large batch (300 files, over a megabyte) as one pack git reads object by object', async () => {
+  it('writes a large batch (600 files: over a megabyte, and more pieces than one writev takes) as one pack git reads object by object', async () => {
     const { dir, store } = await open('basic');
     const before = packsOf(dir);
     store.beginBatch();
-    const contents = Array.from({ length: 300 }, (_, i) =>
+    const contents = Array.from({ length: 600 }, (_, i) =>
       Buffer.from(Array.from({ length: 90 }, (_, k) => `export const v_${i}_${k} = compute(${(i * 31 + k * 17) % 1009}, 'value ${k}');\n`).join('')),
     );
     const oids = [];
@@ -158,8 +159,29 @@ describe('ObjectStore batches', () => {
     expect(added).toHaveLength(1);
     expect(git(dir, 'verify-pack', path.join(dir, '.git/objects/pack', added[0]!))).toBe('');
     expect(git(dir, 'ls-tree', '--name-only', tree).trim().split('\n')).toHaveLength(contents.length);
-    for (const i of [0, 150, 299]) expect(Buffer.from(git(dir, 'cat-file', 'blob', oids[i]!), 'utf8')).toEqual(contents[i]);
+    for (const i of [0, 300, 599]) expect(Buffer.from(git(dir, 'cat-file', 'blob', oids[i]!), 'utf8')).toEqual(contents[i]);
     await store.releaseKept();
+    store.close();
+  });
+});
+
+describe('a batch where the directories of packs are missing', () => {
+  it("makes objects/pack and the record directory, and records the pack as patchtx's own", async () => {
+    const { dir, store } = await open('empty');
+    const packDir = path.join(dir, '.git/objects/pack');
+    rmSync(packDir, { recursive: true });
+    expect(existsSync(ownPacksDir(path.join(dir, '.git')))).toBe(false);
+    store.beginBatch();
+    const oid = await store.writeBlob(Buffer.from('into a pack directory made anew\n'));
+    await store.flushBatch('patchtx test');
+    const packs = readdirSync(packDir);
+    expect(packs.filter((n) => n.endsWith('.pack'))).toHaveLength(1);
+    expect(packs.filter((n) => n.endsWith('.keep'))).toHaveLength(1);
+    const checksum = /^pack-([0-9a-f]{40})\.pack$/.exec(packs.find((n) => n.endsWith('.pack'))!)![1];
+    expect(await ownPacks(path.join(dir, '.git'))).toEqual([checksum]);
+    expect(git(dir, 'cat-file', 'blob', oid)).toBe('into a pack directory made anew\n');
+    await store.releaseKept();
+    expect(readdirSync(packDir).filter((n) => n.endsWith('.keep'))).toHaveLength(0);
     store.close();
   });
 });
