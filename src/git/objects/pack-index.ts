@@ -129,6 +129,16 @@ export class PackIndexSet {
     this.loaded = null;
   }
 
+  /**
+   * A pack this process has just written, with its index as written: the directory is scanned
+   * again on the next query, as after refresh(), but the new index is not read back from disk.
+   */
+  added(indexFile: string, data: Buffer): void {
+    const index = loadIndex(indexFile, data);
+    if (index) this.byFile.set(indexFile, index);
+    this.refresh();
+  }
+
   async locate(oid: string): Promise<PackLocation | null> {
     const id = Buffer.from(oid, 'hex');
     for (const index of await this.load()) {

@@ -585,6 +585,7 @@ export class ObjectStore {
     );
     const dir = path.join(this.objectsDir, 'pack');
     const tag = `${process.pid}_${randomBytes(6).toString('hex')}`;
+    const indexFile = path.join(dir, `pack-${checksum}.idx`);
     // "tmp_" is the prefix git's prune cleans up, should a crash leave a file behind
     const files = [
       {
@@ -595,7 +596,7 @@ export class ObjectStore {
       },
       {
         temp: path.join(dir, `tmp_idx_patchtx_${tag}`),
-        final: path.join(dir, `pack-${checksum}.idx`),
+        final: indexFile,
         data: [index],
         sync: shouldFsyncTransactionPack(this.repo, 'pack-metadata'),
       },
@@ -630,7 +631,7 @@ export class ObjectStore {
         throw fsError(e, 'write pack', path.join(dir, `pack-${checksum}.pack`), { pack: checksum });
       }
     }
-    this.packs.refresh();
+    this.packs.added(indexFile, index);
     for (const oid of objects.keys()) this.known.add(oid);
   }
 

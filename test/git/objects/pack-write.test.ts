@@ -1,7 +1,7 @@
 // Writing a transaction's objects as one pack: git must read every object from it, accept the
 // pack and its index (`git verify-pack`, `git fsck --strict`), and patchtx's own reader must find
 // them again, for a batch of one object as for many.
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
@@ -160,6 +160,29 @@ describe('ObjectStore batches', () => {
     expect(git(dir, 'verify-pack', path.join(dir, '.git/objects/pack', added[0]!))).toBe('');
     expect(git(dir, 'ls-tree', '--name-only', tree).trim().split('\n')).toHaveLength(contents.length);
     for (const i of [0, 300, 599]) expect(Buffer.from(git(dir, 'cat-file', 'blob', oids[i]!), 'utf8')).toEqual(contents[i]);
+    await store.releaseKept();
+    store.close();
+  });
+});
+
+describe('the index of a pack the store wrote', () => {
+  it('is taken as written, not read back from disk', async () => {
+    const { dir, store } = await open('basic');
+    const before = packsOf(dir);
+    store.beginBatch();
+    const content = Buffer.from('found through the index as written\n');
+    const oid = await store.writeBlob(content);
+    await store.flushBatch('patchtx test');
+    const idx = packsOf(dir).find((n) => !before.includes(n) && n.endsWith('.idx'))!;
+    // the file on disk no longer lists anything: only the index kept in memory finds the object
+    const file = path.join(dir, '.git/objects/pack', idx);
+    const size = readFileSync(file).length;
+    rmSync(file);
+    writeFileSync(file, Buffer.alloc(size));
+    expect(Buffer.from(await store.readBlob(oid))).toEqual(content);
+    const fresh = new ObjectStore(store.repo);
+    await expect(fresh.readBlob(oid)).rejects.toMatchObject({ kind: 'missing_object' });
+    fresh.close();
     await store.releaseKept();
     store.close();
   });
