@@ -209,6 +209,25 @@ describe('a batch where the directories of packs are missing', () => {
   });
 });
 
+describe('releaseKept', () => {
+  it('removes the .keep files of the packs the store wrote, and takes one already gone as removed', async () => {
+    const { dir, store } = await open('basic');
+    const packDir = path.join(dir, '.git/objects/pack');
+    const keepsBefore = readdirSync(packDir).filter((n) => n.endsWith('.keep'));
+    for (const text of ['first', 'second']) {
+      store.beginBatch();
+      await store.writeBlob(Buffer.from(`${text} kept pack\n`));
+      await store.flushBatch(`patchtx test ${text}`);
+    }
+    const kept = readdirSync(packDir).filter((n) => n.endsWith('.keep') && !keepsBefore.includes(n));
+    expect(kept).toHaveLength(2);
+    rmSync(path.join(packDir, kept[0]!));
+    await store.releaseKept();
+    expect(readdirSync(packDir).filter((n) => n.endsWith('.keep'))).toEqual(keepsBefore);
+    store.close();
+  });
+});
+
 describe('PackFile.read of a corrupt entry', () => {
   it('refuses an entry whose header claims a huge size, without allocating that size first', async () => {
     // one blob entry: type 3, a size varint claiming 2^40 bytes, then a zlib stream of 5 bytes
