@@ -139,6 +139,11 @@ function describeControl(code: number): string {
 const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
 
 function isGitDirAlias(segment: string): boolean {
+  // Each alias starts with '.' or 'g' once the ignorable code points are gone and the case is
+  // folded; an ASCII first character is neither ignorable nor changed by more than its case, so a
+  // segment starting with any other one (nearly every segment) is none of them.
+  const first = segment.charCodeAt(0);
+  if (first < 0x80 && first !== 0x2e && first !== 0x67 && first !== 0x47) return false;
   let s = segment.replace(HFS_IGNORABLE, '').toLowerCase();
   const colon = s.indexOf(':');
   if (colon >= 0) s = s.slice(0, colon);

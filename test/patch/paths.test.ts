@@ -76,6 +76,9 @@ describe('checkPatchPath', () => {
     '.git::$INDEX_ALLOCATION/config',
     '.g\u200cit/config',
     '.\ufeffgit/hooks/x',
+    // an ignorable code point in front: the segment does not start with '.' or 'g' as written
+    '\u200c.git/config',
+    '\ufeffGit~1/x',
   ])('rejects %j as the .git directory', (p) => {
     const e = rejection(p);
     expect(e.kind).toBe('path_rejected');
