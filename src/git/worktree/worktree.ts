@@ -408,6 +408,9 @@ export interface ModifiedCheckOptions {
   symlinks?: boolean;
   /** what git would store for a regular file's bytes (its line-ending and ident conversions) */
   storedForm?: (content: Buffer) => Promise<Uint8Array>;
+  /** handed a regular file's bytes when they were read and hash to the entry's object: a caller
+   * that needs them next need not read the file again */
+  unchanged?: (content: Buffer) => void;
 }
 
 /**
@@ -455,7 +458,9 @@ export async function isWorktreeFileModified(
     if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR' || code === NOT_REGULAR) return true; // changed under us
     throw fsError(e, 'read', file);
   }
-  return hashBlob(options.storedForm && !readsAsSymlink ? await options.storedForm(content) : content) !== entry.oid;
+  const modified = hashBlob(options.storedForm && !readsAsSymlink ? await options.storedForm(content) : content) !== entry.oid;
+  if (!modified && !readsAsSymlink) options.unchanged?.(content);
+  return modified;
 }
 
 function statMatches(entry: IndexEntry, st: BigIntStats | Stats, trustCtime: boolean): boolean {
