@@ -19,7 +19,7 @@ const FILE_HEADERS = /--- [^\n]*\r?\n\+\+\+ [^\n]*\r?\n@@ -/my;
 
 /** Whether `text` looks like a unified diff: a `diff --git` line, or `--- ` then `+++ ` then `@@`. */
 export function isUnifiedDiff(text: string): boolean {
-  return hasLineOf(text, 'diff --git ') || hasLineOf(text, '--- ', FILE_HEADERS);
+  return hasLineOf(text, 'diff --git ', undefined, '--git ') || hasLineOf(text, '--- ', FILE_HEADERS);
 }
 
 export function parseUnifiedDiff(text: string): Patch {

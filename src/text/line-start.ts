@@ -11,11 +11,16 @@ function isLineBreak(code: number): boolean {
 
 /**
  * What `/^<start><rest>/m` tests: a line of `text` begins with `start`, and `form` (a sticky,
- * multiline regular expression that starts with `start` itself) matches from there.
+ * multiline regular expression that starts with `start` itself) matches from there. `anchor`, a
+ * part of `start`, is what is searched for: indexOf slows down when the string searched for
+ * begins with a character the text is full of (`diff --git ` in source code: the `d`s), so the
+ * caller may name a part that begins with a rarer one.
  */
-export function hasLineOf(text: string, start: string, form?: RegExp): boolean {
-  for (let at = text.indexOf(start); at !== -1; at = text.indexOf(start, at + 1)) {
-    if (at > 0 && !isLineBreak(text.charCodeAt(at - 1))) continue;
+export function hasLineOf(text: string, start: string, form?: RegExp, anchor = start): boolean {
+  const skip = start.indexOf(anchor);
+  for (let found = text.indexOf(anchor, skip); found !== -1; found = text.indexOf(anchor, found + 1)) {
+    const at = found - skip;
+    if ((at > 0 && !isLineBreak(text.charCodeAt(at - 1))) || !text.startsWith(start, at)) continue;
     if (form === undefined) return true;
     form.lastIndex = at;
     if (form.test(text)) return true;

@@ -41,7 +41,26 @@ describe('hasLineOf', () => {
 
   it('agrees with them on random texts made of their pieces', () => {
     const rand = prng(20);
-    const pieces = ['<<<<<', '<<', ' SEARCH', ' ', '\t', '\r', '\n', '\u2028', 'diff --git ', '--- ', '+++ ', '@@ -', 'x', '-', '+'];
+    const pieces = [
+      '<<<<<',
+      '<<',
+      ' SEARCH',
+      ' ',
+      '\t',
+      '\r',
+      '\n',
+      '\u2028',
+      'diff --git ',
+      'diff',
+      ' --git ',
+      '--git ',
+      '--- ',
+      '+++ ',
+      '@@ -',
+      'x',
+      '-',
+      '+',
+    ];
     for (let i = 0; i < 3000; i++) {
       let t = '';
       const n = Math.floor(rand() * 12);
@@ -55,5 +74,9 @@ describe('hasLineOf', () => {
     expect(hasLineOf('ab cd', 'cd')).toBe(false);
     expect(hasLineOf('cd', 'cd')).toBe(true);
     expect(hasLineOf('xcd\u2029cd', 'cd')).toBe(true);
+    // searched for by a part of it
+    expect(hasLineOf('ab\ncd ef', 'cd ef', undefined, ' ef')).toBe(true);
+    expect(hasLineOf('x ef\nd ef\ncd eg', 'cd ef', undefined, ' ef')).toBe(false);
+    expect(hasLineOf(' ef', 'cd ef', undefined, ' ef')).toBe(false);
   });
 });
