@@ -57,6 +57,8 @@ export const PATH_MAX = 4096;
 /** Why `path` is too long to be written, or null. `prefixBytes`: the bytes that will stand in
  * front of it (a working tree's directory and its '/'). */
 export function lengthProblem(path: string, prefixBytes = 0): string | null {
+  // a UTF-16 code unit is at most 3 bytes of UTF-8: a path this short is within both limits
+  if (path.length * 3 <= NAME_MAX && prefixBytes + path.length * 3 < PATH_MAX) return null;
   for (const segment of path.split('/')) {
     const n = utf8Length(segment);
     if (n > NAME_MAX) return `its component '${segment.slice(0, 24)}…' is ${n} bytes long; file systems take at most ${NAME_MAX}`;

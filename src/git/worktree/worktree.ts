@@ -41,7 +41,7 @@ const EMPTY_BLOB = 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391';
  * into .git is refused here too, whatever the callers checked before. */
 function componentsOf(repoPath: string): string[] {
   const parts = repoPath.split('/');
-  const bad = parts.find((c) => c === '' || c === '.' || c === '..' || c.toLowerCase() === '.git' || c.includes('\0'));
+  const bad = parts.find((c) => c === '' || c === '.' || c === '..' || (c.length === 4 && c.toLowerCase() === '.git') || c.includes('\0'));
   if (bad !== undefined || repoPath.includes('\\')) {
     throw new PatchtxError('path_rejected', `not a usable working tree path: ${JSON.stringify(repoPath)}`, { path: repoPath });
   }
