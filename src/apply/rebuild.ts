@@ -49,37 +49,40 @@ export function rebuildBytes(file: FileLines, edits: readonly LineEdit[], source
   if (source === undefined) return encoder.encode(rebuildText(file, edits));
   const pieces = piecesOf(file, edits);
   const { text } = file;
-  const oneBytePerChar = source.length === text.length;
-  let charAt = 0;
-  let byteAt = 0;
-  const parts: Uint8Array[] = [];
+  // First the byte range of each stretch (in place of its character offsets) and the size of the
+  // whole, then one buffer filled: new text is encoded straight into it, with no buffer per piece.
+  if (source.length !== text.length) {
+    let charAt = 0;
+    let byteAt = 0;
+    for (let k = 0; k < pieces.length; k++) {
+      if (typeof pieces[k] === 'string') continue;
+      const from = pieces[k] as number;
+      const to = pieces[k + 1] as number;
+      byteAt += Buffer.byteLength(text.slice(charAt, from), 'utf8');
+      const size = Buffer.byteLength(text.slice(from, to), 'utf8');
+      pieces[k] = byteAt;
+      pieces[++k] = byteAt + size;
+      byteAt += size;
+      charAt = to;
+    }
+  }
   let length = 0;
   for (let k = 0; k < pieces.length; k++) {
     const piece = pieces[k]!;
-    let part: Uint8Array;
-    if (typeof piece === 'string') {
-      part = encoder.encode(piece);
-    } else {
-      const from = piece;
-      const to = pieces[++k] as number;
-      if (oneBytePerChar) {
-        part = source.subarray(from, to);
-      } else {
-        byteAt += Buffer.byteLength(text.slice(charAt, from), 'utf8');
-        const size = Buffer.byteLength(text.slice(from, to), 'utf8');
-        part = source.subarray(byteAt, byteAt + size);
-        byteAt += size;
-        charAt = to;
-      }
-    }
-    parts.push(part);
-    length += part.length;
+    length += typeof piece === 'string' ? Buffer.byteLength(piece, 'utf8') : (pieces[++k] as number) - piece;
   }
   const out = new Uint8Array(length);
+  const writer = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
   let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
+  for (let k = 0; k < pieces.length; k++) {
+    const piece = pieces[k]!;
+    if (typeof piece === 'string') {
+      at += writer.write(piece, at, 'utf8');
+    } else {
+      const to = pieces[++k] as number;
+      out.set(source.subarray(piece, to), at);
+      at += to - piece;
+    }
   }
   return out;
 }

@@ -15,15 +15,18 @@
 import { PatchtxError } from '../errors.js';
 import { pathProblem, plainPath, quotePath } from '../patch/paths.js';
 import type { Hunk, Patch } from '../patch/types.js';
+import { hasLineOf } from '../text/line-start.js';
 
 const SEARCH = /^<{5,9} SEARCH\s*$/;
 const DIVIDER = /^={5,9}\s*$/;
 const REPLACE = /^>{5,9} REPLACE\s*$/;
 const FENCE = /^```/;
+/** a `<<<<<<< SEARCH` line from its first character on (hasLineOf) */
+const SEARCH_LINE = /<{5,9} SEARCH[ \t]*\r?$/my;
 
 /** A `<<<<<<< SEARCH` line at the start of a line (neither V4A nor a unified diff has one there). */
 export function isAiderBlocks(text: string): boolean {
-  return /^<{5,9} SEARCH[ \t]*\r?$/m.test(text);
+  return hasLineOf(text, '<<<<<', SEARCH_LINE);
 }
 
 export function parseAiderBlocks(text: string): Patch {

@@ -11,13 +11,15 @@ import { parsePatch as parseUnified, type StructuredPatch } from 'diff';
 import { PatchtxError } from '../errors.js';
 import { pathProblem, plainPath, quotePath } from '../patch/paths.js';
 import type { DiffHunk, Hunk, Patch } from '../patch/types.js';
+import { hasLineOf } from '../text/line-start.js';
 
 const NO_NEWLINE = '\\';
+/** `--- `, `+++ ` and `@@ -` lines in a row, from the first one's first character on (hasLineOf) */
+const FILE_HEADERS = /--- [^\n]*\r?\n\+\+\+ [^\n]*\r?\n@@ -/my;
 
 /** Whether `text` looks like a unified diff: a `diff --git` line, or `--- ` then `+++ ` then `@@`. */
 export function isUnifiedDiff(text: string): boolean {
-  if (/^diff --git /m.test(text)) return true;
-  return /^--- [^\n]*\r?\n\+\+\+ [^\n]*\r?\n@@ -/m.test(text);
+  return hasLineOf(text, 'diff --git ', undefined, '--git ') || hasLineOf(text, '--- ', FILE_HEADERS);
 }
 
 export function parseUnifiedDiff(text: string): Patch {

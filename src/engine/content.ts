@@ -42,8 +42,13 @@ export class FileContent {
   /** The text when the content is text (valid UTF-8, no NUL), else undefined. */
   text(): string | undefined {
     if (this.isText === undefined) {
-      if (this.textValue === undefined) this.textValue = decodeText(this.bytesValue!);
-      this.isText = this.textValue !== undefined && this.textValue.indexOf('\0') === -1;
+      if (this.textValue === undefined) {
+        // decodeText gives nothing for bytes that are not text, a NUL included
+        this.textValue = decodeText(this.bytesValue!);
+        this.isText = this.textValue !== undefined;
+      } else {
+        this.isText = this.textValue.indexOf('\0') === -1;
+      }
     }
     return this.isText ? this.textValue : undefined;
   }

@@ -13,6 +13,12 @@ export class PatchedTree {
    * content is new). Paths not listed descend from themselves, if they exist in the base.
    */
   private readonly origins = new Map<string, string | null>();
+  /**
+   * How many written files (not removed ones) lie below each directory, by the directory's path:
+   * isDirectory asks this instead of going through every write (each Add and Move asks it, so a
+   * patch of many files would cost writes x adds comparisons).
+   */
+  private readonly filesBelow = new Map<string, number>();
 
   constructor(base: ContentLookup) {
     this.base = base;
@@ -38,8 +44,7 @@ export class PatchedTree {
 
   /** A directory now: a file lives below it (in the base, or written by the patch). */
   isDirectory(path: string): boolean {
-    const prefix = path + '/';
-    for (const [p, content] of this.writes) if (content !== null && p.startsWith(prefix)) return true;
+    if ((this.filesBelow.get(path) ?? 0) > 0) return true;
     // A base directory whose files the patch removed stays a directory: the reference leaves
     // emptied directories in place, and the lookup cannot list what else lives below it.
     return this.base.isDirectory(path);
@@ -56,25 +61,38 @@ export class PatchedTree {
 
   /** Add File: new content, descending from nothing. */
   create(path: string, content: FileContent): void {
-    this.writes.set(path, content);
+    this.write(path, content);
     this.origins.set(path, null);
   }
 
   /** Update in place: the content keeps its ancestry. */
   replace(path: string, content: FileContent): void {
-    this.writes.set(path, content);
+    this.write(path, content);
   }
 
   remove(path: string): void {
-    this.writes.set(path, null);
+    this.write(path, null);
     this.origins.set(path, null);
   }
 
   move(from: string, to: string, content: FileContent): void {
     const origin = this.originOf(from);
     this.remove(from);
-    this.writes.set(to, content);
+    this.write(to, content);
     this.origins.set(to, origin ?? null);
+  }
+
+  /** Records what `path` holds now, keeping the count of written files below each directory. */
+  private write(path: string, content: FileContent | null): void {
+    const before = this.writes.get(path);
+    const was = before !== undefined && before !== null;
+    this.writes.set(path, content);
+    const is = content !== null;
+    if (was === is) return;
+    for (let slash = path.lastIndexOf('/'); slash > 0; slash = path.lastIndexOf('/', slash - 1)) {
+      const dir = path.slice(0, slash);
+      this.filesBelow.set(dir, (this.filesBelow.get(dir) ?? 0) + (is ? 1 : -1));
+    }
   }
 
   /** The base file the content at `path` came from, if any. */

@@ -57,6 +57,8 @@ export const PATH_MAX = 4096;
 /** Why `path` is too long to be written, or null. `prefixBytes`: the bytes that will stand in
  * front of it (a working tree's directory and its '/'). */
 export function lengthProblem(path: string, prefixBytes = 0): string | null {
+  // a UTF-16 code unit is at most 3 bytes of UTF-8: a path this short is within both limits
+  if (path.length * 3 <= NAME_MAX && prefixBytes + path.length * 3 < PATH_MAX) return null;
   for (const segment of path.split('/')) {
     const n = utf8Length(segment);
     if (n > NAME_MAX) return `its component '${segment.slice(0, 24)}…' is ${n} bytes long; file systems take at most ${NAME_MAX}`;
@@ -139,6 +141,11 @@ function describeControl(code: number): string {
 const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
 
 function isGitDirAlias(segment: string): boolean {
+  // Each alias starts with '.' or 'g' once the ignorable code points are gone and the case is
+  // folded; an ASCII first character is neither ignorable nor changed by more than its case, so a
+  // segment starting with any other one (nearly every segment) is none of them.
+  const first = segment.charCodeAt(0);
+  if (first < 0x80 && first !== 0x2e && first !== 0x67 && first !== 0x47) return false;
   let s = segment.replace(HFS_IGNORABLE, '').toLowerCase();
   const colon = s.indexOf(':');
   if (colon >= 0) s = s.slice(0, colon);

@@ -27,6 +27,12 @@ export interface PathState {
   dirty?: string;
   /** how git converts it between the working tree and the object store, by the base's attributes */
   conversion: Conversion;
+  /**
+   * The working-tree file's bytes, when the dirty check had to read them (its stat data could not
+   * tell) and found them to be its index entry's blob: the load takes them instead of reading the
+   * file a second time, and drops them.
+   */
+  readClean?: Buffer;
 }
 
 export interface LoadOptions {
@@ -95,7 +101,12 @@ async function dirtyReason(
       return `replaced by a ${wt.kind === 'dir' ? 'directory' : wt.kind === 'other' ? specialKind(wt.stat) : 'special file'} in the working tree`;
     // a converted file is compared as git compares it: what git add would store from it
     const converted = converts(st.conversion) && wt.kind === 'file' && staged.mode !== 0o120000;
-    const options = converted ? { ...statOptions(), storedForm: (bytes: Buffer) => stored(st.conversion, bytes, staged.oid) } : statOptions();
+    const unchanged = (bytes: Buffer): void => {
+      st.readClean = bytes;
+    };
+    const options = converted
+      ? { ...statOptions(), storedForm: (bytes: Buffer) => stored(st.conversion, bytes, staged.oid), unchanged }
+      : { ...statOptions(), unchanged };
     const modified = await isWorktreeFileModified(workdir, staged, wt.stat as BigIntStats, options);
     return modified ? 'modified in the working tree' : undefined;
   }
@@ -200,6 +211,10 @@ export function dirtyList(states: Iterable<PathState>): string {
  * data, decides, so an edit since the checks only means the object is read from the store instead.
  */
 async function baseBlobContent(session: Session, st: PathState, oid: string): Promise<Uint8Array> {
+  // read by the dirty check, and found to be the index's blob, which for a clean path is the base's
+  const readClean = st.readClean;
+  st.readClean = undefined;
+  if (readClean !== undefined && st.worktree?.kind === 'file' && st.dirty === undefined) return readClean;
   if (st.worktree?.kind === 'file') {
     const onDisk = await readWorktreeFile(session.repo.workdir!, st.path).catch(() => null);
     if (onDisk && hashBlob(converts(st.conversion) ? (await storedForm(session.store, st.conversion, onDisk, oid)).data : onDisk) === oid) return onDisk;

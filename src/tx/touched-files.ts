@@ -43,6 +43,13 @@ export class TouchedFiles implements FileLookup {
    * files of one directory */
   private readonly made = new Map<string, VolumeLink>([['', this.core.root]]);
 
+  /**
+   * The nodes of the files put, by path: only putFile makes files in the volume, so a path that
+   * is not here holds no file, and a read is one lookup instead of a walk down the volume's
+   * directories (which stamps each directory's access time on the way: a Date per level).
+   */
+  private readonly files = new Map<string, ReturnType<VolumeLink['getNode']>>();
+
   private directoryLink(dir: string): VolumeLink {
     const known = this.made.get(dir);
     if (known) return known;
@@ -60,9 +67,11 @@ export class TouchedFiles implements FileLookup {
     const parent = this.directoryLink(slash < 0 ? '' : path.slice(0, slash));
     const name = path.slice(slash + 1);
     const link = parent.getChild(name) ?? this.core.createLink(parent, name, false, 0o666);
-    if (!link.getNode().isFile()) throw new Error(`overlay: ${path} is a directory, not a file`);
+    const node = link.getNode();
+    if (!node.isFile()) throw new Error(`overlay: ${path} is a directory, not a file`);
     // the node keeps a copy of its own
-    link.getNode().setBuffer(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    node.setBuffer(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    this.files.set(path, node);
   }
 
   markDirectory(path: string): void {
@@ -71,10 +80,8 @@ export class TouchedFiles implements FileLookup {
 
   /** The file's bytes, shared with the overlay: read-only for the caller (the engine's lookup is). */
   read(path: string): Uint8Array | undefined {
-    // a missing path, or one below a file, gives null or an error (ENOTDIR): no file either way
-    const found = this.core.walk(path.split('/'), false, false, false);
-    const node = found.ok ? found.value?.getNode() : undefined;
-    if (!node?.isFile()) return undefined;
+    const node = this.files.get(path);
+    if (node === undefined) return undefined;
     // A view of the node's own bytes, not a copy (getBuffer's): the engine only reads what it is
     // given, and caches it for the whole run, so a copy would hold every touched file twice.
     const data = node.buf;

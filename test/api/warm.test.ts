@@ -2,7 +2,7 @@
 // index, pack indexes, open packs and trees it has read) must never answer from the old state: each
 // case makes two calls on ONE object with a change made in between by git or the user, and checks
 // that the second call sees it (stale, dirty, or a result checked against git).
-import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepository, type Repository } from '../../src/index.js';
@@ -251,6 +251,32 @@ describe('a repository object kept between calls sees what changed in between', 
     expect(read(dir, 'after.txt').toString()).toBe('one\r\ntwo\r\n');
     expect(git(dir, 'cat-file', 'blob', `${r.commit}:after.txt`)).toBe('one\ntwo\n');
     expect(status(dir)).toBe('');
+  });
+
+  it('info/attributes edited again with the same size, at once and after a while: each call reads what it holds then', async () => {
+    const dir = makeRepo('basic');
+    const repo = await open(dir);
+    const attributes = path.join(dir, '.git', 'info', 'attributes');
+    const addAndRead = async (name: string): Promise<string> => {
+      await repo.apply(v4a(`*** Add File: ${name}`, '+one', '+two'));
+      return read(dir, name).toString();
+    };
+    writeFileSync(attributes, '/*.txt eol=crlf\n');
+    expect(await addAndRead('a.txt')).toBe('one\r\ntwo\r\n');
+    // the same size, within the same moment: its stat data may not tell the two apart
+    writeFileSync(attributes, '/*.txt eol=lf  \n');
+    expect(await addAndRead('b.txt')).toBe('one\ntwo\n');
+    // once the file has been left alone for a while, the object may keep what it read: an edit
+    // of the same size still changes its stat data
+    await new Promise((resolve) => setTimeout(resolve, 2_200));
+    expect(await addAndRead('c.txt')).toBe('one\ntwo\n');
+    writeFileSync(attributes, '/*.txt eol=crlf\n');
+    expect(await addAndRead('d.txt')).toBe('one\r\ntwo\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 2_200));
+    expect(await addAndRead('e.txt')).toBe('one\r\ntwo\r\n');
+    expect(status(dir)).toBe('');
+    rmSync(attributes);
+    expect(await addAndRead('f.txt')).toBe('one\ntwo\n');
   });
 
   it('a run of another process interrupted in between: the next call recovers it first', async () => {

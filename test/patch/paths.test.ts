@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PatchtxError } from '../../src/errors.js';
-import { checkPatchPath, pathProblem } from '../../src/patch/paths.js';
+import { checkPatchPath, pathProblem, lengthProblem, PATH_MAX } from '../../src/patch/paths.js';
 
 function rejection(path: string): PatchtxError {
   try {
@@ -76,6 +76,9 @@ describe('checkPatchPath', () => {
     '.git::$INDEX_ALLOCATION/config',
     '.g\u200cit/config',
     '.\ufeffgit/hooks/x',
+    // an ignorable code point in front: the segment does not start with '.' or 'g' as written
+    '\u200c.git/config',
+    '\ufeffGit~1/x',
   ])('rejects %j as the .git directory', (p) => {
     const e = rejection(p);
     expect(e.kind).toBe('path_rejected');
@@ -84,6 +87,19 @@ describe('checkPatchPath', () => {
 
   it('shows control characters escaped in the message', () => {
     expect(rejection('a\u0000b').message).toBe("Path 'a\\u0000b' is rejected: it contains the control character U+0000 (NUL)");
+  });
+
+  it('lengthProblem counts UTF-8 bytes, of each component and of the whole with a prefix', () => {
+    expect(lengthProblem('€'.repeat(85))).toBeNull(); // 255 bytes
+    expect(lengthProblem('€'.repeat(86))).toMatch(/258 bytes long; file systems take at most 255/);
+    expect(lengthProblem(`a/${'€'.repeat(85)}`)).toBeNull();
+    expect(lengthProblem('n'.repeat(255))).toBeNull();
+    expect(lengthProblem('n'.repeat(256))).toMatch(/256 bytes/);
+    const short = 'src/a.txt'; // 9 bytes
+    expect(lengthProblem(short, PATH_MAX - 10)).toBeNull();
+    expect(lengthProblem(short, PATH_MAX - 9)).toMatch(/4096 bytes long with the working tree's directory in front/);
+    expect(lengthProblem('é', PATH_MAX - 3)).toBeNull(); // 2 bytes
+    expect(lengthProblem('é', PATH_MAX - 2)).toMatch(/4096 bytes long/);
   });
 
   it('pathProblem returns null for a good path', () => {

@@ -101,6 +101,32 @@ describe('the touched paths read before the lock, and under it', () => {
     expect(read(dir, 'README.md')).toBe('edited meanwhile\n');
   });
 
+  it.each([
+    ['as it is', 'false', 'one\ntwo\nthree\n', 'one\nTWO\nthree\n'],
+    ['converted (core.autocrlf=true)', 'true', 'one\r\ntwo\r\nthree\r\n', 'one\r\nTWO\r\nthree\r\n'],
+  ])(
+    'a touched file whose stat data the index does not match, its content the same (%s): patched from the bytes the check read',
+    async (_what, autocrlf, before, after) => {
+      const dir = makeRepo('empty');
+      git(dir, 'config', 'core.autocrlf', 'false');
+      writeFileSync(path.join(dir, 'a.txt'), 'one\ntwo\nthree\n');
+      git(dir, 'add', 'a.txt');
+      git(dir, 'commit', '-q', '-m', 'base');
+      git(dir, 'config', 'core.autocrlf', autocrlf);
+      rmSync(path.join(dir, 'a.txt'));
+      git(dir, 'checkout', '--', 'a.txt');
+      // the same bytes written again: new stat data, so the dirty check compares the content
+      writeFileSync(path.join(dir, 'a.txt'), before);
+      const patch = path.join(dir, '..', 'stale.patch');
+      writeFileSync(patch, '*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n*** End Patch\n');
+      const r = await runCli(['apply', '--repo', dir, '--json', patch]);
+      expect(r.status, r.stdout + r.stderr).toBe(0);
+      expect(read(dir, 'a.txt')).toBe(after);
+      expect(git(dir, 'show', 'HEAD:a.txt')).toBe('one\nTWO\nthree\n');
+      expect(status(dir)).toBe('');
+    },
+  );
+
   it('a unified diff is planned again when the conversion it was placed with changed in between (the index entry), the bytes the same', async () => {
     const dir = makeRepo('empty');
     git(dir, 'config', 'core.autocrlf', 'false');

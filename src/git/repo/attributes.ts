@@ -12,6 +12,7 @@
 // only anchors) matches the path relative to that directory with wildmatch; `**` spans directories. A
 // pattern ending in a slash matches directories only, so never a file.
 import { readFile } from '../fs/fsx.js';
+import { statSync, type BigIntStats } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { GitConfig } from './config.js';
@@ -163,6 +164,43 @@ async function readOutside(file: string): Promise<string | null> {
 }
 
 /**
+ * The attributes files outside the tree as last read, by file name, each with the stat data it
+ * had just before it was read. A process that runs many transactions (the library's repository
+ * object) reads them again only when those change, and looks for a missing one with a stat
+ * instead of an open that fails. A file changed within the last moments is not kept: a second
+ * edit of the same size within the file system's timestamp granularity would not show in its
+ * stat data.
+ */
+const outerKept = new Map<string, { stamp: string; label: string; file: AttributeFile | null }>();
+const OUTER_KEPT_MAX = 64;
+const SETTLED_NS = 2_000_000_000n;
+
+function statOf(file: string): BigIntStats | null | undefined {
+  try {
+    return statSync(file, { bigint: true, throwIfNoEntry: false }) ?? null;
+  } catch {
+    return undefined; // not to be told by its stat data (ENOTDIR, EACCES): read as before
+  }
+}
+
+async function outerAttributes(file: string, label: string): Promise<AttributeFile | null> {
+  const st = statOf(file);
+  const stamp = st === undefined ? undefined : st === null ? '' : `${st.dev}:${st.ino}:${st.mode}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  const kept = outerKept.get(file);
+  if (stamp !== undefined && kept?.stamp === stamp && kept.label === label) return kept.file;
+  const text = st === null ? null : await readOutside(file);
+  const parsed = text === null ? null : parseAttributes(text, '', label, true);
+  const settled = st === null || (st !== undefined && BigInt(Date.now()) * 1_000_000n - st.ctimeNs > SETTLED_NS);
+  if (stamp !== undefined && settled) {
+    if (outerKept.size >= OUTER_KEPT_MAX) outerKept.clear();
+    outerKept.set(file, { stamp, label, file: parsed });
+  } else {
+    outerKept.delete(file);
+  }
+  return parsed;
+}
+
+/**
  * The attributes files read from disk rather than from a tree: core.attributesFile (or its
  * default under $XDG_CONFIG_HOME) and $GIT_DIR/info/attributes.
  */
@@ -186,11 +224,7 @@ export function outerAttributeFiles(sources: Omit<AttributeSources, 'readTextAt'
 export async function loadAttributeFiles(sources: AttributeSources, paths: readonly string[]): Promise<Map<string, AttributeFile[]>> {
   const { globalFile, infoFile } = outerAttributeFiles(sources);
 
-  const outer = async (file: string, label: string): Promise<AttributeFile | null> => {
-    const text = await readOutside(file);
-    return text === null ? null : parseAttributes(text, '', label, true);
-  };
-  const [globalAttrs, infoAttrs] = await Promise.all([outer(globalFile, globalFile), outer(infoFile, 'info/attributes')]);
+  const [globalAttrs, infoAttrs] = [await outerAttributes(globalFile, globalFile), await outerAttributes(infoFile, 'info/attributes')];
 
   // each directory's file is read once, however many paths lie below it; then the lists per path
   // are put together without waiting (a 1,000-file patch has a few hundred directories but 4,000

@@ -41,7 +41,7 @@ const EMPTY_BLOB = 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391';
  * into .git is refused here too, whatever the callers checked before. */
 function componentsOf(repoPath: string): string[] {
   const parts = repoPath.split('/');
-  const bad = parts.find((c) => c === '' || c === '.' || c === '..' || c.toLowerCase() === '.git' || c.includes('\0'));
+  const bad = parts.find((c) => c === '' || c === '.' || c === '..' || (c.length === 4 && c.toLowerCase() === '.git') || c.includes('\0'));
   if (bad !== undefined || repoPath.includes('\\')) {
     throw new PatchtxError('path_rejected', `not a usable working tree path: ${JSON.stringify(repoPath)}`, { path: repoPath });
   }
@@ -408,6 +408,9 @@ export interface ModifiedCheckOptions {
   symlinks?: boolean;
   /** what git would store for a regular file's bytes (its line-ending and ident conversions) */
   storedForm?: (content: Buffer) => Promise<Uint8Array>;
+  /** handed a regular file's bytes when they were read and hash to the entry's object: a caller
+   * that needs them next need not read the file again */
+  unchanged?: (content: Buffer) => void;
 }
 
 /**
@@ -455,7 +458,9 @@ export async function isWorktreeFileModified(
     if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR' || code === NOT_REGULAR) return true; // changed under us
     throw fsError(e, 'read', file);
   }
-  return hashBlob(options.storedForm && !readsAsSymlink ? await options.storedForm(content) : content) !== entry.oid;
+  const modified = hashBlob(options.storedForm && !readsAsSymlink ? await options.storedForm(content) : content) !== entry.oid;
+  if (!modified && !readsAsSymlink) options.unchanged?.(content);
+  return modified;
 }
 
 function statMatches(entry: IndexEntry, st: BigIntStats | Stats, trustCtime: boolean): boolean {

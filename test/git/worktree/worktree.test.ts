@@ -287,6 +287,29 @@ describe('isWorktreeFileModified', () => {
     expect(await isWorktreeFileModified(repo, smudged, empty, { indexTimestamp: longAfter })).toBe(true);
   });
 
+  it("hands over the bytes it read only when they are the entry's blob", async () => {
+    const repo = makeRepo('basic');
+    const file = path.join(repo, 'src/math.js');
+    const stat = lstatSync(file, { bigint: true });
+    const { entry } = await entryOf(repo, 'src/math.js');
+    const racy: IndexEntry = { ...entry, ...statDataOf(stat) };
+    const recordedAt = { seconds: racy.mtimeSeconds, nanoseconds: 0 };
+    const handed: Buffer[] = [];
+    const unchanged = (bytes: Buffer): number => handed.push(bytes);
+    expect(await isWorktreeFileModified(repo, racy, stat, { indexTimestamp: recordedAt, unchanged })).toBe(false);
+    expect(handed.map((b) => b.toString())).toEqual([readFileSync(file, 'utf8')]);
+    // stat data alone decided: nothing read, nothing handed over
+    const longAfter = { seconds: racy.mtimeSeconds + 10, nanoseconds: 0 };
+    expect(await isWorktreeFileModified(repo, racy, stat, { indexTimestamp: longAfter, unchanged })).toBe(false);
+    expect(handed).toHaveLength(1);
+    // read, but not the entry's blob
+    writeFileSync(file, 'export function add(a, b) {\n  return b + a;\n}\n');
+    const edited = lstatSync(file, { bigint: true });
+    const stale: IndexEntry = { ...entry, ...statDataOf(edited) };
+    expect(await isWorktreeFileModified(repo, stale, edited, { indexTimestamp: { seconds: stale.mtimeSeconds, nanoseconds: 0 }, unchanged })).toBe(true);
+    expect(handed).toHaveLength(1);
+  });
+
   it('compares a symlink entry with a plain file when core.symlinks is false', async () => {
     const repo = makeRepo('basic');
     const { entry, options } = await entryOf(repo, 'docs/src-link');
