@@ -247,18 +247,23 @@ export function removeDeadTempsOf(file: string): void {
 
 /**
  * Removes the temporary journal files in `dir` (`journal….<pid>.tmp`: of a journal, or of a
- * recovery claim) of processes that are gone (killed while writing one).
+ * recovery claim) of processes that are gone (killed while writing one). `listed`: the names in
+ * `dir`, when the caller has just listed it.
  */
-export function removeDeadJournalTemps(dir: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
+export function removeDeadJournalTemps(dir: string, listed?: readonly string[]): void {
+  const names = listed ?? namesIn(dir);
   for (const name of names) {
     const m = name.startsWith('journal') ? /\.(\d+)\.tmp$/.exec(name) : null;
     if (m && !processAlive(Number(m[1]))) rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+/** The names in `dir` (none when it cannot be listed). */
+function namesIn(dir: string): readonly string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
   }
 }
 
@@ -388,13 +393,8 @@ export function removeClaimsOn(repo: Repository, journal: Journal): void {
  * journal): claims on transactions other than those of `current`, the journals there now, whose
  * processes are gone. Claims of live processes are left to them.
  */
-export function removeFinishedClaims(dir: string, current: readonly Journal[]): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
+export function removeFinishedClaims(dir: string, current: readonly Journal[], listed?: readonly string[]): void {
+  const names = listed ?? namesIn(dir);
   const keep = current.map((j) => `${CLAIM_PREFIX}${claimKey(j)}.`);
   for (const name of names) {
     if (!name.startsWith(CLAIM_PREFIX) || keep.some((k) => name.startsWith(k))) continue;
