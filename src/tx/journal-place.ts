@@ -9,7 +9,6 @@
 // Either way the ref's lock and compare-and-swap are what guard the ref; the journal is what lets
 // a run be recovered. A journal records where it lives (Journal.perRef), so its lock witnesses and
 // recovery claims, kept beside it, are found from the journal alone.
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { isPerWorktree } from '../git/refs/refs.js';
 import type { Repository } from '../git/repo/repository.js';
@@ -39,14 +38,8 @@ export function refJournalDirs(repo: Repository): string[] {
   return path.resolve(dirs[0]!) === path.resolve(dirs[1]!) ? [dirs[0]!] : dirs;
 }
 
-/** The ref journals in `dir` now (none when it does not exist). */
-export function refJournalsIn(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
+/** The ref journals among `names`, the names in `dir`. */
+export function refJournalsAmong(dir: string, names: readonly string[]): string[] {
   return names
     .filter((n) => JOURNAL_NAME.test(n))
     .sort()

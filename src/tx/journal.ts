@@ -1,5 +1,7 @@
 // The transaction journal: <gitdir>/patchtx/journal.json for a transaction on the working tree,
 // one file per ref for a transaction that touches no working tree (journal-place.ts says where).
+// It is created whole with the run's first state; each later state is appended to it as a record of
+// its own, one line of JSON, the last complete one being the current state (updateJournal).
 //
 // It is created exclusively (see createJournal) before anything is locked or published and removed
 // when the working tree and index are in line again, so it doubles as patchtx's lock per checkout
@@ -9,7 +11,7 @@
 //   published  the ref may have moved: if it points at `newOid` (or is gone, for a `newOid` of
 //              DELETED_REF: an undo of a first commit), finish the note, working tree and index
 //              for `paths`; otherwise the run did not land and is dropped
-import { closeSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Repository } from '../git/repo/repository.js';
@@ -63,15 +65,21 @@ export interface Journal {
   redo?: { push?: string; pop?: boolean; clear?: boolean };
 }
 
-function writeAll(repo: Repository, fd: number, text: string): void {
-  const buf = Buffer.from(text);
+function syncIfAsked(repo: Repository, fd: number): void {
+  if (!shouldFsync(repo, 'reference')) return;
+  const t = clock();
+  fsyncSync(fd);
+  timed('fsync', t);
+}
+
+function writeBytes(fd: number, buf: Buffer): void {
   let off = 0;
   while (off < buf.length) off += writeSync(fd, buf, off);
-  if (shouldFsync(repo, 'reference')) {
-    const t = clock();
-    fsyncSync(fd);
-    timed('fsync', t);
-  }
+}
+
+function writeAll(repo: Repository, fd: number, text: string): void {
+  writeBytes(fd, Buffer.from(text));
+  syncIfAsked(repo, fd);
 }
 
 /** The name of the temporary file process `pid` writes a journal into before publishing it. */
@@ -86,40 +94,89 @@ function writeFileSynced(repo: Repository, file: string, text: string, flags: st
   }
 }
 
+/** Removes a file that may not be there (one unlink, where rmSync looks at the file twice first). */
+function unlinkIfThere(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+}
+
+/** One record of the journal file: the whole journal as one line of JSON (see readJournal). */
+const recordOf = (journal: Journal): string => `${JSON.stringify(journal)}\n`;
+
+/** The journals of this process's runs still under way, by transaction: the descriptor that
+ * created each, through which updateJournal appends its later records. */
+const openJournals = new Map<string, number>();
+
+/** Opens `file` for writing as a new file, making its directory first when it is not there. */
+function openNew(file: string, flags: string): number {
+  try {
+    return openSync(file, flags, 0o644);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  mkdirpSync(path.dirname(file));
+  return openSync(file, flags, 0o644);
+}
+
 /**
  * Creates the journal exclusively; an existing one means another run is in flight (or died).
  * The journal is written complete into a temporary file first and then hard-linked to its name
  * (link fails with EEXIST like O_EXCL does), so journal.json never exists half-written: a run
  * killed between creating the file and writing it would otherwise leave an unreadable journal that
- * blocks the checkout (as "a run that is starting") until its grace period is over.
+ * blocks the checkout (as "a run that is starting") until its grace period is over. The file stays
+ * open: the run's later records are appended through it (updateJournal).
  */
 export function createJournal(repo: Repository, journal: Journal): void {
   const file = journalFileOf(repo, journal);
   const tmp = tempPath(file, process.pid);
+  const record = recordOf(journal);
+  let fd: number;
   try {
-    mkdirpSync(path.dirname(file));
-    writeFileSynced(repo, tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
+    fd = openNew(tmp, 'w');
   } catch (e) {
-    rmSync(tmp, { force: true });
     throw fsError(e, 'write the transaction journal', tmp);
   }
-  crashPoint('mid-journal');
+  let linked = false;
   try {
-    linkSync(tmp, file);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw inProgress(file, journal);
-    // a file system without hard links: create it with O_EXCL and write it (the old way)
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw fsError(e, 'create the transaction journal', file);
     try {
-      writeFileSynced(repo, file, JSON.stringify(journal, null, 2) + '\n', 'wx');
-    } catch (e2) {
-      if ((e2 as NodeJS.ErrnoException).code === 'EEXIST') throw inProgress(file, journal);
-      throw fsError(e2, 'create the transaction journal', file);
+      writeAll(repo, fd, record);
+    } catch (e) {
+      throw fsError(e, 'write the transaction journal', tmp);
     }
+    crashPoint('mid-journal');
+    try {
+      linkSync(tmp, file);
+      linked = true;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') throw inProgress(file, journal);
+      // a file system without hard links: create it with O_EXCL and write it (the old way)
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw fsError(e, 'create the transaction journal', file);
+      closeSync(fd);
+      fd = -1;
+      try {
+        fd = openSync(file, 'wx', 0o644);
+        linked = true;
+        writeAll(repo, fd, record);
+      } catch (e2) {
+        if ((e2 as NodeJS.ErrnoException).code === 'EEXIST') throw inProgress(file, journal);
+        throw fsError(e2, 'create the transaction journal', file);
+      }
+    }
+  } catch (e) {
+    if (fd !== -1) closeSync(fd);
+    throw e;
   } finally {
-    rmSync(tmp, { force: true });
+    try {
+      unlinkIfThere(tmp);
+    } catch {
+      // a leftover temporary file: removed as a dead process's once this one has ended
+    }
   }
+  if (linked) openJournals.set(transactionId(journal), fd);
 }
 
 const inProgress = (file: string, journal: Journal): PatchtxError =>
@@ -129,17 +186,44 @@ const inProgress = (file: string, journal: Journal): PatchtxError =>
     { journal: file, ...(journal.perRef ? { ref: journal.ref } : {}) },
   );
 
-/** Replaces the journal atomically (write a sibling, rename over). */
+/**
+ * Records the journal's new state: appended to the file as a further record, which readJournal
+ * takes over the earlier ones. Appending, rather than writing a sibling and renaming it over the
+ * journal, makes no file and replaces none (the rename cost as much as the rest of the journal's
+ * writes together). Crash safety is the same: a run killed while appending leaves its last record
+ * cut short, without its closing newline, and such a record is passed over, so recovery acts on the
+ * state before it; that is the state the run was in, since it acts on a new state (takes the locks
+ * it lists, moves the ref) only once the record is written whole (and synced, when refs are).
+ */
 export function updateJournal(repo: Repository, journal: Journal): void {
   const file = journalFileOf(repo, journal);
-  const tmp = tempPath(file, process.pid);
+  const buf = Buffer.from(recordOf(journal));
+  const fd = openJournals.get(transactionId(journal)) ?? null;
+  const target = fd ?? openSync(file, 'a');
   try {
-    writeFileSynced(repo, tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
+    // in two writes, so that the crash tests can stop a run with its record written in part
+    const half = buf.length >> 1;
+    writeBytes(target, buf.subarray(0, half));
     crashPoint('mid-publish-journal');
-    renameSync(tmp, file);
+    writeBytes(target, buf.subarray(half));
+    syncIfAsked(repo, target);
   } catch (e) {
-    rmSync(tmp, { force: true });
     throw fsError(e, 'write the transaction journal', file);
+  } finally {
+    if (fd === null) closeSync(target);
+  }
+}
+
+/** Closes the journal file this process's run kept open (the file itself stays). */
+export function closeJournal(journal: Journal): void {
+  const id = transactionId(journal);
+  const fd = openJournals.get(id);
+  if (fd === undefined) return;
+  openJournals.delete(id);
+  try {
+    closeSync(fd);
+  } catch {
+    // closed already: nothing held
   }
 }
 
@@ -163,18 +247,23 @@ export function removeDeadTempsOf(file: string): void {
 
 /**
  * Removes the temporary journal files in `dir` (`journal….<pid>.tmp`: of a journal, or of a
- * recovery claim) of processes that are gone (killed while writing one).
+ * recovery claim) of processes that are gone (killed while writing one). `listed`: the names in
+ * `dir`, when the caller has just listed it.
  */
-export function removeDeadJournalTemps(dir: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
+export function removeDeadJournalTemps(dir: string, listed?: readonly string[]): void {
+  const names = listed ?? namesIn(dir);
   for (const name of names) {
     const m = name.startsWith('journal') ? /\.(\d+)\.tmp$/.exec(name) : null;
     if (m && !processAlive(Number(m[1]))) rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+/** The names in `dir` (none when it cannot be listed). */
+function namesIn(dir: string): readonly string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
   }
 }
 
@@ -304,13 +393,8 @@ export function removeClaimsOn(repo: Repository, journal: Journal): void {
  * journal): claims on transactions other than those of `current`, the journals there now, whose
  * processes are gone. Claims of live processes are left to them.
  */
-export function removeFinishedClaims(dir: string, current: readonly Journal[]): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
+export function removeFinishedClaims(dir: string, current: readonly Journal[], listed?: readonly string[]): void {
+  const names = listed ?? namesIn(dir);
   const keep = current.map((j) => `${CLAIM_PREFIX}${claimKey(j)}.`);
   for (const name of names) {
     if (!name.startsWith(CLAIM_PREFIX) || keep.some((k) => name.startsWith(k))) continue;
@@ -336,10 +420,8 @@ export function readJournal(file: string): JournalRead {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'none' };
     throw e;
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
+  const parsed = currentRecord(text);
+  if (parsed === undefined) {
     // created but not yet written (a run is starting now), or cut short by a crash right there
     return { kind: 'unreadable', ageMs: ageOf(file), why: text === '' ? 'empty' : 'not JSON' };
   }
@@ -358,6 +440,32 @@ export function readJournal(file: string): JournalRead {
   journal.paths ??= [];
   journal.locks ??= [];
   return { kind: 'journal', journal };
+}
+
+/**
+ * The journal's current state in the text of its file (undefined: none can be read): the whole
+ * text when it is one JSON value (a journal of one record, or one of an older version, written
+ * whole), else the last of its records, one per line (updateJournal). A last line without its
+ * newline is a record cut short by a crash while it was appended, and is passed over; any other
+ * line that is not JSON makes the file unreadable.
+ */
+function currentRecord(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // records, or not a journal at all: below
+  }
+  const lines = text.split('\n');
+  lines.pop(); // what follows the last newline: '' or a record cut short
+  let last: unknown;
+  for (const line of lines) {
+    try {
+      last = JSON.parse(line);
+    } catch {
+      return undefined;
+    }
+  }
+  return last;
 }
 
 function ageOf(file: string): number {
@@ -387,9 +495,10 @@ function journalShapeProblem(value: unknown): string | null {
 }
 
 export function removeJournal(repo: Repository, journal: Journal): void {
+  closeJournal(journal);
   removeJournalFile(journalFileOf(repo, journal));
 }
 
 export function removeJournalFile(file: string): void {
-  rmSync(file, { force: true });
+  unlinkIfThere(file);
 }

@@ -33,8 +33,9 @@ import {
   removeLockWitnesses,
   transactionId,
   type Journal,
+  type JournalRead,
 } from './journal.js';
-import { checkoutJournalFile, refJournalDirs, refJournalsIn } from './journal-place.js';
+import { checkoutJournalFile, refJournalDirs, refJournalsAmong } from './journal-place.js';
 import { parseMark, processAlive } from './liveness.js';
 import { removeDeadRedoTemps } from './redo-stack.js';
 import { firstParents } from './history.js';
@@ -156,29 +157,45 @@ async function recoverAll(session: Session, scope: RecoveryScope): Promise<Recov
   const { repo } = session;
   const reports: RecoveryReport[] = [];
   const checkout = checkoutJournalFile(repo);
-  reports.push(...(await recoverIn(session, path.dirname(checkout), [checkout], scope.checkoutInUse)));
-  for (const dir of refJournalDirs(repo)) reports.push(...(await recoverIn(session, dir, refJournalsIn(dir), false)));
+  const checkoutName = path.basename(checkout);
+  reports.push(...(await recoverIn(session, path.dirname(checkout), (names) => (names.includes(checkoutName) ? [checkout] : []), scope.checkoutInUse)));
+  for (const dir of refJournalDirs(repo)) reports.push(...(await recoverIn(session, dir, (names) => refJournalsAmong(dir, names), false)));
   const [first, ...rest] = reports;
   return first === undefined ? null : rest.length === 0 ? first : { ...first, also: rest };
 }
 
-/** Recovers the journals `files` of `dir`; `strict`: a live run's is `stale`, not passed over. */
-async function recoverIn(session: Session, dir: string, files: string[], strict: boolean): Promise<RecoveryReport[]> {
-  removeDeadJournalTemps(dir);
-  const journals = files.map((file) => readJournal(file)).flatMap((r) => (r.kind === 'journal' ? [r.journal] : []));
-  removeFinishedClaims(dir, journals);
+/**
+ * Recovers the journals of `dir`, `journalsOf` its names (the directory is listed once: in most
+ * commands it holds no journal, and nothing more is read); `strict`: a live run's is `stale`, not
+ * passed over. A journal made after the listing is a run that has just started: alive.
+ */
+async function recoverIn(session: Session, dir: string, journalsOf: (names: readonly string[]) => string[], strict: boolean): Promise<RecoveryReport[]> {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return []; // not there: nothing was ever journaled here
+  }
+  removeDeadJournalTemps(dir, names);
+  const reads = journalsOf(names).map((file) => ({ file, read: readJournal(file) }));
+  removeFinishedClaims(
+    dir,
+    reads.flatMap(({ read }) => (read.kind === 'journal' ? [read.journal] : [])),
+    names,
+  );
   const reports: RecoveryReport[] = [];
-  for (const file of files) {
-    const report = await recoverJournal(session, file, strict);
+  for (const { file, read } of reads) {
+    const report = await recoverJournal(session, file, strict, read);
     if (report) reports.push(report);
   }
   return reports;
 }
 
-/** Recovers the journal in `file`, if its run is gone (null: none there, or its run is alive). */
-async function recoverJournal(session: Session, file: string, strict: boolean): Promise<RecoveryReport | null> {
+/** Recovers the journal in `file`, if its run is gone (null: none there, or its run is alive);
+ * `first`: the journal as just read there. */
+async function recoverJournal(session: Session, file: string, strict: boolean, first?: JournalRead): Promise<RecoveryReport | null> {
   const { repo } = session;
-  const read = readJournal(file);
+  const read = first ?? readJournal(file);
   if (read.kind === 'none') return null;
   if (read.kind === 'unreadable') {
     if (read.ageMs < STARTING_GRACE_MS) {

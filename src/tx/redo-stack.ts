@@ -31,25 +31,43 @@ const legacyFile = (repo: Repository, ref: string): string => path.join(redoDir(
 
 const TX_LINE = /^# tx (\S+)$/m;
 
-/** The stack's text: the current file, else one in the older layout, else null. */
-function readStackText(repo: Repository, ref: string): string | null {
-  for (const file of [stackFile(repo, ref), legacyFile(repo, ref)]) {
-    try {
-      return readFileSync(file, 'utf8');
-    } catch {
-      // missing, or a directory (the older layout's, of a ref below this one): look further
-    }
-  }
-  return null;
+/** What is stored of `ref`'s stack: the text of the current file, else of one in the older
+ * layout, else null; `legacy` whether the older layout's file is there (null: not looked at). */
+interface StackFiles {
+  text: string | null;
+  legacy: boolean | null;
+  /** the current file is not there (ENOENT: nothing in the way of it either) */
+  absent: boolean;
 }
+
+function readStackFiles(repo: Repository, ref: string): StackFiles {
+  let absent = false;
+  try {
+    return { text: readFileSync(stackFile(repo, ref), 'utf8'), legacy: null, absent };
+  } catch (e) {
+    // missing, or a directory: the older layout's
+    absent = (e as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+  if (legacyFile(repo, ref) === stackFile(repo, ref)) return { text: null, legacy: false, absent };
+  try {
+    return { text: readFileSync(legacyFile(repo, ref), 'utf8'), legacy: true, absent };
+  } catch (e) {
+    // missing, or a directory (the older layout's, of a ref below this one): nothing stored
+    const code = (e as NodeJS.ErrnoException).code;
+    return { text: null, legacy: code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' ? false : null, absent };
+  }
+}
+
+/** The stack's text: the current file, else one in the older layout, else null. */
+const readStackText = (repo: Repository, ref: string): string | null => readStackFiles(repo, ref).text;
 
 export function readRedoStack(repo: Repository, ref: string): string[] {
-  return (readStackText(repo, ref) ?? '').split('\n').filter((l) => /^[0-9a-f]{40}$/.test(l));
+  return commitsOf(readStackText(repo, ref));
 }
 
-function lastTransaction(repo: Repository, ref: string): string | null {
-  return TX_LINE.exec(readStackText(repo, ref) ?? '')?.[1] ?? null;
-}
+const commitsOf = (text: string | null): string[] => (text ?? '').split('\n').filter((l) => /^[0-9a-f]{40}$/.test(l));
+
+const lastTransactionIn = (text: string | null): string | null => TX_LINE.exec(text ?? '')?.[1] ?? null;
 
 /** `~` cannot be in a ref name, so no other ref's stack is ever taken for a temporary file. */
 const tempFile = (file: string, pid: number): string => `${file}~${pid}.tmp`;
@@ -112,15 +130,18 @@ function removeLegacy(repo: Repository, ref: string): void {
  */
 export function updateRedoStack(repo: Repository, ref: string, change: NonNullable<Journal['redo']>, txId?: string): void {
   const file = stackFile(repo, ref);
-  if (txId !== undefined && lastTransaction(repo, ref) === txId) {
+  // read once: what a new transaction's clearing finds, most often, is no stack at all
+  const stored = readStackFiles(repo, ref);
+  if (txId !== undefined && lastTransactionIn(stored.text) === txId) {
     removeLegacy(repo, ref);
     return;
   }
-  let stack = change.clear ? [] : readRedoStack(repo, ref);
+  let stack = change.clear ? [] : commitsOf(stored.text);
   if (change.pop) stack = stack.slice(0, -1);
   if (change.push) stack.push(change.push);
-  if (stack.length === 0 && !hasLegacy(repo, ref)) {
-    rmSync(file, { force: true });
+  if (stack.length === 0 && !(stored.legacy ?? hasLegacy(repo, ref))) {
+    // no file there, as read above: nothing to remove
+    if (!stored.absent) rmSync(file, { force: true });
     return;
   }
   mkdirSync(path.dirname(file), { recursive: true });

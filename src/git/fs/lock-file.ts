@@ -25,8 +25,7 @@ const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
  */
 export async function createLockFile(lockFile: string, witness?: string, mode = 0o666): Promise<FileHandle> {
   if (witness === undefined) return new FileHandle(fs.openSync(lockFile, 'wx', mode));
-  fs.rmSync(witness, { force: true });
-  const fd = fs.openSync(witness, 'wx', mode);
+  const fd = openWitness(witness, mode);
   try {
     fs.linkSync(witness, lockFile);
   } catch (e) {
@@ -36,6 +35,26 @@ export async function createLockFile(lockFile: string, witness?: string, mode = 
     return new FileHandle(fs.openSync(lockFile, 'wx', mode));
   }
   return new FileHandle(fd);
+}
+
+/** Creates the witness file exclusively; one left at its name by its owner (killed) is replaced. */
+function openWitness(witness: string, mode: number): number {
+  try {
+    return fs.openSync(witness, 'wx', mode);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  fs.unlinkSync(witness);
+  return fs.openSync(witness, 'wx', mode);
+}
+
+/** Removes `file` if it is there (one unlink, where rmSync looks at the file twice first). */
+function unlinkIfThere(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
 }
 
 /** Whether `lockFile` exists and is the file `witness` is (proof that the witness's owner took it). */
@@ -52,9 +71,12 @@ export function isWitnessedLock(lockFile: string, witness: string): boolean {
  */
 export const witnessStaging = (witness: string): string => `${witness}.new`;
 
-/** Removes a witness (after its lock was released or renamed into place), and its staging file. */
-export function removeWitness(witness: string | undefined): void {
+/**
+ * Removes a witness (after its lock was released or renamed into place), and its staging file
+ * unless the caller knows it never wrote one (`staged: false`).
+ */
+export function removeWitness(witness: string | undefined, opts: { staged?: boolean } = {}): void {
   if (witness === undefined) return;
-  fs.rmSync(witness, { force: true });
-  fs.rmSync(witnessStaging(witness), { force: true });
+  unlinkIfThere(witness);
+  if (opts.staged !== false) unlinkIfThere(witnessStaging(witness));
 }

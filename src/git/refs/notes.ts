@@ -147,7 +147,14 @@ function fanOut(notes: ReadonlyMap<string, string>): Map<string, string> {
 
 /** Adds (or replaces) the note on `target`; returns the new notes commit. */
 export async function addNote(store: ObjectStore, repo: Repository, opts: AddNoteOptions): Promise<string> {
-  return moveNotesRef(repo, opts, async (tip) => (opts.written && opts.written.parent === tip ? opts.written.commit : writeNoteCommit(store, tip, opts)));
+  // the notes commit written ahead was made on the tip of then, which is tried first without
+  // reading the ref: the update compares it under the lock anyway
+  return moveNotesRef(
+    repo,
+    opts,
+    async (tip) => (opts.written && opts.written.parent === tip ? opts.written.commit : writeNoteCommit(store, tip, opts)),
+    opts.written?.parent,
+  );
 }
 
 /** Adds a non-note tree (see the top of this file) to the notes tree, without a note. */
@@ -194,10 +201,13 @@ async function moveNotesRef(
   repo: Repository,
   opts: Pick<AddNoteOptions, 'notesRef' | 'identity' | 'attempts' | 'logAllRefUpdates' | 'witness'>,
   next: (tip: string | null) => Promise<string>,
+  /** the tip the ref is likely at: the first attempt takes it for the tip instead of reading the ref */
+  likelyTip?: string | null,
 ): Promise<string> {
   const attempts = opts.attempts ?? 20;
   for (let attempt = 1; ; attempt++) {
-    const tip = await readRef(repo, opts.notesRef);
+    const guessed = attempt === 1 && likelyTip !== undefined;
+    const tip = guessed ? likelyTip : await readRef(repo, opts.notesRef);
     const commit = await next(tip);
     try {
       await updateRef(repo, {
@@ -212,6 +222,8 @@ async function moveNotesRef(
       return commit;
     } catch (e) {
       if (!isPatchtxError(e) || e.kind !== 'stale' || attempt >= attempts) throw e;
+      // the ref was not where it was likely to be: read it, at once
+      if (guessed) continue;
       // jittered backoff so that two writers that collided do not collide again in lockstep
       await sleep(2 + Math.random() * 4 * Math.min(attempt, 5));
     }

@@ -10,7 +10,8 @@
 // lock over the ref. Deleting a ref (DELETED_REF) takes git's lock of packed-refs too, removes the
 // ref's packed-refs line if it has one, then the loose file, then releases packed-refs.lock; its
 // reflog goes before the ref's own lock is released.
-import { appendFile, mkdir, readdir, readFile, rename, rm, rmdir, unlink } from '../fs/fsx.js';
+import { closeSync, constants as fsConstants, openSync, writeSync } from 'node:fs';
+import { mkdirpSync, readdir, readFile, rename, rm, rmdir, unlink, type FileHandle } from '../fs/fsx.js';
 import { shouldFsync } from '../repo/fsync-policy.js';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
@@ -256,12 +257,57 @@ export const DELETED_REF = '0'.repeat(40);
  * per core.logAllRefUpdates ("always": every ref; true: branches, remote-tracking refs, notes and
  * HEAD; false), which defaults to true in a checkout and false in a bare repository.
  */
-async function shouldLog(repo: Repository, ref: string, logFile: string, setting: string | undefined): Promise<boolean> {
-  if ((await readOptional(logFile)) !== null) return true;
+/** Whether git starts a reflog for `ref` that has none (core.logAllRefUpdates, `setting`). */
+function logsWithoutReflog(repo: Repository, ref: string, setting: string | undefined): boolean {
   const value = (setting ?? (repo.workdir === null ? 'false' : 'true')).toLowerCase();
   if (value === 'always') return true;
   if (!['true', 'yes', 'on', '1'].includes(value)) return false;
   return ref === 'HEAD' || /^refs\/(heads|remotes|notes)\//.test(ref);
+}
+
+const APPEND_ONLY = fsConstants.O_WRONLY | fsConstants.O_APPEND;
+
+/**
+ * Appends `line` to the reflog `logFile` as git does: always when the reflog exists, and when it
+ * does not, only if git would start one (logsWithoutReflog), making it and its directories. One
+ * open either way: the reflog is opened for appending, created only when it may be.
+ */
+function appendReflogIfLogged(repo: Repository, ref: string, logFile: string, line: string, setting: string | undefined): void {
+  const create = logsWithoutReflog(repo, ref, setting);
+  let fd: number;
+  try {
+    fd = openSync(logFile, create ? 'a' : APPEND_ONLY, 0o666);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (!create && (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR')) return; // no reflog, and none is started
+    if (!create || code !== 'ENOENT') throw e;
+    mkdirpSync(path.dirname(logFile));
+    fd = openSync(logFile, 'a', 0o666);
+  }
+  try {
+    const buf = Buffer.from(line);
+    for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Takes `lockFile`, making the ref's directory first when it is not there (a first branch of its
+ * name space, say); an existing one is not made again on every update.
+ */
+async function lockCreatingDirectory(lockFile: string, witness: string | undefined, ref: string): Promise<FileHandle> {
+  try {
+    return await createLockFile(lockFile, witness);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  try {
+    mkdirpSync(path.dirname(lockFile));
+  } catch (e) {
+    throw fsError(e, 'create the directory', path.dirname(lockFile), { ref });
+  }
+  return createLockFile(lockFile, witness);
 }
 
 /** git's reflog message clean-up: leading/trailing whitespace dropped, inner runs become one space. */
@@ -271,11 +317,6 @@ export function cleanReflogMessage(message: string): string {
 
 function reflogLine(oldOid: string | null, newOid: string, identity: Identity, message: string): string {
   return `${oldOid ?? DELETED_REF} ${newOid} ${formatIdentity(identity)}\t${cleanReflogMessage(message)}\n`;
-}
-
-async function appendReflog(file: string, line: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  await appendFile(file, line);
 }
 
 /**
@@ -328,14 +369,9 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
   const base = refBase(repo, ref);
   const refFile = path.join(base, ref);
   const lockFile = `${refFile}.lock`;
-  try {
-    await mkdir(path.dirname(refFile), { recursive: true });
-  } catch (e) {
-    throw fsError(e, 'create the directory', path.dirname(refFile), { ref });
-  }
   let handle;
   try {
-    handle = await createLockFile(lockFile, update.witness);
+    handle = await lockCreatingDirectory(lockFile, update.witness, ref);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
       throw new PatchtxError('stale', `another process is updating ${ref} (lock file exists: ${lockFile})`, { ref, lockFile });
@@ -370,8 +406,7 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
       deleted = true;
       // as git does: the ref's reflog goes with it, HEAD's (naming the ref) records the deletion
       await rm(refLog, { force: true });
-      const headLog = path.join(repo.gitdir, 'logs', 'HEAD');
-      if (headIsSymbolicToRef && (await shouldLog(repo, 'HEAD', headLog, update.logAllRefUpdates))) await appendReflog(headLog, line);
+      if (headIsSymbolicToRef) appendReflogIfLogged(repo, 'HEAD', path.join(repo.gitdir, 'logs', 'HEAD'), line, update.logAllRefUpdates);
       return;
     }
     await handle.writeFile(`${newOid}\n`);
@@ -379,9 +414,8 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
     await handle.close();
     handle = null;
 
-    if (await shouldLog(repo, ref, refLog, update.logAllRefUpdates)) await appendReflog(refLog, line);
-    const headLog = path.join(repo.gitdir, 'logs', 'HEAD');
-    if (headIsSymbolicToRef && (await shouldLog(repo, 'HEAD', headLog, update.logAllRefUpdates))) await appendReflog(headLog, line);
+    appendReflogIfLogged(repo, ref, refLog, line, update.logAllRefUpdates);
+    if (headIsSymbolicToRef) appendReflogIfLogged(repo, 'HEAD', path.join(repo.gitdir, 'logs', 'HEAD'), line, update.logAllRefUpdates);
 
     await rename(lockFile, refFile);
     renamed = true;
@@ -390,7 +424,8 @@ export async function updateRef(repo: Repository, update: RefUpdate): Promise<vo
   } finally {
     if (handle) await handle.close().catch(() => {});
     if (!renamed) await unlink(lockFile).catch(() => {});
-    removeWitness(update.witness);
+    // a ref's lock is written in place: its witness has no staging file
+    removeWitness(update.witness, { staged: false });
     if (deleted) {
       // once the lock is gone too: the directories of a deleted refs/heads/feat/x left empty
       await removeEmptyParents(base, ref);

@@ -28,11 +28,20 @@ function hooksDir(repo: Repository, config: GitConfig, env: NodeJS.ProcessEnv): 
   return path.resolve(hookCwd(repo), expanded);
 }
 
+/** Whether `file` is a file; most hooks are not there, which is looked at without an exception. */
+function isFile(file: string): boolean {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false; // a path the file system will not look up (ENOTDIR, EACCES): no hook there
+  }
+}
+
 /** The hook's file when it would run: an executable file. */
 export function findHook(repo: Repository, config: GitConfig, env: NodeJS.ProcessEnv, name: string): string | null {
   const file = path.join(hooksDir(repo, config, env), name);
+  if (!isFile(file)) return null;
   try {
-    if (!fs.statSync(file).isFile()) return null;
     fs.accessSync(file, fs.constants.X_OK);
     return file;
   } catch {
@@ -46,11 +55,7 @@ export function findHook(repo: Repository, config: GitConfig, env: NodeJS.Proces
  */
 export function ignoredHook(repo: Repository, config: GitConfig, env: NodeJS.ProcessEnv, name: string): string | null {
   const file = path.join(hooksDir(repo, config, env), name);
-  try {
-    if (!fs.statSync(file).isFile() || findHook(repo, config, env, name) !== null) return null;
-  } catch {
-    return null;
-  }
+  if (!isFile(file) || findHook(repo, config, env, name) !== null) return null;
   const relative = path.relative(hookCwd(repo), file);
   return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
 }

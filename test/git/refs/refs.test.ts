@@ -194,6 +194,21 @@ describe.each(FIXTURE_KINDS)('refs in a $kind repository', ({ kind, pick }) => {
     else expect(git(fx.dir, 'reflog', 'show', '--format=%gs', 'refs/heads/topic/new').trim()).toBe('branch: created');
   });
 
+  it('appends to a reflog that exists whatever the setting, and starts none git would not', async () => {
+    const fx = await openFixture(kind, pick);
+    const oid = git(fx.dir, 'rev-parse', 'main').trim();
+    const next = newCommit(fx.dir, oid, 'logged anyway');
+    git(fx.dir, 'update-ref', '--create-reflog', 'refs/heads/logged', oid);
+    await updateRef(fx.repo, { ref: 'refs/heads/logged', expectedOld: oid, newOid: next, message: 'moved', identity, logAllRefUpdates: 'false' });
+    expect(git(fx.dir, 'reflog', 'show', '--format=%H %gs', 'refs/heads/logged').split('\n')[0]).toBe(`${next} moved`);
+    // a tag without a reflog gets none unless the setting is 'always'; nor does a branch with it off
+    await updateRef(fx.repo, { ref: 'refs/tags/quiet', expectedOld: null, newOid: oid, message: 'tag: created', identity, logAllRefUpdates: 'true' });
+    await updateRef(fx.repo, { ref: 'refs/heads/quiet/x', expectedOld: null, newOid: oid, message: 'created', identity, logAllRefUpdates: 'false' });
+    expect(existsSync(path.join(fx.repo.commonDir, 'logs', 'refs', 'tags', 'quiet'))).toBe(false);
+    expect(existsSync(path.join(fx.repo.commonDir, 'logs', 'refs', 'heads', 'quiet'))).toBe(false);
+    expect(git(fx.dir, 'rev-parse', 'quiet', 'quiet/x').trim().split('\n')).toEqual([oid, oid]);
+  });
+
   it('logs every ref with core.logAllRefUpdates=always', async () => {
     const fx = await openFixture(kind, pick);
     const oid = git(fx.dir, 'rev-parse', 'main').trim();
