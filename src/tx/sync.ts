@@ -58,7 +58,7 @@ const WRITES_AT_ONCE = 8;
  * user may not write): after it, the failure would leave the commit landed and the checkout
  * half-synced. Run under the index lock, as close to the writes as the protocol allows.
  */
-export async function checkCheckoutWritable(session: Session, targets: ReadonlyMap<string, TreeEdit>): Promise<void> {
+export async function checkCheckoutWritable(session: Session, targets: ReadonlyMap<string, TreeEdit>): Promise<CheckoutLook> {
   const workdir = session.repo.workdir!;
   // the index is replaced by a rename onto it, which an immutable index file refuses
   const index = indexPathOf(session.repo);
@@ -70,11 +70,18 @@ export async function checkCheckoutWritable(session: Session, targets: ReadonlyM
     // which apply meets first and check, writing nothing, passes)
     if (code === 'EPERM') throw fsError(e, 'replace the index', index);
   }
-  const seen: WriteCheckCache = { dirs: new Set(), access: new Map() };
+  const seen: WriteCheckCache = { dirs: new Set(), access: new Map(), directories: new Set() };
   for (const [p, t] of targets) {
     const refusal = await worktreeWriteRefusal(workdir, p, t === null, seen);
     if (refusal) throw refusal;
   }
+  return { directories: seen.directories };
+}
+
+/** What checkCheckoutWritable saw of the targets, for inTheWay. */
+export interface CheckoutLook {
+  /** the targets to be written that are directories in the working tree */
+  directories: ReadonlySet<string>;
 }
 
 /**
@@ -107,9 +114,10 @@ const IN_THE_WAY_LISTED = 10;
  * whatever is under that directory and not removed by the transaction itself (untracked or
  * ignored files, symlinks, empty directories, listed with a trailing '/'). Writing the file would
  * need them removed, which patchtx never does; git checkout refuses the same ("untracked working
- * tree files would be removed"). At most IN_THE_WAY_LISTED, sorted.
+ * tree files would be removed"). At most IN_THE_WAY_LISTED, sorted. `look`: what
+ * checkCheckoutWritable, run just before, saw of the same targets (each is then not looked at again).
  */
-export async function inTheWay(session: Session, targets: ReadonlyMap<string, TreeEdit>): Promise<string[]> {
+export async function inTheWay(session: Session, targets: ReadonlyMap<string, TreeEdit>, look?: CheckoutLook): Promise<string[]> {
   const workdir = session.repo.workdir!;
   const found: string[] = [];
   const walk = (rel: string): void => {
@@ -131,9 +139,11 @@ export async function inTheWay(session: Session, targets: ReadonlyMap<string, Tr
     }
   };
   const knownDirs = new Set<string>();
+  const isDirectory = async (p: string): Promise<boolean> =>
+    look ? look.directories.has(p) : (await inspectWorktreePath(workdir, p, knownDirs)).kind === 'dir';
   for (const [p, t] of targets) {
     if (t === null || found.length >= IN_THE_WAY_LISTED) continue;
-    if ((await inspectWorktreePath(workdir, p, knownDirs)).kind === 'dir') walk(p);
+    if (await isDirectory(p)) walk(p);
   }
   return found.sort();
 }
