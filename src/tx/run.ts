@@ -34,7 +34,7 @@ import { asReadOnly, checkGitDirWritable } from './read-only.js';
 import { updateRedoStack } from './redo-stack.js';
 import type { Session } from './session.js';
 import { checkoutForms } from './conversions.js';
-import { checkCheckoutRoom, checkCheckoutWritable, inTheWay, indexUpdatesOf, syncCheckout, type LiveSync } from './sync.js';
+import { checkCheckoutRoom, checkCheckoutWritable, inTheWay, indexUpdatesOf, syncCheckout, type CheckoutLook, type LiveSync } from './sync.js';
 import type { Target } from './target.js';
 
 export const NOTES_REF = 'refs/notes/patchtx';
@@ -178,8 +178,8 @@ async function stepsOf(
     // and so must a file or directory the file system will not let us write, or files of the
     // user's that writing would need removed
     if (lock && (prepared.newOid !== null || prepared.syncWithoutCommit)) {
-      await checkCheckoutWritable(session, prepared.targets);
-      await refuseInTheWay(session, journal.op, prepared.targets);
+      const look = await checkCheckoutWritable(session, prepared.targets);
+      await refuseInTheWay(session, journal.op, prepared.targets, look);
       mark('checkout checks');
     }
     let noteWritten: NonNullable<Journal['note']>['written'];
@@ -314,8 +314,8 @@ async function foldPacks(session: Session): Promise<void> {
 
 /** Refuses when turning a directory into a file would remove files the transaction does not own
  * (see inTheWay): `dirty` for apply, `undo_refused` for undo and redo, as their other such refusals. */
-async function refuseInTheWay(session: Session, op: Journal['op'], targets: ReadonlyMap<string, TreeEdit>): Promise<void> {
-  const paths = await inTheWay(session, targets);
+async function refuseInTheWay(session: Session, op: Journal['op'], targets: ReadonlyMap<string, TreeEdit>, look?: CheckoutLook): Promise<void> {
+  const paths = await inTheWay(session, targets, look);
   if (paths.length === 0) return;
   const list = paths.map((p) => `  ${p}\n`).join('');
   const what = op === 'apply' ? 'the patch cannot be applied' : `cannot ${op}`;

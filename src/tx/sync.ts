@@ -34,19 +34,20 @@ import type { Session } from './session.js';
 /**
  * From this many files on, the working-tree writes may run several at a time through libuv's
  * thread pool. Replacing a file (unlink, create, write) is mostly the kernel's work, and files in
- * different directories can be replaced side by side; below this count the pool's round trips
- * cost more than they win.
+ * different directories can be replaced side by side.
  */
-const POOLED_WRITES_MIN = 64;
+const POOLED_WRITES_MIN = 4;
 /**
  * Whether the pool wins depends on the storage, so it is measured: the first files are replaced
- * one after the other, timed, and the rest go to the pool only when a replacement took longer
- * than POOLED_ABOVE_MS on average (the probe stops as soon as it has taken longer than that for all
- * of its files, so slow storage costs it a file or two one at a time, not sixteen). Where replacing a file is cheap (tmpfs, or a disk whose freed
- * blocks are not discarded at once), the pool's round trips cost more than the kernel's work:
- * 1,000 files of 4 KB took about 9 ms one after the other on tmpfs against 20 ms through the pool,
- * 74 against 89 ms on this machine's disk when the old files' blocks were still in the page cache;
- * where the old blocks are on disk and discarded as they are freed, 164 against 140 ms.
+ * one after the other, timed, and the rest go to the pool as soon as the files so far took longer
+ * than POOLED_ABOVE_MS each on average (judged from the second file on, so that one file held up
+ * once does not decide; at most PROBE_WRITES files are probed). Where replacing a file is cheap
+ * (tmpfs, or a disk whose freed blocks are not discarded at once), the pool's round trips cost
+ * more than the kernel's work: 1,000 files of 4 KB took about 9 ms one after the other on tmpfs
+ * against 20 ms through the pool, 74 against 89 ms on this machine's disk when the old files'
+ * blocks were still in the page cache; where the old blocks are on disk and discarded as they are
+ * freed, 164 against 140 ms. On a busy disk one replacement can take a millisecond or more, and
+ * the pool then wins for ten files as well.
  */
 const PROBE_WRITES = 16;
 const POOLED_ABOVE_MS = 0.15;
@@ -58,7 +59,7 @@ const WRITES_AT_ONCE = 8;
  * user may not write): after it, the failure would leave the commit landed and the checkout
  * half-synced. Run under the index lock, as close to the writes as the protocol allows.
  */
-export async function checkCheckoutWritable(session: Session, targets: ReadonlyMap<string, TreeEdit>): Promise<void> {
+export async function checkCheckoutWritable(session: Session, targets: ReadonlyMap<string, TreeEdit>): Promise<CheckoutLook> {
   const workdir = session.repo.workdir!;
   // the index is replaced by a rename onto it, which an immutable index file refuses
   const index = indexPathOf(session.repo);
@@ -70,11 +71,18 @@ export async function checkCheckoutWritable(session: Session, targets: ReadonlyM
     // which apply meets first and check, writing nothing, passes)
     if (code === 'EPERM') throw fsError(e, 'replace the index', index);
   }
-  const seen: WriteCheckCache = { dirs: new Set(), access: new Map() };
+  const seen: WriteCheckCache = { dirs: new Set(), access: new Map(), directories: new Set() };
   for (const [p, t] of targets) {
     const refusal = await worktreeWriteRefusal(workdir, p, t === null, seen);
     if (refusal) throw refusal;
   }
+  return { directories: seen.directories };
+}
+
+/** What checkCheckoutWritable saw of the targets, for inTheWay. */
+export interface CheckoutLook {
+  /** the targets to be written that are directories in the working tree */
+  directories: ReadonlySet<string>;
 }
 
 /**
@@ -107,9 +115,10 @@ const IN_THE_WAY_LISTED = 10;
  * whatever is under that directory and not removed by the transaction itself (untracked or
  * ignored files, symlinks, empty directories, listed with a trailing '/'). Writing the file would
  * need them removed, which patchtx never does; git checkout refuses the same ("untracked working
- * tree files would be removed"). At most IN_THE_WAY_LISTED, sorted.
+ * tree files would be removed"). At most IN_THE_WAY_LISTED, sorted. `look`: what
+ * checkCheckoutWritable, run just before, saw of the same targets (each is then not looked at again).
  */
-export async function inTheWay(session: Session, targets: ReadonlyMap<string, TreeEdit>): Promise<string[]> {
+export async function inTheWay(session: Session, targets: ReadonlyMap<string, TreeEdit>, look?: CheckoutLook): Promise<string[]> {
   const workdir = session.repo.workdir!;
   const found: string[] = [];
   const walk = (rel: string): void => {
@@ -131,9 +140,11 @@ export async function inTheWay(session: Session, targets: ReadonlyMap<string, Tr
     }
   };
   const knownDirs = new Set<string>();
+  const isDirectory = async (p: string): Promise<boolean> =>
+    look ? look.directories.has(p) : (await inspectWorktreePath(workdir, p, knownDirs)).kind === 'dir';
   for (const [p, t] of targets) {
     if (t === null || found.length >= IN_THE_WAY_LISTED) continue;
-    if ((await inspectWorktreePath(workdir, p, knownDirs)).kind === 'dir') walk(p);
+    if (await isDirectory(p)) walk(p);
   }
   return found.sort();
 }
@@ -249,14 +260,18 @@ export async function syncCheckout(
     }
     if (++written === 1) crashPoint('mid-worktree');
   };
-  // the probe stops as soon as it is over its time (slow storage shows in a file or two)
-  const budget = performance.now() + POOLED_ABOVE_MS * PROBE_WRITES;
+  // the probe stops as soon as the files so far took longer than POOLED_ABOVE_MS on average
+  const start = performance.now();
   let done = 0;
+  let pooled = false;
   if (writes.length >= POOLED_WRITES_MIN) {
-    while (done < PROBE_WRITES && (done === 0 || performance.now() <= budget)) await write(writes[done++]!, false);
+    while (!pooled && done < PROBE_WRITES && done < writes.length) {
+      await write(writes[done++]!, false);
+      pooled = done >= 2 && performance.now() - start > POOLED_ABOVE_MS * done;
+    }
   }
   const rest = writes.slice(done);
-  if (done > 0 && performance.now() > budget) await inParallel(rest, WRITES_AT_ONCE, (w) => write(w, true));
+  if (pooled) await inParallel(rest, WRITES_AT_ONCE, (w) => write(w, true));
   else for (const w of rest) await write(w, false);
   crashPoint('after-worktree');
   mark('working tree');

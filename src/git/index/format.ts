@@ -585,8 +585,12 @@ function encodeEntry(key: Buffer, update: NonNullable<IndexUpdate>): Buffer {
   const entry = Buffer.alloc(paddedEntrySize(ENTRY_FIXED_SIZE, key.length));
   if (update.stat) {
     const s = statDataOf(update.stat);
-    const fields = [s.ctimeSeconds, s.ctimeNanoseconds, s.mtimeSeconds, s.mtimeNanoseconds, s.dev, s.ino];
-    fields.forEach((v, n) => entry.writeUInt32BE(v, n * 4));
+    entry.writeUInt32BE(s.ctimeSeconds, 0);
+    entry.writeUInt32BE(s.ctimeNanoseconds, 4);
+    entry.writeUInt32BE(s.mtimeSeconds, AT_MTIME_SECONDS);
+    entry.writeUInt32BE(s.mtimeNanoseconds, 12);
+    entry.writeUInt32BE(s.dev, 16);
+    entry.writeUInt32BE(s.ino, 20);
     entry.writeUInt32BE(s.uid, 28);
     entry.writeUInt32BE(s.gid, 32);
     entry.writeUInt32BE(s.size, AT_SIZE);

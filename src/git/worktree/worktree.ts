@@ -480,6 +480,9 @@ function statMatches(entry: IndexEntry, st: BigIntStats | Stats, trustCtime: boo
 export interface WriteCheckCache {
   dirs: Set<string>;
   access: Map<string, NodeJS.ErrnoException | null>;
+  /** the paths to be written found to be directories (a path turning from a directory into a
+   * file), so that what is under them can be looked at without a second lstat of every path */
+  directories: Set<string>;
 }
 
 /** A file system's refusal as a short cause: `EPERM: operation not permitted` (Node's message
@@ -493,7 +496,8 @@ const causeOf = (e: NodeJS.ErrnoException): string => (e.message ?? String(e)).s
  * nearest one that exists; a file to be replaced or removed must not be immutable or on a
  * read-only file system (EPERM, EROFS: its own mode bits do not matter, as the file is unlinked,
  * not written, which is why EACCES on it is no refusal). Returns the refusal as an io_error, or
- * null. `seen`: what earlier calls found, so each directory is looked at once.
+ * null. `seen`: what earlier calls found, so each directory is looked at once; a path to be written
+ * that is a directory is added to its `directories`.
  * An append-only attribute, which stops an unlink but not a write, cannot be seen this way.
  */
 export async function worktreeWriteRefusal(workdir: string, repoPath: string, removing: boolean, seen: WriteCheckCache): Promise<PatchtxError | null> {
@@ -508,6 +512,7 @@ export async function worktreeWriteRefusal(workdir: string, repoPath: string, re
   const file = joinUnder(workdir, parts);
   const existing = depth === parts.length - 1 ? await lstatOrNull(file) : null;
   if (removing && !existing) return null;
+  if (!removing && existing?.isDirectory()) seen.directories.add(repoPath);
   const verb = removing ? 'remove' : existing ? 'replace' : 'create';
   const dir = joinUnder(workdir, parts, depth);
   if (!seen.access.has(dir)) seen.access.set(dir, accessError(dir, constants.W_OK | constants.X_OK));
