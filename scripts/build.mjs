@@ -117,6 +117,37 @@ const STAND_INS = [
   },
 ];
 
+// In a CommonJS bundle, esbuild turns every `import path from 'node:path'` (and `import * as fs`)
+// into its interop helper, which copies each property of the module onto a new object: once per
+// importing file, about fifty times (over a thousand property definitions) at every start of a
+// program. The programs' own files get these built-ins from a module written here instead, an ES
+// module whose exports are the built-in's properties, which esbuild links directly. The names are
+// those of the Node running the build (a name it lacks fails the build, not a run).
+const BUILTINS_DIRECT = ['path', 'fs', 'os'];
+const builtinsDirect = {
+  name: 'builtins-direct',
+  setup(b) {
+    b.onResolve({ filter: new RegExp(`^(node:)?(${BUILTINS_DIRECT.join('|')})$`) }, (args) =>
+      /[\\/]src[\\/]/.test(args.importer) && args.namespace === 'file' ? { path: args.path.replace(/^node:/, ''), namespace: 'builtin-direct' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'builtin-direct' }, (args) => {
+      // accessors (fs.promises, fs.Dir...) load more of Node when first read: they come through the
+      // re-export, which reads them on use, as before. Which ones are accessors is asked of a fresh
+      // Node, since a first read turns one into a plain property (this process has read some).
+      const ask = `const m = require('node:${args.path}'); console.log(JSON.stringify(Object.keys(m).filter((n) => !Object.getOwnPropertyDescriptor(m, n).get)))`;
+      const plain = JSON.parse(spawnSync(process.execPath, ['-e', ask], { encoding: 'utf8' }).stdout);
+      const names = plain.filter((n) => /^[A-Za-z_$][\w$]*$/.test(n) && n !== 'default');
+      const contents = [
+        `const m = require('node:${args.path}');`,
+        'export default m;',
+        ...names.map((n) => `export const ${n} = m.${n};`),
+        `export * from 'node:${args.path}';`,
+      ].join('\n');
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
 const standIns = {
   name: 'stand-ins',
   setup(b) {
@@ -151,7 +182,7 @@ await bundle({
   format: 'cjs',
   // any other import() of a file beside the bundle becomes require() too (see isomorphicGitApart)
   supported: { 'dynamic-import': false },
-  plugins: [isomorphicGitApart, mcpSdkApart, standIns],
+  plugins: [isomorphicGitApart, mcpSdkApart, standIns, builtinsDirect],
 });
 await bundle({ entryPoints: { 'mcp-sdk': 'src/mcp/sdk.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' }, format: 'cjs' });
 await bundle({
