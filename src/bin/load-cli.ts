@@ -2,7 +2,7 @@
 // time by scripts/build.mjs).
 //
 // Why: for a small patch, patchtx's own work takes less time than Node spends compiling the
-// bundled programs and their dependencies (commander, memfs, diff) on every start. The cache holds
+// bundled programs and their dependencies (commander, memfs's core, diff) on every start. The cache holds
 // that compiled code, so a start deserialises it instead of compiling again: the same mechanism as
 // Node's compile cache, which Node 20 does not offer for modules. When the cache does not fit
 // (another Node or V8 version, other V8 flags, a rebuilt bundle), V8 rejects it and compiles as
