@@ -117,33 +117,44 @@ const STAND_INS = [
   },
 ];
 
-// In a CommonJS bundle, esbuild turns every `import path from 'node:path'` (and `import * as fs`)
-// into its interop helper, which copies each property of the module onto a new object: once per
-// importing file, about fifty times (over a thousand property definitions) at every start of a
-// program. The programs' own files get these built-ins from a module written here instead, an ES
-// module whose exports are the built-in's properties, which esbuild links directly. The names are
-// those of the Node running the build (a name it lacks fails the build, not a run).
+/** A built-in module's export names, and which of them are plain values (not accessors), as a
+ * fresh Node has them: a first read turns an accessor into a plain property, and this process has
+ * read some. */
+function builtinNames(name) {
+  const ask = `const m = require('node:${name}'); const all = Object.keys(m).filter((n) => /^[A-Za-z_$][\\w$]*$/.test(n) && n !== 'default'); console.log(JSON.stringify({ all, plain: all.filter((n) => !Object.getOwnPropertyDescriptor(m, n).get) }))`;
+  return JSON.parse(spawnSync(process.execPath, ['-e', ask], { encoding: 'utf8' }).stdout);
+}
+
+// Node's built-in modules as the programs' own files (src/) get them in the bundle.
+// - Direct: in a CommonJS bundle, esbuild turns every `import path from 'node:path'` (and `import
+//   * as fs`) into its interop helper, which copies each property of the module onto a new object:
+//   once per importing file, about fifty times (over a thousand property definitions) at every
+//   start. These files get the module from an ES module written here instead, whose exports are
+//   the module's properties, which esbuild links directly (a name the building Node lacks fails the
+//   build, not a run). Accessors (fs.promises, fs.Dir...) load more of Node when first read: they
+//   come through the re-export, which reads them on use, as before.
+// - On first use: modules that a transaction needs only now and then (child_process for hooks and
+//   signing, with net and dgram; worker_threads for the library's deflating ahead) are loaded when
+//   one of their exports is first read, not at every start.
 const BUILTINS_DIRECT = ['path', 'fs', 'os'];
-const builtinsDirect = {
-  name: 'builtins-direct',
+const BUILTINS_ON_USE = ['child_process', 'worker_threads'];
+const builtinsForSrc = {
+  name: 'builtins-for-src',
   setup(b) {
-    b.onResolve({ filter: new RegExp(`^(node:)?(${BUILTINS_DIRECT.join('|')})$`) }, (args) =>
-      /[\\/]src[\\/]/.test(args.importer) && args.namespace === 'file' ? { path: args.path.replace(/^node:/, ''), namespace: 'builtin-direct' } : undefined,
+    b.onResolve({ filter: new RegExp(`^(node:)?(${[...BUILTINS_DIRECT, ...BUILTINS_ON_USE].join('|')})$`) }, (args) =>
+      /[\\/]src[\\/]/.test(args.importer) && args.namespace === 'file' ? { path: args.path.replace(/^node:/, ''), namespace: 'builtin-for-src' } : undefined,
     );
-    b.onLoad({ filter: /.*/, namespace: 'builtin-direct' }, (args) => {
-      // accessors (fs.promises, fs.Dir...) load more of Node when first read: they come through the
-      // re-export, which reads them on use, as before. Which ones are accessors is asked of a fresh
-      // Node, since a first read turns one into a plain property (this process has read some).
-      const ask = `const m = require('node:${args.path}'); console.log(JSON.stringify(Object.keys(m).filter((n) => !Object.getOwnPropertyDescriptor(m, n).get)))`;
-      const plain = JSON.parse(spawnSync(process.execPath, ['-e', ask], { encoding: 'utf8' }).stdout);
-      const names = plain.filter((n) => /^[A-Za-z_$][\w$]*$/.test(n) && n !== 'default');
-      const contents = [
-        `const m = require('node:${args.path}');`,
-        'export default m;',
-        ...names.map((n) => `export const ${n} = m.${n};`),
-        `export * from 'node:${args.path}';`,
-      ].join('\n');
-      return { contents, loader: 'js' };
+    b.onLoad({ filter: /.*/, namespace: 'builtin-for-src' }, (args) => {
+      const id = `node:${args.path}`;
+      const { all, plain } = builtinNames(args.path);
+      const contents = BUILTINS_DIRECT.includes(args.path)
+        ? [`const m = require('${id}');`, 'export default m;', ...plain.map((n) => `export const ${n} = m.${n};`), `export * from '${id}';`]
+        : [
+            'let m;',
+            `const load = () => (m ??= require('${id}'));`,
+            `for (const n of ${JSON.stringify(all)}) Object.defineProperty(exports, n, { enumerable: true, get: () => load()[n] });`,
+          ];
+      return { contents: contents.join('\n'), loader: 'js' };
     });
   },
 };
@@ -182,7 +193,7 @@ await bundle({
   format: 'cjs',
   // any other import() of a file beside the bundle becomes require() too (see isomorphicGitApart)
   supported: { 'dynamic-import': false },
-  plugins: [isomorphicGitApart, mcpSdkApart, standIns, builtinsDirect],
+  plugins: [isomorphicGitApart, mcpSdkApart, standIns, builtinsForSrc],
 });
 await bundle({ entryPoints: { 'mcp-sdk': 'src/mcp/sdk.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' }, format: 'cjs' });
 await bundle({
