@@ -6,7 +6,8 @@
 // - dist/cli.cjs: both programs and their dependencies in one CommonJS script. One file keeps
 //   start-up cheap: Node reads and compiles a single script instead of resolving hundreds of
 //   modules. CommonJS, because it can be compiled through node:vm with a code cache (see
-//   src/bin/load-cli.ts); ES modules cannot be, on Node 20.
+//   src/bin/load-cli.ts); ES modules cannot be, on Node 20. The file holds one function
+//   expression, the module wrapped as Node wraps one: it is compiled by the loader, not required.
 // - dist/cli.cjs.cache: that code cache, produced by running the programs on a scratch repository
 //   (below), so that it holds the code of a real transaction, not just of start-up.
 // - dist/isomorphic-git.cjs: isomorphic-git, loaded only when its object reader is selected.
@@ -169,6 +170,9 @@ const standIns = {
   },
 };
 
+/** the function around dist/cli.cjs's code, as Node puts it around a CommonJS module (see load-cli.ts) */
+const CLI_WRAPPER = ['(function (exports, require, module, __filename, __dirname) {', '\n})'];
+
 // files of earlier layouts that no program loads any more
 rmSync('dist/chunks', { recursive: true, force: true });
 for (const old of ['dist/patchtx.js', 'dist/apply_patch.js']) rmSync(old, { force: true });
@@ -194,6 +198,11 @@ await bundle({
   // any other import() of a file beside the bundle becomes require() too (see isomorphicGitApart)
   supported: { 'dynamic-import': false },
   plugins: [isomorphicGitApart, mcpSdkApart, standIns, builtinsForSrc],
+  // the CommonJS wrapper is written into the file (on its first line, so that line numbers in stack
+  // traces stay right): the loader compiles the text as read, instead of a copy with the wrapper
+  // around it (a second string of the bundle's size at every start)
+  banner: { js: CLI_WRAPPER[0] },
+  footer: { js: CLI_WRAPPER[1] },
 });
 await bundle({ entryPoints: { 'mcp-sdk': 'src/mcp/sdk.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' }, format: 'cjs' });
 await bundle({

@@ -20,7 +20,8 @@ function loadPrograms(): Programs {
   // this code runs bundled into dist/patchtx.cjs or dist/apply_patch.cjs, beside dist/cli.cjs
   const dir = __dirname;
   const file = path.join(dir, 'cli.cjs');
-  // the bundle is ASCII (esbuild escapes everything else), so latin1 decodes it exactly and fast
+  // the bundle is ASCII (esbuild escapes everything else), so latin1 decodes it exactly and fast;
+  // it is a CommonJS module already in its wrapper function (scripts/build.mjs)
   const source = readFileSync(file, 'latin1');
   let cachedData: Buffer | undefined;
   try {
@@ -28,8 +29,7 @@ function loadPrograms(): Programs {
   } catch {
     // no cache: compile from source
   }
-  // the CommonJS wrapper, on the first line so that line numbers in stack traces stay right
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+  const script = new Script(source, { filename: file, cachedData });
   const cacheOut = process.env.PATCHTX_WRITE_CODE_CACHE;
   if (cacheOut) process.once('exit', () => writeFileSync(cacheOut, script.createCachedData()));
   const module = { exports: {} as Programs };
