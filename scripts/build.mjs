@@ -6,7 +6,8 @@
 // - dist/cli.cjs: both programs and their dependencies in one CommonJS script. One file keeps
 //   start-up cheap: Node reads and compiles a single script instead of resolving hundreds of
 //   modules. CommonJS, because it can be compiled through node:vm with a code cache (see
-//   src/bin/load-cli.ts); ES modules cannot be, on Node 20.
+//   src/bin/load-cli.ts); ES modules cannot be, on Node 20. The file holds one function
+//   expression, the module wrapped as Node wraps one: it is compiled by the loader, not required.
 // - dist/cli.cjs.cache: that code cache, produced by running the programs on a scratch repository
 //   (below), so that it holds the code of a real transaction, not just of start-up.
 // - dist/isomorphic-git.cjs: isomorphic-git, loaded only when its object reader is selected.
@@ -117,6 +118,48 @@ const STAND_INS = [
   },
 ];
 
+/** A built-in module's export names, and which of them are plain values (not accessors), as a
+ * fresh Node has them: a first read turns an accessor into a plain property, and this process has
+ * read some. */
+function builtinNames(name) {
+  const ask = `const m = require('node:${name}'); const all = Object.keys(m).filter((n) => /^[A-Za-z_$][\\w$]*$/.test(n) && n !== 'default'); console.log(JSON.stringify({ all, plain: all.filter((n) => !Object.getOwnPropertyDescriptor(m, n).get) }))`;
+  return JSON.parse(spawnSync(process.execPath, ['-e', ask], { encoding: 'utf8' }).stdout);
+}
+
+// Node's built-in modules as the programs' own files (src/) get them in the bundle.
+// - Direct: in a CommonJS bundle, esbuild turns every `import path from 'node:path'` (and `import
+//   * as fs`) into its interop helper, which copies each property of the module onto a new object:
+//   once per importing file, about fifty times (over a thousand property definitions) at every
+//   start. These files get the module from an ES module written here instead, whose exports are
+//   the module's properties, which esbuild links directly (a name the building Node lacks fails the
+//   build, not a run). Accessors (fs.promises, fs.Dir...) load more of Node when first read: they
+//   come through the re-export, which reads them on use, as before.
+// - On first use: modules that a transaction needs only now and then (child_process for hooks and
+//   signing, with net and dgram; worker_threads for the library's deflating ahead) are loaded when
+//   one of their exports is first read, not at every start.
+const BUILTINS_DIRECT = ['path', 'fs', 'os'];
+const BUILTINS_ON_USE = ['child_process', 'worker_threads'];
+const builtinsForSrc = {
+  name: 'builtins-for-src',
+  setup(b) {
+    b.onResolve({ filter: new RegExp(`^(node:)?(${[...BUILTINS_DIRECT, ...BUILTINS_ON_USE].join('|')})$`) }, (args) =>
+      /[\\/]src[\\/]/.test(args.importer) && args.namespace === 'file' ? { path: args.path.replace(/^node:/, ''), namespace: 'builtin-for-src' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'builtin-for-src' }, (args) => {
+      const id = `node:${args.path}`;
+      const { all, plain } = builtinNames(args.path);
+      const contents = BUILTINS_DIRECT.includes(args.path)
+        ? [`const m = require('${id}');`, 'export default m;', ...plain.map((n) => `export const ${n} = m.${n};`), `export * from '${id}';`]
+        : [
+            'let m;',
+            `const load = () => (m ??= require('${id}'));`,
+            `for (const n of ${JSON.stringify(all)}) Object.defineProperty(exports, n, { enumerable: true, get: () => load()[n] });`,
+          ];
+      return { contents: contents.join('\n'), loader: 'js' };
+    });
+  },
+};
+
 const standIns = {
   name: 'stand-ins',
   setup(b) {
@@ -126,6 +169,9 @@ const standIns = {
     b.onLoad({ filter: /.*/, namespace: 'on-demand' }, (args) => ({ contents: STAND_INS.find((s) => s.name === args.path).contents, loader: 'js' }));
   },
 };
+
+/** the function around dist/cli.cjs's code, as Node puts it around a CommonJS module (see load-cli.ts) */
+const CLI_WRAPPER = ['(function (exports, require, module, __filename, __dirname) {', '\n})'];
 
 // files of earlier layouts that no program loads any more
 rmSync('dist/chunks', { recursive: true, force: true });
@@ -151,7 +197,12 @@ await bundle({
   format: 'cjs',
   // any other import() of a file beside the bundle becomes require() too (see isomorphicGitApart)
   supported: { 'dynamic-import': false },
-  plugins: [isomorphicGitApart, mcpSdkApart, standIns],
+  plugins: [isomorphicGitApart, mcpSdkApart, standIns, builtinsForSrc],
+  // the CommonJS wrapper is written into the file (on its first line, so that line numbers in stack
+  // traces stay right): the loader compiles the text as read, instead of a copy with the wrapper
+  // around it (a second string of the bundle's size at every start)
+  banner: { js: CLI_WRAPPER[0] },
+  footer: { js: CLI_WRAPPER[1] },
 });
 await bundle({ entryPoints: { 'mcp-sdk': 'src/mcp/sdk.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' }, format: 'cjs' });
 await bundle({

@@ -2,7 +2,7 @@
 // time by scripts/build.mjs).
 //
 // Why: for a small patch, patchtx's own work takes less time than Node spends compiling the
-// bundled programs and their dependencies (commander, memfs, diff) on every start. The cache holds
+// bundled programs and their dependencies (commander, memfs's core, diff) on every start. The cache holds
 // that compiled code, so a start deserialises it instead of compiling again: the same mechanism as
 // Node's compile cache, which Node 20 does not offer for modules. When the cache does not fit
 // (another Node or V8 version, other V8 flags, a rebuilt bundle), V8 rejects it and compiles as
@@ -20,7 +20,8 @@ function loadPrograms(): Programs {
   // this code runs bundled into dist/patchtx.cjs or dist/apply_patch.cjs, beside dist/cli.cjs
   const dir = __dirname;
   const file = path.join(dir, 'cli.cjs');
-  // the bundle is ASCII (esbuild escapes everything else), so latin1 decodes it exactly and fast
+  // the bundle is ASCII (esbuild escapes everything else), so latin1 decodes it exactly and fast;
+  // it is a CommonJS module already in its wrapper function (scripts/build.mjs)
   const source = readFileSync(file, 'latin1');
   let cachedData: Buffer | undefined;
   try {
@@ -28,8 +29,7 @@ function loadPrograms(): Programs {
   } catch {
     // no cache: compile from source
   }
-  // the CommonJS wrapper, on the first line so that line numbers in stack traces stay right
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+  const script = new Script(source, { filename: file, cachedData });
   const cacheOut = process.env.PATCHTX_WRITE_CODE_CACHE;
   if (cacheOut) process.once('exit', () => writeFileSync(cacheOut, script.createCachedData()));
   const module = { exports: {} as Programs };

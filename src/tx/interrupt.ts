@@ -30,8 +30,18 @@ interface RunPhase {
 
 /** the runs under way in this process */
 const runs = new Set<RunPhase>();
-/** the run whose code is executing (its asynchronous context) */
+/** the run whose code is executing (its asynchronous context), for runs started beside another */
 const current = new AsyncLocalStorage<RunPhase>();
+/**
+ * The run started while no other was under way, which has no asynchronous context: its code is
+ * the code that finds none. Entering an AsyncLocalStorage makes Node call a hook for every
+ * promise the process creates from then on (a transaction creates thousands), so the usual case,
+ * one run at a time, does without; a run starting while another is under way enters it.
+ */
+let alone: RunPhase | null = null;
+
+/** The run whose code is executing, if any. */
+const currentRun = (): RunPhase | null => current.getStore() ?? alone;
 let received: NodeJS.Signals | null = null;
 
 /** The exit status for a process ended by `signal`: 128 + its number. */
@@ -61,17 +71,21 @@ export async function receivedSignal(): Promise<NodeJS.Signals | null> {
  */
 export async function asTransaction<T>(fn: () => Promise<T>): Promise<T> {
   const run: RunPhase = { afterCommit: false };
+  const first = runs.size === 0;
   runs.add(run);
   try {
-    return await current.run(run, fn);
+    if (!first) return await current.run(run, fn);
+    alone = run;
+    return await fn();
   } finally {
     runs.delete(run);
+    if (alone === run) alone = null;
   }
 }
 
 /** The ref has moved (for the run whose code calls it): a signal now waits for the run to finish. */
 export function passCommitPoint(): void {
-  const run = current.getStore();
+  const run = currentRun();
   if (run) run.afterCommit = true;
 }
 
@@ -96,7 +110,7 @@ export async function checkSignalled(what: string, data: Record<string, unknown>
 
 /** Throws (stale, retry) when a signal has arrived: nothing more is to be started. */
 export function throwIfInterrupted(what = STOPPED_RUN, data: Record<string, unknown> = {}): void {
-  if (received !== null && current.getStore()?.afterCommit !== true) {
+  if (received !== null && currentRun()?.afterCommit !== true) {
     throw new PatchtxError('stale', `interrupted by ${received} ${what}`, { ...data, signal: received });
   }
 }

@@ -1,16 +1,18 @@
-// The in-memory overlay of the repository: a memfs volume holding only the paths a patch touches,
-// loaded from the base commit (or, with --dirty=include, from the working tree). The engine reads
-// the overlay through the FileLookup contract; nothing outside the touched paths is ever loaded,
-// so the cost of a transaction follows the size of the patch, not the size of the repository.
-import { Volume } from 'memfs';
+// The in-memory overlay of the repository: memfs's file system core (@jsonjoy.com/fs-core) holding
+// only the paths a patch touches, loaded from the base commit (or, with --dirty=include, from the
+// working tree). The engine reads the overlay through the FileLookup contract; nothing outside the
+// touched paths is ever loaded, so the cost of a transaction follows the size of the patch, not
+// the size of the repository. Only the core: memfs's Volume, the node:fs-style API over it, is not
+// used here, and loading it cost every start of the programs a few milliseconds.
+import { Superblock } from '@jsonjoy.com/fs-core';
 import type { FileLookup } from '../engine/types.js';
 
-// The process the volume sees. By default memfs asks the real process for its user and group
+// The process the core sees. By default memfs asks the real process for its user and group
 // ids on every operation that creates or opens a node: two system calls each time, about a
 // tenth of the overlay's cost on a 1,000-file patch (measured). They cannot change during a run,
 // so they are asked once. (memfs's core also asks the global process when it creates a node and
 // checks permissions; the bundled programs give it a view that asks once too: scripts/build.mjs.)
-function volumeProcess(): NonNullable<Parameters<typeof Volume.fromJSON>[2]>['process'] {
+function volumeProcess(): NonNullable<Parameters<typeof Superblock.fromJSON>[2]>['process'] {
   const uid = process.getuid?.() ?? 0;
   const gid = process.getgid?.() ?? 0;
   return {
@@ -23,9 +25,7 @@ function volumeProcess(): NonNullable<Parameters<typeof Volume.fromJSON>[2]>['pr
   };
 }
 
-/** What the overlay keeps of memfs's volume: its core, where files and directories live. */
-type VolumeCore = InstanceType<typeof Volume>['_core'];
-type VolumeLink = VolumeCore['root'];
+type VolumeLink = Superblock['root'];
 
 export class TouchedFiles implements FileLookup {
   /**
@@ -35,7 +35,7 @@ export class TouchedFiles implements FileLookup {
    * 1,000-file patch that was about 130 ms of the overlay's 165 (profiled), directly about a
    * third of it (measured in a fresh process: 1,000 puts and reads, 135 -> 50 ms).
    */
-  private readonly core: VolumeCore = Volume.fromJSON({}, '/', { process: volumeProcess() })._core;
+  private readonly core = Superblock.fromJSON({}, '/', { process: volumeProcess() });
   /** paths known to be directories in the base (a tree there), without loading what is below */
   private readonly directories = new Set<string>();
 

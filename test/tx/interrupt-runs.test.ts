@@ -18,7 +18,12 @@ function gate(): { wait: Promise<void>; open: () => void } {
 }
 
 describe('a signal with two runs under way in one process', () => {
-  it('stops the run before its commit point, and lets the run past it finish', async () => {
+  // the run started while no other was under way is found without an asynchronous context of its
+  // own (interrupt.ts), the other by its context: either may be the one past its commit point
+  it.each([
+    ['the run before its commit point started first', true],
+    ['the run past its commit point started first', false],
+  ])('stops the run before its commit point, and lets the run past it finish (%s)', async (_, beforeCommitFirst) => {
     handleSignals();
     const a = gate();
     const b = gate();
@@ -27,19 +32,30 @@ describe('a signal with two runs under way in one process', () => {
     const arrived = () => {
       if (++inside === 2) both.open();
     };
-    const beforeCommit = asTransaction(async () => {
-      arrived();
-      await a.wait;
-      await checkInterrupted();
-      return 'a finished';
-    });
-    const afterCommit = asTransaction(async () => {
-      passCommitPoint();
-      arrived();
-      await b.wait;
-      await checkInterrupted();
-      return 'b finished';
-    });
+    const startBeforeCommit = () =>
+      asTransaction(async () => {
+        arrived();
+        await a.wait;
+        await checkInterrupted();
+        return 'a finished';
+      });
+    const startAfterCommit = () =>
+      asTransaction(async () => {
+        passCommitPoint();
+        arrived();
+        await b.wait;
+        await checkInterrupted();
+        return 'b finished';
+      });
+    let beforeCommit: Promise<string>;
+    let afterCommit: Promise<string>;
+    if (beforeCommitFirst) {
+      beforeCommit = startBeforeCommit();
+      afterCommit = startAfterCommit();
+    } else {
+      afterCommit = startAfterCommit();
+      beforeCommit = startBeforeCommit();
+    }
     await both.wait;
     // the handler sees two runs under way: it notes the signal and does not end the process
     process.emit('SIGTERM', 'SIGTERM');
