@@ -16,9 +16,10 @@ export class PatchedTree {
   /**
    * How many written files (not removed ones) lie below each directory, by the directory's path:
    * isDirectory asks this instead of going through every write (each Add and Move asks it, so a
-   * patch of many files would cost writes x adds comparisons).
+   * patch of many files would cost writes x adds comparisons). Counted from the first question
+   * on: a patch of updates alone never asks.
    */
-  private readonly filesBelow = new Map<string, number>();
+  private filesBelow: Map<string, number> | null = null;
 
   constructor(base: ContentLookup) {
     this.base = base;
@@ -44,6 +45,10 @@ export class PatchedTree {
 
   /** A directory now: a file lives below it (in the base, or written by the patch). */
   isDirectory(path: string): boolean {
+    if (this.filesBelow === null) {
+      this.filesBelow = new Map();
+      for (const [p, content] of this.writes) if (content !== null) this.countBelow(p, 1);
+    }
     if ((this.filesBelow.get(path) ?? 0) > 0) return true;
     // A base directory whose files the patch removed stays a directory: the reference leaves
     // emptied directories in place, and the lookup cannot list what else lives below it.
@@ -84,14 +89,20 @@ export class PatchedTree {
 
   /** Records what `path` holds now, keeping the count of written files below each directory. */
   private write(path: string, content: FileContent | null): void {
-    const before = this.writes.get(path);
-    const was = before !== undefined && before !== null;
+    if (this.filesBelow !== null) {
+      const before = this.writes.get(path);
+      const was = before !== undefined && before !== null;
+      if (was !== (content !== null)) this.countBelow(path, was ? -1 : 1);
+    }
     this.writes.set(path, content);
-    const is = content !== null;
-    if (was === is) return;
+  }
+
+  /** Adds `by` to the count of each directory above `path`. */
+  private countBelow(path: string, by: number): void {
+    const counts = this.filesBelow!;
     for (let slash = path.lastIndexOf('/'); slash > 0; slash = path.lastIndexOf('/', slash - 1)) {
       const dir = path.slice(0, slash);
-      this.filesBelow.set(dir, (this.filesBelow.get(dir) ?? 0) + (is ? 1 : -1));
+      counts.set(dir, (counts.get(dir) ?? 0) + by);
     }
   }
 

@@ -32,6 +32,8 @@ describe('PatchedTree.isDirectory', () => {
     for (let round = 0; round < 200; round++) {
       const tree = new PatchedTree(base);
       const live = new Set<string>();
+      // the counts are made at the first question: after a few writes, or none
+      const firstQuestion = Math.floor(rand() * 12);
       for (let step = 0; step < 12; step++) {
         const p = paths[Math.floor(rand() * paths.length)]!;
         const op = Math.floor(rand() * 4);
@@ -50,6 +52,7 @@ describe('PatchedTree.isDirectory', () => {
           live.delete(p);
           live.add(to);
         }
+        if (step < firstQuestion) continue;
         for (const d of dirs) expect(tree.isDirectory(d)).toBe([...live].some((f) => f.startsWith(`${d}/`)));
       }
     }
