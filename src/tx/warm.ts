@@ -3,7 +3,9 @@
 // pack indexes, open packs and trees read so far, and the parsed index — is kept, and checked
 // cheaply before every command, so that a change made meanwhile by git, the user or another
 // process is always seen:
-// - the repository is discovered again (a few stats); found elsewhere, nothing kept is used;
+// - where the repository is, is kept with the stat data of every path its discovery looked at
+//   (the directories by identity alone, since their times change with every file made in them),
+//   and discovered again when any differs; found elsewhere, nothing kept is used;
 // - the configuration is read again when any file it came from (includes and an `onbranch:`
 //   condition's HEAD too) has other stat data, or the environment that selects and adds to it changed;
 // - the store forgets which objects it found stored (a prune may have removed them), and looks at
@@ -15,6 +17,7 @@
 // The store has a transaction's state while a command runs, so a command that starts while another
 // holds it gets a store of its own, closed when it ends. Everything kept is bounded (ByteCache).
 import { statSync } from 'node:fs';
+import path from 'node:path';
 import { openRepository as discover } from '../git/repo/discover.js';
 import { loadConfig, type GitConfig } from '../git/repo/config.js';
 import { IndexCache } from '../git/index/read.js';
@@ -47,6 +50,26 @@ function fileStamp(file: string): string {
   }
 }
 
+/** What the discovery of a repository depended on at a path: a directory's identity, a file's
+ * identity, size and times, or '' when nothing is there. */
+function pathStamp(file: string): string {
+  try {
+    const st = statSync(file, { bigint: true, throwIfNoEntry: false });
+    if (!st) return '';
+    return st.isDirectory() ? `d:${st.dev}:${st.ino}` : `f:${st.dev}:${st.ino}:${st.mode}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return '?';
+  }
+}
+
+interface KeptLocation {
+  /** where discovery started, and the environment that can move it */
+  key: string;
+  found: Repository;
+  /** each path discovery looked at, with its pathStamp from just before it looked */
+  stamps: Map<string, string>;
+}
+
 /** The environment loadConfig depends on, as one string. */
 function configEnv(env: NodeJS.ProcessEnv): string {
   const keys = Object.keys(env)
@@ -59,6 +82,7 @@ const sameLocation = (a: Repository, b: Repository): boolean => a.gitdir === b.g
 
 export class WarmRepository {
   private repo: Repository | null = null;
+  private location: KeptLocation | null = null;
   private config: KeptConfig | null = null;
   private store: ObjectStore | null = null;
   /** what the kept store was made with (looseCompression, promisorRemote) */
@@ -68,9 +92,9 @@ export class WarmRepository {
 
   /** The repository, configuration and store for a command starting at `cwd`, checked as above. */
   async acquire(cwd: string, repoDir: string | undefined, env: NodeJS.ProcessEnv): Promise<WarmParts> {
-    const found = await discover({ cwd, repoDir });
+    const found = await this.locate(cwd, repoDir);
     if (this.repo === null || !sameLocation(this.repo, found)) {
-      this.close();
+      this.forget();
       this.repo = { ...found, indexCache: new IndexCache() };
     }
     const repo = this.repo;
@@ -98,6 +122,18 @@ export class WarmRepository {
     };
   }
 
+  /** Where the repository is: as found last time when nothing discovery looked at changed. */
+  private async locate(cwd: string, repoDir: string | undefined): Promise<Repository> {
+    const key = JSON.stringify([path.resolve(cwd, repoDir ?? '.'), process.env.GIT_DIR ?? null, process.env.GIT_WORK_TREE ?? null]);
+    const kept = this.location;
+    if (kept && kept.key === key && [...kept.stamps].every(([file, stamp]) => pathStamp(file) === stamp)) return kept.found;
+    const stamps = new Map<string, string>();
+    // stamped before each is looked at: a change after the stamp makes the next call look again
+    const found = await discover({ cwd, repoDir, seen: (file) => void (stamps.has(file) || stamps.set(file, pathStamp(file))) });
+    this.location = { key, found, stamps };
+    return found;
+  }
+
   /** The configuration, read again when anything it was read from changed. */
   private async configOf(repo: Repository, env: NodeJS.ProcessEnv): Promise<GitConfig> {
     const kept = this.config;
@@ -118,6 +154,12 @@ export class WarmRepository {
 
   /** Forgets everything kept and closes the open pack files (a command running keeps its own until it ends). */
   close(): void {
+    this.forget();
+    this.location = null;
+  }
+
+  /** Forgets what was kept of the repository (not where it was found: see locate). */
+  private forget(): void {
     this.dropStore();
     this.repo?.indexCache?.clear();
     this.repo = null;

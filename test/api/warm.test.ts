@@ -2,7 +2,7 @@
 // index, pack indexes, open packs and trees it has read) must never answer from the old state: each
 // case makes two calls on ONE object with a change made in between by git or the user, and checks
 // that the second call sees it (stale, dirty, or a result checked against git).
-import { readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepository, type Repository } from '../../src/index.js';
@@ -216,6 +216,36 @@ describe('a repository object kept between calls sees what changed in between', 
     expect(read(dir, 'after.txt').toString()).toBe('one\r\ntwo\r\n');
     expect(git(dir, 'cat-file', 'blob', `${r.commit}:after.txt`)).toBe('one\ntwo\n');
     expect(status(dir)).toBe('');
+  });
+
+  it('a config change (core.worktree): the next call writes into the working tree it names', async () => {
+    const dir = makeRepo('basic');
+    const repo = await open(dir);
+    // twice: where the repository is, is kept from the first call on
+    await repo.apply(v4a('*** Add File: before.txt', '+before'));
+    await repo.apply(v4a('*** Add File: before2.txt', '+before'));
+    const elsewhere = path.join(path.dirname(dir), 'elsewhere');
+    mkdirSync(elsewhere);
+    git(dir, 'config', 'core.worktree', elsewhere);
+    const r = await repo.apply(v4a('*** Add File: after.txt', '+after'));
+    expect(read(elsewhere, 'after.txt').toString()).toBe('after\n');
+    expect(existsSync(path.join(dir, 'after.txt'))).toBe(false);
+    expect(git(dir, 'cat-file', 'blob', `${r.commit}:after.txt`)).toBe('after\n');
+  });
+
+  it("the checkout's .git directory moved away and named by a .git file: the next call commits through it", async () => {
+    const dir = makeRepo('basic');
+    const repo = await open(dir);
+    await repo.apply(v4a('*** Add File: before.txt', '+before'));
+    await repo.apply(v4a('*** Add File: before2.txt', '+before'));
+    const gitdir = path.join(path.dirname(dir), 'moved.git');
+    renameSync(path.join(dir, '.git'), gitdir);
+    writeFileSync(path.join(dir, '.git'), `gitdir: ${gitdir}\n`);
+    const r = await repo.apply(v4a('*** Add File: after.txt', '+after'));
+    expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(r.commit);
+    expect(readdirSync(gitdir)).toContain('HEAD');
+    expect(status(dir)).toBe('');
+    expectFsckClean(dir);
   });
 
   it('a config change (user.name): the next commit has the new author', async () => {
