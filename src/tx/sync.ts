@@ -19,6 +19,7 @@ import type { TreeEdit } from '../git/objects/tree-edit.js';
 import {
   inspectWorktreePath,
   removeWorktreeFile,
+  statStamp,
   worktreeSpaceRefusal,
   worktreeWriteRefusal,
   writeWorktreeFile,
@@ -73,7 +74,7 @@ export async function checkCheckoutWritable(session: Session, targets: ReadonlyM
   }
   const seen: WriteCheckCache = { dirs: new Set(), access: new Map(), directories: new Set() };
   for (const [p, t] of targets) {
-    const refusal = await worktreeWriteRefusal(workdir, p, t === null, seen);
+    const refusal = worktreeWriteRefusal(workdir, p, t === null, seen);
     if (refusal) throw refusal;
   }
   return { directories: seen.directories };
@@ -235,7 +236,13 @@ export async function syncCheckout(
       return leaveAsItIs(p, t);
     }
     const data = contents.get(p) ?? (t.mode === '120000' ? await session.store.readBlob(t.oid) : checkoutForm(p, await session.store.readBlob(t.oid)));
-    const unchanged = asRead && ((st: Parameters<typeof stillAsRead>[2]) => stillAsRead(workdir, p, st, asRead));
+    // the same stat data is answered at once; only a path whose stat data changed is looked into
+    const unchanged =
+      asRead &&
+      ((st: Parameters<typeof stillAsRead>[2]) => {
+        const stamp = asRead.stamps.get(p);
+        return stamp === undefined || stamp === statStamp(st) || stillAsRead(workdir, p, st, asRead);
+      });
     let stat: Awaited<ReturnType<typeof writeWorktreeFile>>;
     try {
       stat =

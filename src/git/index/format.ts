@@ -582,7 +582,9 @@ function extensionHeader(signature: string, size: number): Buffer {
 }
 
 function encodeEntry(key: Buffer, update: NonNullable<IndexUpdate>): Buffer {
-  const entry = Buffer.alloc(paddedEntrySize(ENTRY_FIXED_SIZE, key.length));
+  // from Buffer's pool (a fresh ArrayBuffer per entry costs more than the entry's fields), zeroed:
+  // the padding and, without stat data, the stat fields are zeros
+  const entry = Buffer.allocUnsafe(paddedEntrySize(ENTRY_FIXED_SIZE, key.length)).fill(0);
   if (update.stat) {
     const s = statDataOf(update.stat);
     entry.writeUInt32BE(s.ctimeSeconds, 0);

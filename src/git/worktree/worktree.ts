@@ -9,7 +9,12 @@ import {
   closeSync,
   constants,
   fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
   statfsSync,
+  unlinkSync,
+  writeSync,
   open as openWithCallback,
   promises as pooledFs,
   write as writeWithCallback,
@@ -17,7 +22,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { promisify } from 'node:util';
-import { chmod, lstat, mkdir, open, readlink, rename, rmdir, symlink, unlink } from '../fs/fsx.js';
+import { chmod, lstat, open, readlink, rename, rmdir, symlink, unlink } from '../fs/fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { fsError } from '../fs/io-error.js';
@@ -66,9 +71,15 @@ function joinUnder(workdir: string, parts: readonly string[], count = parts.leng
   return out;
 }
 
-async function lstatOrNull(file: string): Promise<BigIntStats | null> {
+/**
+ * lstat, null for nothing there. Synchronous, as are the other steps of looking at a path and of
+ * replacing a file one after the other (the pooled replacement aside): a transaction runs with an
+ * AsyncLocalStorage (tx/interrupt.ts), which makes every promise cost a hook call, and the checks
+ * and writes of a 100-file patch made about a dozen promises per file.
+ */
+function lstatOrNull(file: string): BigIntStats | null {
   try {
-    return await lstat(file, { bigint: true });
+    return lstatSync(file, { bigint: true });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
@@ -81,7 +92,7 @@ type LeadingDirs = { kind: 'ok' } | { kind: 'missing'; from: number } | { kind: 
 /** lstat of each leading directory of `parts`, stopping at the first that is missing or is not a
  * real directory. Directories in `knownDirs` (already checked or created by this run) are not
  * looked at again, as git's checkout caches its leading-path checks. */
-async function checkLeadingDirs(workdir: string, parts: string[], knownDirs?: Set<string>): Promise<LeadingDirs> {
+function checkLeadingDirs(workdir: string, parts: string[], knownDirs?: Set<string>): LeadingDirs {
   // a directory is only ever recorded after all of its own leading directories: when the parent
   // is known, so is everything above it (the common case when a patch touches many files of one
   // directory)
@@ -89,7 +100,7 @@ async function checkLeadingDirs(workdir: string, parts: string[], knownDirs?: Se
   for (let i = 0; i < parts.length - 1; i++) {
     const dir = joinUnder(workdir, parts, i + 1);
     if (knownDirs?.has(dir)) continue;
-    const st = await lstatOrNull(dir);
+    const st = lstatOrNull(dir);
     if (!st) return { kind: 'missing', from: i };
     if (!st.isDirectory()) return { kind: 'blocked', by: parts.slice(0, i + 1).join('/'), symlink: st.isSymbolicLink() };
     knownDirs?.add(dir);
@@ -100,11 +111,11 @@ async function checkLeadingDirs(workdir: string, parts: string[], knownDirs?: Se
 /** What is at `repoPath` in the working tree. `knownDirs`: as for WriteFileOptions. */
 export async function inspectWorktreePath(workdir: string, repoPath: string, knownDirs?: Set<string>): Promise<WorktreePathState> {
   const parts = componentsOf(repoPath);
-  const leading = await checkLeadingDirs(workdir, parts, knownDirs);
+  const leading = checkLeadingDirs(workdir, parts, knownDirs);
   if (leading.kind === 'missing') return { kind: 'missing' };
   if (leading.kind === 'blocked') return { kind: 'blocked', by: leading.by };
   const file = joinUnder(workdir, parts);
-  const stat = await lstatOrNull(file);
+  const stat = lstatOrNull(file);
   if (!stat) return { kind: 'missing' };
   if (stat.isSymbolicLink()) return { kind: 'symlink', target: await readlink(file), stat };
   if (stat.isDirectory()) return { kind: 'dir', stat };
@@ -168,8 +179,8 @@ async function readRegularFile(file: string): Promise<Buffer> {
 
 /** Creates the missing leading directories of `parts`; refuses (path_rejected) when one of them is
  * a symlink, or a file the caller did not remove first. */
-async function makeLeadingDirs(workdir: string, repoPath: string, parts: string[], knownDirs?: Set<string>): Promise<void> {
-  const leading = await checkLeadingDirs(workdir, parts, knownDirs);
+function makeLeadingDirs(workdir: string, repoPath: string, parts: string[], knownDirs?: Set<string>): void {
+  const leading = checkLeadingDirs(workdir, parts, knownDirs);
   if (leading.kind === 'blocked') {
     const what = leading.symlink ? 'a symbolic link' : 'not a directory';
     throw new PatchtxError('path_rejected', `cannot write ${repoPath}: ${leading.by} is ${what}`, {
@@ -182,10 +193,10 @@ async function makeLeadingDirs(workdir: string, repoPath: string, parts: string[
     for (let i = leading.from; i < parts.length - 1; i++) {
       const dir = joinUnder(workdir, parts, i + 1);
       try {
-        await mkdir(dir, 0o777);
+        mkdirSync(dir, 0o777);
       } catch (e) {
         // someone else made it meanwhile: fine if it is a real directory
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !(await lstatOrNull(dir))?.isDirectory()) throw fsError(e, 'create', dir);
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !lstatOrNull(dir)?.isDirectory()) throw fsError(e, 'create', dir);
       }
       knownDirs?.add(dir);
     }
@@ -213,7 +224,7 @@ export interface WriteFileOptions {
   unchanged?: (existing: BigIntStats | null) => boolean | Promise<boolean>;
 }
 
-/** What replacing a file needs, synchronously (fsx) or through the thread pool (fs/promises). */
+/** What replacing a file through the thread pool needs (see pooledIo; replaceNow is the synchronous way). */
 interface ReplaceIo {
   unlink(file: string): Promise<void>;
   open(
@@ -226,7 +237,39 @@ interface ReplaceIo {
     close(): Promise<void>;
   }>;
 }
-const syncIo: ReplaceIo = { unlink, open };
+
+/** Replaces `file` (see writeWorktreeFile) with synchronous calls: unlink, create, write, fstat. */
+function replaceNow(file: string, existing: boolean, data: Uint8Array, mode: number): BigIntStats {
+  if (existing) {
+    try {
+      unlinkSync(file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
+  const fd = openSync(file, 'wx', mode);
+  try {
+    for (let done = 0; done < data.byteLength;) done += writeSync(fd, data, done, data.byteLength - done);
+    return fstatSync(fd, { bigint: true });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** replaceNow through the thread pool (see pooledIo). */
+async function replaceOnPool(file: string, existing: boolean, data: Uint8Array, mode: number): Promise<BigIntStats> {
+  if (existing)
+    await pooledIo.unlink(file).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'ENOENT') throw e;
+    });
+  const handle = await pooledIo.open(file, 'wx', mode);
+  try {
+    await handle.writeFile(data);
+    return await handle.stat({ bigint: true });
+  } finally {
+    await handle.close();
+  }
+}
 
 const openOnPool = promisify(openWithCallback);
 const writeOnPool = promisify(writeWithCallback);
@@ -254,11 +297,11 @@ const pooledIo: ReplaceIo = {
 
 /** Prepares the target of a write: leading directories exist, and whatever is at the target may
  * be replaced by rename (a file or a symlink; not a directory). Returns its lstat or null. */
-async function prepareTarget(workdir: string, repoPath: string, knownDirs?: Set<string>): Promise<{ file: string; existing: BigIntStats | null }> {
+function prepareTarget(workdir: string, repoPath: string, knownDirs?: Set<string>): { file: string; existing: BigIntStats | null } {
   const parts = componentsOf(repoPath);
-  await makeLeadingDirs(workdir, repoPath, parts, knownDirs);
+  makeLeadingDirs(workdir, repoPath, parts, knownDirs);
   const file = joinUnder(workdir, parts);
-  const existing = await lstatOrNull(file);
+  const existing = lstatOrNull(file);
   if (existing?.isDirectory()) {
     throw new PatchtxError('is_directory', `cannot write ${repoPath}: it is a directory in the working tree`, { path: repoPath });
   }
@@ -305,23 +348,15 @@ export async function writeWorktreeFile(
   executable: boolean,
   options: WriteFileOptions = {},
 ): Promise<BigIntStats | null> {
-  const { file, existing } = await prepareTarget(workdir, repoPath, options.knownDirs);
-  if (options.unchanged && !(await options.unchanged(existing))) return null;
+  const { file, existing } = prepareTarget(workdir, repoPath, options.knownDirs);
+  if (options.unchanged) {
+    const unchanged = options.unchanged(existing);
+    if (unchanged !== true && !(await unchanged)) return null;
+  }
   const keepMode = options.trustExecutableBit === false && existing?.isFile() ? Number(existing.mode & 0o7777n) : null;
-  const io = options.pooled ? pooledIo : syncIo;
+  const mode = keepMode ?? (executable ? 0o777 : 0o666);
   try {
-    if (existing)
-      await io.unlink(file).catch((e: NodeJS.ErrnoException) => {
-        if (e.code !== 'ENOENT') throw e;
-      });
-    const handle = await io.open(file, 'wx', keepMode ?? (executable ? 0o777 : 0o666));
-    let stat: BigIntStats;
-    try {
-      await handle.writeFile(data);
-      stat = await handle.stat({ bigint: true });
-    } finally {
-      await handle.close();
-    }
+    const stat = options.pooled ? await replaceOnPool(file, existing !== null, data, mode) : replaceNow(file, existing !== null, data, mode);
     if (keepMode === null) return stat;
     await chmod(file, keepMode);
     return await lstat(file, { bigint: true });
@@ -345,7 +380,7 @@ export async function writeWorktreeSymlink(
   target: string,
   unchanged?: WriteFileOptions['unchanged'],
 ): Promise<BigIntStats | null> {
-  const { file, existing } = await prepareTarget(workdir, repoPath);
+  const { file, existing } = prepareTarget(workdir, repoPath);
   if (unchanged && !(await unchanged(existing))) return null;
   const temp = tempPathFor(file);
   try {
@@ -365,7 +400,7 @@ export async function writeWorktreeSymlink(
  */
 export async function removeWorktreeFile(workdir: string, repoPath: string): Promise<boolean> {
   const parts = componentsOf(repoPath);
-  const leading = await checkLeadingDirs(workdir, parts);
+  const leading = checkLeadingDirs(workdir, parts);
   if (leading.kind === 'missing') return false;
   if (leading.kind === 'blocked') {
     if (!leading.symlink) return false; // a file where a directory would be: the path cannot exist
@@ -376,7 +411,7 @@ export async function removeWorktreeFile(workdir: string, repoPath: string): Pro
     });
   }
   const file = joinUnder(workdir, parts);
-  const st = await lstatOrNull(file);
+  const st = lstatOrNull(file);
   if (!st) return false;
   if (st.isDirectory()) {
     throw new PatchtxError('is_directory', `cannot remove ${repoPath}: it is a directory in the working tree`, { path: repoPath });
@@ -431,7 +466,7 @@ export async function isWorktreeFileModified(
   const file = joinUnder(workdir, parts);
   if (stat === undefined) {
     // a path whose leading directory is a symlink is not in the working tree: git calls it deleted
-    stat = (await checkLeadingDirs(workdir, parts)).kind === 'ok' ? await lstatOrNull(file) : null;
+    stat = checkLeadingDirs(workdir, parts).kind === 'ok' ? lstatOrNull(file) : null;
   }
   if (!stat) return true;
   if (entry.mode === MODE_GITLINK) return !stat.isDirectory();
@@ -500,17 +535,17 @@ const causeOf = (e: NodeJS.ErrnoException): string => (e.message ?? String(e)).s
  * that is a directory is added to its `directories`.
  * An append-only attribute, which stops an unlink but not a write, cannot be seen this way.
  */
-export async function worktreeWriteRefusal(workdir: string, repoPath: string, removing: boolean, seen: WriteCheckCache): Promise<PatchtxError | null> {
+export function worktreeWriteRefusal(workdir: string, repoPath: string, removing: boolean, seen: WriteCheckCache): PatchtxError | null {
   const parts = componentsOf(repoPath);
   let depth = 0;
   for (; depth < parts.length - 1; depth++) {
     const dir = joinUnder(workdir, parts, depth + 1);
     if (seen.dirs.has(dir)) continue;
-    if (!(await lstatOrNull(dir))?.isDirectory()) break;
+    if (!lstatOrNull(dir)?.isDirectory()) break;
     seen.dirs.add(dir);
   }
   const file = joinUnder(workdir, parts);
-  const existing = depth === parts.length - 1 ? await lstatOrNull(file) : null;
+  const existing = depth === parts.length - 1 ? lstatOrNull(file) : null;
   if (removing && !existing) return null;
   if (!removing && existing?.isDirectory()) seen.directories.add(repoPath);
   const verb = removing ? 'remove' : existing ? 'replace' : 'create';
