@@ -176,8 +176,12 @@ async function exitOnSignal(): Promise<void> {
   if (signal !== null) process.exit(exitStatusFor(signal));
 }
 
-/** `parserQuiet`: commander's own messages are not printed (with --json, the result object says it). */
-export function buildProgram(streams: Streams, setExit: (code: number) => void, parserQuiet = false): Command {
+/**
+ * `parserQuiet`: commander's own messages are not printed (with --json, the result object says it).
+ * `only`: the one command to define (see commandNamed); the others are left out.
+ */
+export function buildProgram(streams: Streams, setExit: (code: number) => void, parserQuiet = false, only?: string): Command {
+  const want = (name: string): boolean => only === undefined || only === name;
   const program = new Command('patchtx')
     .description('Apply V4A patches as one git commit each, or not at all')
     .version('0.1.0')
@@ -218,213 +222,222 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
       }),
     );
 
-  addApplyOptions(program.command('apply').argument('[patch...]', 'patch files, applied in order, one commit each; - or nothing: standard input'))
-    .description('apply patches, one commit each')
-    .option(
-      '--push [remote]',
-      'then push the branch and the patch texts to the remote (default: origin), if its branch is still where the first patch was applied',
-    )
-    .option('--force', 'with --push: overwrite the remote branch whatever it holds')
-    .option('--retry <n>', 'with --push: when the remote branch moved, fetch it and apply the patches again onto it, up to N times')
-    .action((sources: string[], flags: ApplyFlags) =>
-      runWithIdentityOptions(flags.json, async () => {
-        if (flags.force && flags.push === undefined) throw new PatchtxError('usage', '--force is about the push: give --push too');
-        const retries = parseRetries(flags.retry);
-        if (retries > 0 && flags.push === undefined) throw new PatchtxError('usage', '--retry is about the push: give --push too');
-        const list = sources.length === 0 ? [undefined] : sources;
-        if (list.filter((s) => s === undefined || s === '-').length > 1) {
-          throw new PatchtxError('usage', 'standard input (-) can be given only once');
-        }
-        const limits = limitsFrom(flags.limits);
-        // a remote the push cannot go to is found before anything is read or committed
-        if (flags.push !== undefined) await checkApplyPush(flags, sources.length === 0);
-        // every patch is read before the first is applied: a missing file must not leave a half-applied series
-        const texts = await readSteps(list, flags, limits);
-        const wait = parseWaitSeconds(flags.wait, '--wait');
-        let chained = flags;
-        const committed: string[] = [];
-        let builtOn: string | null | undefined;
-        let ref: string | undefined;
-        for (const [i, patchText] of texts.entries()) {
-          const result = await Promise.resolve()
-            // a signal during the previous patch's commit: that one finished, no more are started
-            .then(() => throwIfInterrupted())
-            .then(() => waitingForLocks(wait, () => applyTransaction(applyOptions(chained, patchText, false, limits))))
-            .catch((e: unknown) => {
-              throw list.length > 1 ? inSeries(withFlagHints(withIdentityOption(e)), list, i) : e;
-            });
-          await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
-          // the next patch applies on top of this one: --base and --expect-head were about the first
-          if (result.commit !== null) chained = { ...chained, base: result.commit, expectHead: undefined };
-          if (result.commit !== null && builtOn === undefined) builtOn = result.parent;
-          if (result.commit !== null) committed.push(result.commit);
-          ref = result.ref;
-        }
-        if (flags.push !== undefined) {
-          const remote = typeof flags.push === 'string' ? flags.push : undefined;
-          const opts = { repoDir: flags.repo, remote, ref, force: flags.force };
-          // nothing new was committed: the lease is the remote-tracking ref, as for push alone
-          const patches = texts.map((text) => applyOptions(flags, text, false, limits));
-          const r =
-            builtOn === undefined
-              ? await pushBranch(opts)
-              : retries > 0 && ref !== undefined && !flags.force
-                ? await pushWithRetry({ ...opts, ref, builtOn, committed, patches, retries })
-                : await pushAfterApply({ ...opts, builtOn, committed });
-          printPushed(streams, r, flags.json === true);
-        }
-      }),
-    );
-
-  addApplyOptions(program.command('check').argument('[patch]', 'patch file; - or nothing: standard input'))
-    .description('run the whole pipeline without writing anything; exit 0 when the patch would apply')
-    .action((source: string | undefined, flags: ApplyFlags) =>
-      runWithIdentityOptions(flags.json, async () => {
-        const limits = limitsFrom(flags.limits);
-        const [step] = await readSteps([source], flags, limits);
-        const result = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () => applyTransaction(applyOptions(flags, step!, true, limits)));
-        await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
-      }),
-    );
-
-  addReplayCommand(program, streams, runWithIdentityOptions);
-  addExportCommand(program, streams, run);
-
-  program
-    .command('mcp')
-    .description('serve apply_patch, edit, check, undo, redo, log and show as MCP tools on standard input and output')
-    .option('--repo <dir>', 'repository of the calls that name none (default: the one containing the current directory)')
-    .action((flags: { repo?: string }) =>
-      run(false, async () => {
-        const { serveMcp } = await import('../mcp/server.js');
-        const cwd = path.resolve(flags.repo ?? '.');
-        await serveMcp({ cwd, version: program.version() ?? '', limits: limitsFrom(undefined), afterCall: exitOnSignal });
-      }),
-    );
-
-  program
-    .command('undo')
-    .argument('[commit]', 'the patchtx commit to undo (default: the newest one on the ref)')
-    .description('undo a patchtx transaction (reset if it is the tip, otherwise a revert commit)')
-    .option('--repo <dir>', 'repository to work in')
-    .option('--ref <ref>', 'ref to undo on (default: the checked-out branch)')
-    .option('--revert', 'make a revert commit even for the tip (never move the branch back)')
-    .option('--wait <seconds>', "wait up to this long for another transaction's lock instead of failing")
-    .option('--push [remote]', "then push the branch (default: origin), if the remote's branch is still where it was before the undo")
-    .option('--json', 'print one JSON result object')
-    .action((commit: string | undefined, flags: UndoFlags) =>
-      run(flags.json, async () => {
-        await checkUndoPush(flags);
-        const r = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () =>
-          undoTransaction({ repoDir: flags.repo, ref: flags.ref, commit, revert: flags.revert }),
-        );
-        printUndo(streams, r, flags.json === true);
-        await pushUndone(flags, r);
-      }),
-    );
-
-  program
-    .command('redo')
-    .description('re-apply what the last undo removed')
-    .option('--repo <dir>', 'repository to work in')
-    .option('--ref <ref>', 'ref to redo on (default: the checked-out branch)')
-    .option('--revert', 'bring back an undone revert with a new commit even at the tip (never move the branch back)')
-    .option('--wait <seconds>', "wait up to this long for another transaction's lock instead of failing")
-    .option('--push [remote]', "then push the branch (default: origin), if the remote's branch is still where it was before the redo")
-    .option('--json', 'print one JSON result object')
-    .action((flags: UndoFlags) =>
-      run(flags.json, async () => {
-        await checkUndoPush(flags);
-        const r = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () =>
-          redoTransaction({ repoDir: flags.repo, ref: flags.ref, revert: flags.revert }),
-        );
-        printUndo(streams, r, flags.json === true);
-        await pushUndone(flags, r);
-      }),
-    );
-
-  program
-    .command('push')
-    .argument('[remote]', 'a configured remote or an http(s) URL (default: origin)')
-    .description("push a branch and the patch texts, if the remote's branch is where it was last fetched or pushed")
-    .option('--repo <dir>', 'repository to work in')
-    .option('--ref <ref>', 'branch to push (default: the checked-out branch)')
-    .option('--expect <oid>', "the commit the remote's branch must be at (default: the remote-tracking ref; 'none': absent)")
-    .option('--force', 'overwrite the remote branch whatever it holds')
-    .option('--json', 'print one JSON result object')
-    .action((remote: string | undefined, flags: CommonFlags & { ref?: string; expect?: string; force?: boolean }) =>
-      run(flags.json, async () => {
-        const expected = flags.expect === undefined ? undefined : flags.expect === 'none' ? null : flags.expect;
-        if (typeof expected === 'string' && !/^[0-9a-f]{40}$/.test(expected))
-          throw new PatchtxError('usage', `--expect wants a full commit id or 'none', got '${expected}'`, { option: 'expected' });
-        printPushed(streams, await pushBranch({ repoDir: flags.repo, remote, ref: flags.ref, expected, force: flags.force }), flags.json === true);
-      }),
-    );
-
-  program
-    .command('log')
-    .description('list patchtx transactions on a ref, newest first')
-    .option('--repo <dir>', 'repository to work in')
-    .option('--ref <ref>', 'ref to list (default: the checked-out branch)')
-    .option('-n, --max-count <n>', 'how many to list', '20')
-    .option('--json', 'print a JSON array')
-    .action((flags: CommonFlags & { ref?: string; maxCount: string }) =>
-      run(flags.json, async () => {
-        const max = Number(flags.maxCount);
-        if (!Number.isInteger(max) || max < 1) throw new PatchtxError('usage', `-n wants a positive whole number, got '${flags.maxCount}'`);
-        printLog(streams, await listTransactions({ repoDir: flags.repo, ref: flags.ref, max }), flags.json === true);
-      }),
-    );
-
-  program
-    .command('show')
-    .argument('<commit>', 'a patchtx commit')
-    .description('print the original patch text of a transaction')
-    .option('--repo <dir>', 'repository to work in')
-    .option('--json', "print the transaction's record, as a line of patchtx export")
-    .option('--regenerate', 'for a commit without a stored patch text: make an equivalent patch from its diff (said on stderr)')
-    .action((commit: string, flags: CommonFlags & { regenerate?: boolean }) =>
-      run(flags.json, async () => {
-        const regenerated = (): void =>
-          streams.err(
-            `note: no patch text is stored for ${commit}: this patch was regenerated from the commit's diff; it makes the same change, but is not the text that was applied\n`,
-          );
-        if (flags.json) {
-          const record = await showRecord({ repoDir: flags.repo, commit, regenerate: flags.regenerate });
-          if (record.regenerated) regenerated();
-          streams.out(JSON.stringify(record) + '\n');
-          return;
-        }
-        if (!flags.regenerate) {
-          streams.out(await showPatch({ repoDir: flags.repo, commit }));
-          return;
-        }
-        const shown = await showOrRegenerate({ repoDir: flags.repo, commit });
-        if (shown.regenerated) regenerated();
-        for (const w of shown.warnings) streams.err(`warning: ${w.message}\n`);
-        streams.out(shown.text);
-      }),
-    );
-
-  program
-    .command('recover')
-    .description('finish or drop a transaction that was interrupted (also done by every other command)')
-    .option('--repo <dir>', 'repository to work in')
-    .option('--json', 'print one JSON result object')
-    .action((flags: CommonFlags) =>
-      run(flags.json, async () => {
-        const report = await recoverCommand({ repoDir: flags.repo });
-        if (flags.json) streams.out(JSON.stringify(recoverJson(report)) + '\n');
-        else if (!report) streams.out('Nothing to recover.\n');
-        else {
-          for (const one of recoveredRuns(report)) {
-            const r = recoveryText(one);
-            streams.out(`${r.line[0]!.toUpperCase()}${r.line.slice(1)}.\n`);
-            for (const w of r.warnings) streams.err(`warning: ${w}\n`);
+  if (want('apply'))
+    addApplyOptions(program.command('apply').argument('[patch...]', 'patch files, applied in order, one commit each; - or nothing: standard input'))
+      .description('apply patches, one commit each')
+      .option(
+        '--push [remote]',
+        'then push the branch and the patch texts to the remote (default: origin), if its branch is still where the first patch was applied',
+      )
+      .option('--force', 'with --push: overwrite the remote branch whatever it holds')
+      .option('--retry <n>', 'with --push: when the remote branch moved, fetch it and apply the patches again onto it, up to N times')
+      .action((sources: string[], flags: ApplyFlags) =>
+        runWithIdentityOptions(flags.json, async () => {
+          if (flags.force && flags.push === undefined) throw new PatchtxError('usage', '--force is about the push: give --push too');
+          const retries = parseRetries(flags.retry);
+          if (retries > 0 && flags.push === undefined) throw new PatchtxError('usage', '--retry is about the push: give --push too');
+          const list = sources.length === 0 ? [undefined] : sources;
+          if (list.filter((s) => s === undefined || s === '-').length > 1) {
+            throw new PatchtxError('usage', 'standard input (-) can be given only once');
           }
-        }
-      }),
-    );
+          const limits = limitsFrom(flags.limits);
+          // a remote the push cannot go to is found before anything is read or committed
+          if (flags.push !== undefined) await checkApplyPush(flags, sources.length === 0);
+          // every patch is read before the first is applied: a missing file must not leave a half-applied series
+          const texts = await readSteps(list, flags, limits);
+          const wait = parseWaitSeconds(flags.wait, '--wait');
+          let chained = flags;
+          const committed: string[] = [];
+          let builtOn: string | null | undefined;
+          let ref: string | undefined;
+          for (const [i, patchText] of texts.entries()) {
+            const result = await Promise.resolve()
+              // a signal during the previous patch's commit: that one finished, no more are started
+              .then(() => throwIfInterrupted())
+              .then(() => waitingForLocks(wait, () => applyTransaction(applyOptions(chained, patchText, false, limits))))
+              .catch((e: unknown) => {
+                throw list.length > 1 ? inSeries(withFlagHints(withIdentityOption(e)), list, i) : e;
+              });
+            await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
+            // the next patch applies on top of this one: --base and --expect-head were about the first
+            if (result.commit !== null) chained = { ...chained, base: result.commit, expectHead: undefined };
+            if (result.commit !== null && builtOn === undefined) builtOn = result.parent;
+            if (result.commit !== null) committed.push(result.commit);
+            ref = result.ref;
+          }
+          if (flags.push !== undefined) {
+            const remote = typeof flags.push === 'string' ? flags.push : undefined;
+            const opts = { repoDir: flags.repo, remote, ref, force: flags.force };
+            // nothing new was committed: the lease is the remote-tracking ref, as for push alone
+            const patches = texts.map((text) => applyOptions(flags, text, false, limits));
+            const r =
+              builtOn === undefined
+                ? await pushBranch(opts)
+                : retries > 0 && ref !== undefined && !flags.force
+                  ? await pushWithRetry({ ...opts, ref, builtOn, committed, patches, retries })
+                  : await pushAfterApply({ ...opts, builtOn, committed });
+            printPushed(streams, r, flags.json === true);
+          }
+        }),
+      );
+
+  if (want('check'))
+    addApplyOptions(program.command('check').argument('[patch]', 'patch file; - or nothing: standard input'))
+      .description('run the whole pipeline without writing anything; exit 0 when the patch would apply')
+      .action((source: string | undefined, flags: ApplyFlags) =>
+        runWithIdentityOptions(flags.json, async () => {
+          const limits = limitsFrom(flags.limits);
+          const [step] = await readSteps([source], flags, limits);
+          const result = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () => applyTransaction(applyOptions(flags, step!, true, limits)));
+          await printApplied(streams, result, { json: flags.json === true, diff: flags.diff === true });
+        }),
+      );
+
+  if (want('replay')) addReplayCommand(program, streams, runWithIdentityOptions);
+  if (want('export')) addExportCommand(program, streams, run);
+
+  if (want('mcp'))
+    program
+      .command('mcp')
+      .description('serve apply_patch, edit, check, undo, redo, log and show as MCP tools on standard input and output')
+      .option('--repo <dir>', 'repository of the calls that name none (default: the one containing the current directory)')
+      .action((flags: { repo?: string }) =>
+        run(false, async () => {
+          const { serveMcp } = await import('../mcp/server.js');
+          const cwd = path.resolve(flags.repo ?? '.');
+          await serveMcp({ cwd, version: program.version() ?? '', limits: limitsFrom(undefined), afterCall: exitOnSignal });
+        }),
+      );
+
+  if (want('undo'))
+    program
+      .command('undo')
+      .argument('[commit]', 'the patchtx commit to undo (default: the newest one on the ref)')
+      .description('undo a patchtx transaction (reset if it is the tip, otherwise a revert commit)')
+      .option('--repo <dir>', 'repository to work in')
+      .option('--ref <ref>', 'ref to undo on (default: the checked-out branch)')
+      .option('--revert', 'make a revert commit even for the tip (never move the branch back)')
+      .option('--wait <seconds>', "wait up to this long for another transaction's lock instead of failing")
+      .option('--push [remote]', "then push the branch (default: origin), if the remote's branch is still where it was before the undo")
+      .option('--json', 'print one JSON result object')
+      .action((commit: string | undefined, flags: UndoFlags) =>
+        run(flags.json, async () => {
+          await checkUndoPush(flags);
+          const r = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () =>
+            undoTransaction({ repoDir: flags.repo, ref: flags.ref, commit, revert: flags.revert }),
+          );
+          printUndo(streams, r, flags.json === true);
+          await pushUndone(flags, r);
+        }),
+      );
+
+  if (want('redo'))
+    program
+      .command('redo')
+      .description('re-apply what the last undo removed')
+      .option('--repo <dir>', 'repository to work in')
+      .option('--ref <ref>', 'ref to redo on (default: the checked-out branch)')
+      .option('--revert', 'bring back an undone revert with a new commit even at the tip (never move the branch back)')
+      .option('--wait <seconds>', "wait up to this long for another transaction's lock instead of failing")
+      .option('--push [remote]', "then push the branch (default: origin), if the remote's branch is still where it was before the redo")
+      .option('--json', 'print one JSON result object')
+      .action((flags: UndoFlags) =>
+        run(flags.json, async () => {
+          await checkUndoPush(flags);
+          const r = await waitingForLocks(parseWaitSeconds(flags.wait, '--wait'), () =>
+            redoTransaction({ repoDir: flags.repo, ref: flags.ref, revert: flags.revert }),
+          );
+          printUndo(streams, r, flags.json === true);
+          await pushUndone(flags, r);
+        }),
+      );
+
+  if (want('push'))
+    program
+      .command('push')
+      .argument('[remote]', 'a configured remote or an http(s) URL (default: origin)')
+      .description("push a branch and the patch texts, if the remote's branch is where it was last fetched or pushed")
+      .option('--repo <dir>', 'repository to work in')
+      .option('--ref <ref>', 'branch to push (default: the checked-out branch)')
+      .option('--expect <oid>', "the commit the remote's branch must be at (default: the remote-tracking ref; 'none': absent)")
+      .option('--force', 'overwrite the remote branch whatever it holds')
+      .option('--json', 'print one JSON result object')
+      .action((remote: string | undefined, flags: CommonFlags & { ref?: string; expect?: string; force?: boolean }) =>
+        run(flags.json, async () => {
+          const expected = flags.expect === undefined ? undefined : flags.expect === 'none' ? null : flags.expect;
+          if (typeof expected === 'string' && !/^[0-9a-f]{40}$/.test(expected))
+            throw new PatchtxError('usage', `--expect wants a full commit id or 'none', got '${expected}'`, { option: 'expected' });
+          printPushed(streams, await pushBranch({ repoDir: flags.repo, remote, ref: flags.ref, expected, force: flags.force }), flags.json === true);
+        }),
+      );
+
+  if (want('log'))
+    program
+      .command('log')
+      .description('list patchtx transactions on a ref, newest first')
+      .option('--repo <dir>', 'repository to work in')
+      .option('--ref <ref>', 'ref to list (default: the checked-out branch)')
+      .option('-n, --max-count <n>', 'how many to list', '20')
+      .option('--json', 'print a JSON array')
+      .action((flags: CommonFlags & { ref?: string; maxCount: string }) =>
+        run(flags.json, async () => {
+          const max = Number(flags.maxCount);
+          if (!Number.isInteger(max) || max < 1) throw new PatchtxError('usage', `-n wants a positive whole number, got '${flags.maxCount}'`);
+          printLog(streams, await listTransactions({ repoDir: flags.repo, ref: flags.ref, max }), flags.json === true);
+        }),
+      );
+
+  if (want('show'))
+    program
+      .command('show')
+      .argument('<commit>', 'a patchtx commit')
+      .description('print the original patch text of a transaction')
+      .option('--repo <dir>', 'repository to work in')
+      .option('--json', "print the transaction's record, as a line of patchtx export")
+      .option('--regenerate', 'for a commit without a stored patch text: make an equivalent patch from its diff (said on stderr)')
+      .action((commit: string, flags: CommonFlags & { regenerate?: boolean }) =>
+        run(flags.json, async () => {
+          const regenerated = (): void =>
+            streams.err(
+              `note: no patch text is stored for ${commit}: this patch was regenerated from the commit's diff; it makes the same change, but is not the text that was applied\n`,
+            );
+          if (flags.json) {
+            const record = await showRecord({ repoDir: flags.repo, commit, regenerate: flags.regenerate });
+            if (record.regenerated) regenerated();
+            streams.out(JSON.stringify(record) + '\n');
+            return;
+          }
+          if (!flags.regenerate) {
+            streams.out(await showPatch({ repoDir: flags.repo, commit }));
+            return;
+          }
+          const shown = await showOrRegenerate({ repoDir: flags.repo, commit });
+          if (shown.regenerated) regenerated();
+          for (const w of shown.warnings) streams.err(`warning: ${w.message}\n`);
+          streams.out(shown.text);
+        }),
+      );
+
+  if (want('recover'))
+    program
+      .command('recover')
+      .description('finish or drop a transaction that was interrupted (also done by every other command)')
+      .option('--repo <dir>', 'repository to work in')
+      .option('--json', 'print one JSON result object')
+      .action((flags: CommonFlags) =>
+        run(flags.json, async () => {
+          const report = await recoverCommand({ repoDir: flags.repo });
+          if (flags.json) streams.out(JSON.stringify(recoverJson(report)) + '\n');
+          else if (!report) streams.out('Nothing to recover.\n');
+          else {
+            for (const one of recoveredRuns(report)) {
+              const r = recoveryText(one);
+              streams.out(`${r.line[0]!.toUpperCase()}${r.line.slice(1)}.\n`);
+              for (const w of r.warnings) streams.err(`warning: ${w}\n`);
+            }
+          }
+        }),
+      );
 
   return program;
 }
@@ -436,10 +449,25 @@ export async function main(argv: string[], streams: Streams = processStreams): P
   return signal === null ? code : exitStatusFor(signal);
 }
 
+/**
+ * The command a run names first, when defining only that one parses it alike: commander hands the
+ * rest of the arguments to that command, and defining the others (their options and help) is work
+ * a start need not do. Help, for the program or a command, gets the whole program.
+ */
+function commandNamed(argv: string[]): string | undefined {
+  const first = argv[0];
+  if (first === undefined || first.startsWith('-') || argv.some((a) => a === '-h' || a === '--help')) return undefined;
+  return first;
+}
+
 async function runMain(argv: string[], streams: Streams): Promise<number> {
   let code = 0;
   const json = argv.includes('--json');
-  const program = buildProgram(streams, (c) => (code = c), json);
+  const setExit = (c: number): void => void (code = c);
+  const only = commandNamed(argv);
+  let program = buildProgram(streams, setExit, json, only);
+  // not a command's name after all: the whole program, to say so as commander says it
+  if (only !== undefined && program.commands.length === 0) program = buildProgram(streams, setExit, json);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {
