@@ -46,7 +46,7 @@ describe('a run naming one command', () => {
     expect(none).toEqual({ ...whole, commands: 0 });
   });
 
-  it.each(CASES)('parses alike with only that command defined: %s %s %s', async (...argv) => {
+  it.each(CASES.map((argv) => [argv.join(' '), argv] as const))('parses alike with only that command defined: %s', async (_, argv) => {
     const whole = await parse(argv);
     const one = await parse(argv, argv[0]);
     expect(one.commands).toBe(1);
