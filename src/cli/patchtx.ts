@@ -178,7 +178,7 @@ async function exitOnSignal(): Promise<void> {
 
 /**
  * `parserQuiet`: commander's own messages are not printed (with --json, the result object says it).
- * `only`: the one command to define (see commandNamed); the others are left out.
+ * `only`: the one command to define ('': none; see commandNamed); the others are left out.
  */
 export function buildProgram(streams: Streams, setExit: (code: number) => void, parserQuiet = false, only?: string): Command {
   const want = (name: string): boolean => only === undefined || only === name;
@@ -452,9 +452,11 @@ export async function main(argv: string[], streams: Streams = processStreams): P
 /**
  * The command a run names first, when defining only that one parses it alike: commander hands the
  * rest of the arguments to that command, and defining the others (their options and help) is work
- * a start need not do. Help, for the program or a command, gets the whole program.
+ * a start need not do. Help, for the program or a command, gets the whole program; `--version`
+ * alone needs no command at all ('').
  */
 function commandNamed(argv: string[]): string | undefined {
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) return '';
   const first = argv[0];
   if (first === undefined || first.startsWith('-') || argv.some((a) => a === '-h' || a === '--help')) return undefined;
   return first;
@@ -467,7 +469,7 @@ async function runMain(argv: string[], streams: Streams): Promise<number> {
   const only = commandNamed(argv);
   let program = buildProgram(streams, setExit, json, only);
   // not a command's name after all: the whole program, to say so as commander says it
-  if (only !== undefined && program.commands.length === 0) program = buildProgram(streams, setExit, json);
+  if (only !== undefined && only !== '' && program.commands.length === 0) program = buildProgram(streams, setExit, json);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {

@@ -38,7 +38,15 @@ const CASES = [
 ];
 
 describe('a run naming one command', () => {
-  it.each(CASES)('parses alike with only that command defined: %s %s %s', async (...argv) => {
+  it('--version alone prints the version with no command defined', async () => {
+    const whole = await parse(['--version']);
+    const none = await parse(['--version'], '');
+    expect(none.commands).toBe(0);
+    expect(whole.out).toBe('0.1.0\n');
+    expect(none).toEqual({ ...whole, commands: 0 });
+  });
+
+  it.each(CASES.map((argv) => [argv.join(' '), argv] as const))('parses alike with only that command defined: %s', async (_, argv) => {
     const whole = await parse(argv);
     const one = await parse(argv, argv[0]);
     expect(one.commands).toBe(1);
