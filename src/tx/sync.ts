@@ -41,7 +41,7 @@ const POOLED_WRITES_MIN = 4;
 /**
  * Whether the pool wins depends on the storage, so it is measured: the first files are replaced
  * one after the other, timed, and the rest go to the pool as soon as the files so far took longer
- * than POOLED_ABOVE_MS each on average (judged from the second file on, so that one file held up
+ * than POOLED_ABOVE_MS each on average and two of them did on their own (so that one file held up
  * once does not decide; at most PROBE_WRITES files are probed). Where replacing a file is cheap
  * (tmpfs, or a disk whose freed blocks are not discarded at once), the pool's round trips cost
  * more than the kernel's work: 1,000 files of 4 KB took about 9 ms one after the other on tmpfs
@@ -267,14 +267,19 @@ export async function syncCheckout(
     }
     if (++written === 1) crashPoint('mid-worktree');
   };
-  // the probe stops as soon as the files so far took longer than POOLED_ABOVE_MS on average
+  // the probe stops as soon as the files so far took longer than POOLED_ABOVE_MS on average, two
+  // of them each on their own (one held up once, by the scheduler or a collection, decides nothing)
   const start = performance.now();
   let done = 0;
+  let slow = 0;
   let pooled = false;
   if (writes.length >= POOLED_WRITES_MIN) {
     while (!pooled && done < PROBE_WRITES && done < writes.length) {
+      const before = performance.now();
       await write(writes[done++]!, false);
-      pooled = done >= 2 && performance.now() - start > POOLED_ABOVE_MS * done;
+      const now = performance.now();
+      if (now - before > POOLED_ABOVE_MS) slow++;
+      pooled = slow >= 2 && now - start > POOLED_ABOVE_MS * done;
     }
   }
   const rest = writes.slice(done);

@@ -199,6 +199,31 @@ export class GitIndex {
     return lo;
   }
 
+  /**
+   * lowerBound for a key known not to sort before the entry at `from`: the entries from there are
+   * stepped over 1, 2, 4... at a time, then the last step is searched. A write looks its sorted
+   * updates up one after the other, each from where the last one ended; when they are dense (1,000
+   * of 2,000 entries) the next one is a step or two away, where a search of the whole index takes
+   * a dozen comparisons.
+   */
+  lowerBoundFrom(key: Buffer, from: number): number {
+    const keyView = new DataView(key.buffer, key.byteOffset, key.byteLength);
+    let lo = from;
+    let step = 1;
+    // invariant: every entry before lo sorts before the key
+    while (lo + step <= this.entryCount && this.compareName(lo + step - 1, key, keyView) < 0) {
+      lo += step;
+      step *= 2;
+    }
+    let hi = Math.min(lo + step - 1, this.entryCount);
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.compareName(mid, key, keyView) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   /** Sign of (path of entry i) - key, in byte order. */
   compareName(i: number, key: Uint8Array, keyView = new DataView(key.buffer, key.byteOffset, key.byteLength)): number {
     // Four bytes at a time (big-endian words compare like their bytes), then byte by byte: paths
@@ -529,7 +554,7 @@ export function renderIndexLayout(index: GitIndex | null, updates: ReadonlyMap<s
     let first = cursor;
     let past = cursor;
     if (index) {
-      first = index.lowerBound(u.key);
+      first = index.lowerBoundFrom(u.key, cursor);
       past = first;
       while (past < index.entryCount && index.compareName(past, u.key) === 0) past++;
     }

@@ -62,6 +62,23 @@ describe('readIndex', () => {
     expect(await readIndex({ gitdir: makeRepo('bare'), commonDir: '', workdir: null })).toBeNull();
   });
 
+  it('finds where a key goes from any earlier position as a search of the whole index does', async () => {
+    const repo = makeRepo('basic');
+    const index = (await readIndex(repoAt(repo)))!;
+    const names = [...index.entries()].map((e) => e.path);
+    // every entry's own path, and keys that fall before, between and after them
+    const keys = [...names, '', '0', 'bin', 'docs/z', 'src/', 'src/math.js.orig', '~'].map((k) => Buffer.from(k));
+    let compared = 0;
+    for (const key of keys) {
+      const expected = index.lowerBound(key);
+      for (let from = 0; from <= expected; from++) {
+        expect(index.lowerBoundFrom(key, from)).toBe(expected);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(names.length);
+  });
+
   it('finds paths (all stages) and directories by byte order', async () => {
     const repo = makeRepo('basic');
     const index = (await readIndex(repoAt(repo)))!;
