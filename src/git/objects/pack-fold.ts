@@ -56,7 +56,7 @@ export const FOLD_CRASH_POINTS = ['fold-written', 'fold-pack-renamed', 'fold-vis
 const FOLD_KEEP = 'patchtx fold ';
 /** a lock file still empty after this long was left by a process killed as it took the lock */
 const EMPTY_LOCK_STALE_MS = 60_000;
-/** the folded entries are written in pieces of about this size */
+/** the folded entries are read and written in pieces of about this size */
 const WRITE_PIECE = 1 << 20;
 
 export interface FoldOwner {
@@ -256,12 +256,13 @@ async function copyEntries(store: ObjectStore, folded: readonly OwnPack[], temp:
   const out = fs.openSync(temp, 'wx', 0o444);
   try {
     const hash = createHash('sha1');
+    // the entries are views of the pieces read (readWindows): hashed and handed to writev as they
+    // are, no copy
     let pending: Buffer[] = [];
     let pendingSize = 0;
     const flush = (): void => {
-      const piece = Buffer.concat(pending, pendingSize);
-      hash.update(piece);
-      fs.writeSync(out, piece);
+      for (const b of pending) hash.update(b);
+      writeAllSync(out, pending);
       pending = [];
       pendingSize = 0;
     };
@@ -276,9 +277,7 @@ async function copyEntries(store: ObjectStore, folded: readonly OwnPack[], temp:
     for (const [n, p] of folded.entries()) {
       const fd = fs.openSync(`${p.base}.pack`, 'r');
       try {
-        for (const e of chosen[n]!) {
-          const bytes = Buffer.allocUnsafe(e.length);
-          if (fs.readSync(fd, bytes, 0, e.length, e.offset) !== e.length) throw corrupt(p, e.offset, 'the pack ends inside it');
+        for (const { entry: e, bytes } of readWindows(fd, p, chosen[n]!)) {
           if (crc32(bytes) >>> 0 !== e.crc) throw corrupt(p, e.offset, 'its CRC32 differs from the one its index records');
           const type = (bytes[0]! >> 4) & 7;
           if (type >= 1 && type <= 4) {
@@ -309,8 +308,50 @@ async function copyEntries(store: ObjectStore, folded: readonly OwnPack[], temp:
   }
 }
 
+type PackEntry = { id: Buffer; crc: number; offset: number; length: number };
+
+/**
+ * The bytes of `entries` (in the order they sit in the pack), read a piece of up to WRITE_PIECE
+ * bytes at a time, each piece covering as many entries as fit (the gaps of entries left out
+ * included): one read per piece instead of one per entry. An entry larger than a piece is read
+ * alone.
+ */
+function* readWindows(fd: number, p: OwnPack, entries: readonly PackEntry[]): Generator<{ entry: PackEntry; bytes: Buffer }> {
+  for (let i = 0; i < entries.length;) {
+    const start = entries[i]!.offset;
+    let end = i + 1;
+    while (end < entries.length && entries[end]!.offset + entries[end]!.length - start <= WRITE_PIECE) end++;
+    const last = entries[end - 1]!;
+    const window = Buffer.allocUnsafe(last.offset + last.length - start);
+    let got = 0;
+    while (got < window.length) {
+      const n = fs.readSync(fd, window, got, window.length - got, start + got);
+      if (n === 0) break;
+      got += n;
+    }
+    for (; i < end; i++) {
+      const e = entries[i]!;
+      const at = e.offset - start;
+      if (at + e.length > got) throw corrupt(p, e.offset, 'the pack ends inside it');
+      yield { entry: e, bytes: window.subarray(at, at + e.length) };
+    }
+  }
+}
+
+/** Writes `buffers` one after the other at the file's position (writev; short writes go on). */
+function writeAllSync(fd: number, buffers: readonly Buffer[]): void {
+  let rest = buffers.filter((b) => b.length > 0);
+  while (rest.length > 0) {
+    let written = fs.writevSync(fd, rest);
+    let done = 0;
+    while (done < rest.length && written >= rest[done]!.length) written -= rest[done++]!.length;
+    rest = rest.slice(done);
+    if (written > 0) rest[0] = rest[0]!.subarray(written);
+  }
+}
+
 /** The entries of pack `p` in the order they sit in it, each with its length. */
-function entriesOf(p: OwnPack): { id: Buffer; crc: number; offset: number; length: number }[] {
+function entriesOf(p: OwnPack): PackEntry[] {
   const parsed = indexEntries(fs.readFileSync(`${p.base}.idx`));
   if (!parsed) throw corrupt(p, 0, 'its index is not a version-2 index');
   const trailer = Buffer.alloc(20);

@@ -2,15 +2,18 @@
 // handful of packs, packs that are not patchtx's (git's, the user's, a kept one, one a running
 // transaction is still writing) are never touched, and a fold killed at any of its points leaves
 // every object readable, the next fold clearing up what it left.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepository, type Repository } from '../../../src/index.js';
-import { FOLD_AT, FOLD_CRASH_POINTS, packsToFold } from '../../../src/git/objects/pack-fold.js';
+import { FOLD_AT, FOLD_CRASH_POINTS, foldOwnPacks, packsToFold } from '../../../src/git/objects/pack-fold.js';
+import { ObjectStore } from '../../../src/git/objects/store.js';
 import { cleanupBuiltCli, requireBuiltCli, runCli } from '../../helpers/cli.js';
 import { cleanupRepos, git, makeRepo } from '../../helpers/repos.js';
 import { waitFor } from '../../helpers/schedule.js';
 import { expectFsckClean, leftoverFiles } from '../../helpers/snapshot.js';
+import { openFixture } from '../util.js';
 
 beforeAll(requireBuiltCli);
 afterAll(() => {
@@ -186,4 +189,52 @@ describe('folding patchtx packs', () => {
       expect(git(dir, 'rev-list', '--count', 'HEAD').trim()).toBe(String(FOLD_AT + 3));
     });
   }
+});
+
+describe("a fold's copy of the entries", () => {
+  const owner = { text: `pid=${process.pid}`, gone: () => false };
+
+  /** FOLD_AT packs written through a store, each with a few small blobs and one of `large` bytes. */
+  async function ownPacksOf(large: number): Promise<{ dir: string; store: ObjectStore; blobs: Map<string, Buffer> }> {
+    const { dir, store } = await openFixture('basic');
+    const blobs = new Map<string, Buffer>();
+    for (let i = 0; i < FOLD_AT; i++) {
+      store.beginBatch();
+      const contents = [randomBytes(large), ...Array.from({ length: 5 }, (_, k) => Buffer.from(`pack ${i} small ${k}\n`))];
+      for (const c of contents) blobs.set(await store.writeBlob(c), c);
+      await store.flushBatch(`patchtx test ${i}`);
+      await store.releaseKept();
+    }
+    return { dir, store, blobs };
+  }
+
+  it('copies entries larger than the pieces it reads in, and many entries a piece, byte for byte', async () => {
+    // random bytes do not deflate: every pack holds an entry over a megabyte
+    const { dir, store, blobs } = await ownPacksOf(1_200_000);
+    const before = packs(dir);
+    const result = await foldOwnPacks(store, owner);
+    expect(result).toMatchObject({ packs: FOLD_AT, objects: blobs.size });
+    const made = packs(dir).filter((p) => !before.includes(p));
+    expect(made).toEqual([`pack-${result!.pack}.pack`]);
+    git(dir, 'index-pack', '--strict', '-o', path.join(dir, '..', 'check.idx'), path.join(packDir(dir), made[0]!));
+    expect(git(dir, 'verify-pack', path.join(packDir(dir), `pack-${result!.pack}.idx`))).toBe('');
+    const fresh = new ObjectStore(store.repo);
+    for (const [oid, content] of blobs) expect(Buffer.from(await fresh.readBlob(oid)).equals(content)).toBe(true);
+    fresh.close();
+    store.close();
+  });
+
+  it('refuses an entry whose bytes no longer match the CRC32 its index records', async () => {
+    const { dir, store } = await ownPacksOf(2_000);
+    // one byte of the first entry's compressed data, in every pack patchtx wrote
+    for (const r of recorded(dir).filter((n) => n.startsWith('pack-'))) {
+      const file = path.join(packDir(dir), `${r}.pack`);
+      const bytes = readFileSync(file);
+      chmodSync(file, 0o644);
+      bytes[20] = bytes[20]! ^ 0xff;
+      writeFileSync(file, bytes);
+    }
+    await expect(foldOwnPacks(store, owner)).rejects.toMatchObject({ kind: 'corrupt_repository', message: expect.stringMatching(/CRC32 differs/) });
+    store.close();
+  });
 });
