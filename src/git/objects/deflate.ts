@@ -46,20 +46,8 @@ export function deflateOptionsFor(size: number, level: number): ZlibOptions {
   return { level, windowBits, memLevel, chunkSize };
 }
 
-/**
- * `compact`: the result is to be held a while (a large batch's, until its pack is written). zlib's
- * output buffer is sized for incompressible data (chunkSize above) and the result is a view of it,
- * while source text deflates to a third of that or less: a result using less than half of its
- * buffer is then copied into one of its own size, the buffer left to the collector. (Not into
- * Node's shared pool: zlib's small output buffers come from it too, and a kept copy would keep
- * their whole slab.) For a small batch the copies would cost more than the memory they save.
- */
-export function deflateObjectSync(data: Uint8Array, level: number, compact = false): Buffer {
-  const out = deflateSync(data, deflateOptionsFor(data.byteLength, level));
-  if (!compact || out.buffer.byteLength <= 2 * out.length) return out;
-  const exact = Buffer.allocUnsafeSlow(out.length);
-  out.copy(exact);
-  return exact;
+export function deflateObjectSync(data: Uint8Array, level: number): Buffer {
+  return deflateSync(data, deflateOptionsFor(data.byteLength, level));
 }
 
 export function deflateObject(data: Uint8Array, level: number): Promise<Buffer> {

@@ -49,10 +49,6 @@ function entryHeader(type: ObjectType, size: number): Buffer {
  * state, so the number is kept small */
 const COMPRESSING_AT_ONCE = 4;
 
-/** from this many bytes of objects, the deflated bytes held until the pack is built are compacted
- * (deflateObjectSync) */
-const COMPACT_FROM = 1024 * 1024;
-
 /**
  * Every object's content deflated at `level` (see deflate.ts): the large ones on libuv's thread
  * pool, several at a time, while the small ones are compressed here meanwhile.
@@ -60,18 +56,15 @@ const COMPACT_FROM = 1024 * 1024;
 async function compressAll(objects: readonly PackInput[], level: number): Promise<Buffer[]> {
   const out = new Array<Buffer>(objects.length);
   const large: number[] = [];
-  let total = 0;
   objects.forEach((o, i) => {
-    total += o.content.byteLength;
     if (o.content.byteLength >= ASYNC_DEFLATE_MIN) large.push(i);
   });
-  const compact = total >= COMPACT_FROM;
   const pooled = inParallel(large, COMPRESSING_AT_ONCE, async (i) => {
     out[i] = await deflateObject(objects[i]!.content, level);
   });
   try {
     for (const [i, o] of objects.entries()) {
-      if (out[i] === undefined && o.content.byteLength < ASYNC_DEFLATE_MIN) out[i] = deflateObjectSync(o.content, level, compact);
+      if (out[i] === undefined && o.content.byteLength < ASYNC_DEFLATE_MIN) out[i] = deflateObjectSync(o.content, level);
     }
   } finally {
     await pooled; // nothing left compressing, whatever happened here

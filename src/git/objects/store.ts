@@ -109,8 +109,11 @@ export function promisorRemote(config: GitConfig): string | null {
 
 /**
  * The zlib level git gives loose objects: core.looseCompression, else core.compression, else 1
- * (best speed). patchtx's packs stand in for loose objects (git gc recompresses everything when
- * it repacks), so they get the same level. -1 is zlib's default; values out of range are ignored.
+ * (best speed). patchtx's packs stand in for loose objects, so they get the same level. Unlike a
+ * loose object, a packed one keeps its deflated bytes through `git gc`: a repack copies an entry
+ * it does not turn into a delta as it is (only `git repack -F` deflates everything anew), so
+ * these objects stay at this level until then. -1 is zlib's default; values out of range are
+ * ignored.
  */
 export function looseCompression(config: GitConfig): number {
   for (const key of ['core.looseCompression', 'core.compression']) {
