@@ -1,7 +1,5 @@
 // The transaction journal: <gitdir>/patchtx/journal.json for a transaction on the working tree,
 // one file per ref for a transaction that touches no working tree (journal-place.ts says where).
-// It is created whole with the run's first state; each later state is appended to it as a record of
-// its own, one line of JSON, the last complete one being the current state (updateJournal).
 //
 // It is created exclusively (see createJournal) before anything is locked or published and removed
 // when the working tree and index are in line again, so it doubles as patchtx's lock per checkout
@@ -11,7 +9,7 @@
 //   published  the ref may have moved: if it points at `newOid` (or is gone, for a `newOid` of
 //              DELETED_REF: an undo of a first commit), finish the note, working tree and index
 //              for `paths`; otherwise the run did not land and is dropped
-import { closeSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Repository } from '../git/repo/repository.js';
@@ -65,21 +63,15 @@ export interface Journal {
   redo?: { push?: string; pop?: boolean; clear?: boolean };
 }
 
-function syncIfAsked(repo: Repository, fd: number): void {
-  if (!shouldFsync(repo, 'reference')) return;
-  const t = clock();
-  fsyncSync(fd);
-  timed('fsync', t);
-}
-
-function writeBytes(fd: number, buf: Buffer): void {
+function writeAll(repo: Repository, fd: number, text: string): void {
+  const buf = Buffer.from(text);
   let off = 0;
   while (off < buf.length) off += writeSync(fd, buf, off);
-}
-
-function writeAll(repo: Repository, fd: number, text: string): void {
-  writeBytes(fd, Buffer.from(text));
-  syncIfAsked(repo, fd);
+  if (shouldFsync(repo, 'reference')) {
+    const t = clock();
+    fsyncSync(fd);
+    timed('fsync', t);
+  }
 }
 
 /** The name of the temporary file process `pid` writes a journal into before publishing it. */
@@ -94,89 +86,40 @@ function writeFileSynced(repo: Repository, file: string, text: string, flags: st
   }
 }
 
-/** Removes a file that may not be there (one unlink, where rmSync looks at the file twice first). */
-function unlinkIfThere(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-}
-
-/** One record of the journal file: the whole journal as one line of JSON (see readJournal). */
-const recordOf = (journal: Journal): string => `${JSON.stringify(journal)}\n`;
-
-/** The journals of this process's runs still under way, by transaction: the descriptor that
- * created each, through which updateJournal appends its later records. */
-const openJournals = new Map<string, number>();
-
-/** Opens `file` for writing as a new file, making its directory first when it is not there. */
-function openNew(file: string, flags: string): number {
-  try {
-    return openSync(file, flags, 0o644);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  mkdirpSync(path.dirname(file));
-  return openSync(file, flags, 0o644);
-}
-
 /**
  * Creates the journal exclusively; an existing one means another run is in flight (or died).
  * The journal is written complete into a temporary file first and then hard-linked to its name
  * (link fails with EEXIST like O_EXCL does), so journal.json never exists half-written: a run
  * killed between creating the file and writing it would otherwise leave an unreadable journal that
- * blocks the checkout (as "a run that is starting") until its grace period is over. The file stays
- * open: the run's later records are appended through it (updateJournal).
+ * blocks the checkout (as "a run that is starting") until its grace period is over.
  */
 export function createJournal(repo: Repository, journal: Journal): void {
   const file = journalFileOf(repo, journal);
   const tmp = tempPath(file, process.pid);
-  const record = recordOf(journal);
-  let fd: number;
   try {
-    fd = openNew(tmp, 'w');
+    mkdirpSync(path.dirname(file));
+    writeFileSynced(repo, tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
   } catch (e) {
+    rmSync(tmp, { force: true });
     throw fsError(e, 'write the transaction journal', tmp);
   }
-  let linked = false;
+  crashPoint('mid-journal');
   try {
-    try {
-      writeAll(repo, fd, record);
-    } catch (e) {
-      throw fsError(e, 'write the transaction journal', tmp);
-    }
-    crashPoint('mid-journal');
-    try {
-      linkSync(tmp, file);
-      linked = true;
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') throw inProgress(file, journal);
-      // a file system without hard links: create it with O_EXCL and write it (the old way)
-      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw fsError(e, 'create the transaction journal', file);
-      closeSync(fd);
-      fd = -1;
-      try {
-        fd = openSync(file, 'wx', 0o644);
-        linked = true;
-        writeAll(repo, fd, record);
-      } catch (e2) {
-        if ((e2 as NodeJS.ErrnoException).code === 'EEXIST') throw inProgress(file, journal);
-        throw fsError(e2, 'create the transaction journal', file);
-      }
-    }
+    linkSync(tmp, file);
   } catch (e) {
-    if (fd !== -1) closeSync(fd);
-    throw e;
-  } finally {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw inProgress(file, journal);
+    // a file system without hard links: create it with O_EXCL and write it (the old way)
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw fsError(e, 'create the transaction journal', file);
     try {
-      unlinkIfThere(tmp);
-    } catch {
-      // a leftover temporary file: removed as a dead process's once this one has ended
+      writeFileSynced(repo, file, JSON.stringify(journal, null, 2) + '\n', 'wx');
+    } catch (e2) {
+      if ((e2 as NodeJS.ErrnoException).code === 'EEXIST') throw inProgress(file, journal);
+      throw fsError(e2, 'create the transaction journal', file);
     }
+  } finally {
+    rmSync(tmp, { force: true });
   }
-  if (linked) openJournals.set(transactionId(journal), fd);
 }
 
 const inProgress = (file: string, journal: Journal): PatchtxError =>
@@ -186,44 +129,17 @@ const inProgress = (file: string, journal: Journal): PatchtxError =>
     { journal: file, ...(journal.perRef ? { ref: journal.ref } : {}) },
   );
 
-/**
- * Records the journal's new state: appended to the file as a further record, which readJournal
- * takes over the earlier ones. Appending, rather than writing a sibling and renaming it over the
- * journal, makes no file and replaces none (the rename cost as much as the rest of the journal's
- * writes together). Crash safety is the same: a run killed while appending leaves its last record
- * cut short, without its closing newline, and such a record is passed over, so recovery acts on the
- * state before it; that is the state the run was in, since it acts on a new state (takes the locks
- * it lists, moves the ref) only once the record is written whole (and synced, when refs are).
- */
+/** Replaces the journal atomically (write a sibling, rename over). */
 export function updateJournal(repo: Repository, journal: Journal): void {
   const file = journalFileOf(repo, journal);
-  const buf = Buffer.from(recordOf(journal));
-  const fd = openJournals.get(transactionId(journal)) ?? null;
-  const target = fd ?? openSync(file, 'a');
+  const tmp = tempPath(file, process.pid);
   try {
-    // in two writes, so that the crash tests can stop a run with its record written in part
-    const half = buf.length >> 1;
-    writeBytes(target, buf.subarray(0, half));
+    writeFileSynced(repo, tmp, JSON.stringify(journal, null, 2) + '\n', 'w');
     crashPoint('mid-publish-journal');
-    writeBytes(target, buf.subarray(half));
-    syncIfAsked(repo, target);
+    renameSync(tmp, file);
   } catch (e) {
+    rmSync(tmp, { force: true });
     throw fsError(e, 'write the transaction journal', file);
-  } finally {
-    if (fd === null) closeSync(target);
-  }
-}
-
-/** Closes the journal file this process's run kept open (the file itself stays). */
-export function closeJournal(journal: Journal): void {
-  const id = transactionId(journal);
-  const fd = openJournals.get(id);
-  if (fd === undefined) return;
-  openJournals.delete(id);
-  try {
-    closeSync(fd);
-  } catch {
-    // closed already: nothing held
   }
 }
 
@@ -420,8 +336,10 @@ export function readJournal(file: string): JournalRead {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'none' };
     throw e;
   }
-  const parsed = currentRecord(text);
-  if (parsed === undefined) {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
     // created but not yet written (a run is starting now), or cut short by a crash right there
     return { kind: 'unreadable', ageMs: ageOf(file), why: text === '' ? 'empty' : 'not JSON' };
   }
@@ -440,32 +358,6 @@ export function readJournal(file: string): JournalRead {
   journal.paths ??= [];
   journal.locks ??= [];
   return { kind: 'journal', journal };
-}
-
-/**
- * The journal's current state in the text of its file (undefined: none can be read): the whole
- * text when it is one JSON value (a journal of one record, or one of an older version, written
- * whole), else the last of its records, one per line (updateJournal). A last line without its
- * newline is a record cut short by a crash while it was appended, and is passed over; any other
- * line that is not JSON makes the file unreadable.
- */
-function currentRecord(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    // records, or not a journal at all: below
-  }
-  const lines = text.split('\n');
-  lines.pop(); // what follows the last newline: '' or a record cut short
-  let last: unknown;
-  for (const line of lines) {
-    try {
-      last = JSON.parse(line);
-    } catch {
-      return undefined;
-    }
-  }
-  return last;
 }
 
 function ageOf(file: string): number {
@@ -495,10 +387,9 @@ function journalShapeProblem(value: unknown): string | null {
 }
 
 export function removeJournal(repo: Repository, journal: Journal): void {
-  closeJournal(journal);
   removeJournalFile(journalFileOf(repo, journal));
 }
 
 export function removeJournalFile(file: string): void {
-  unlinkIfThere(file);
+  rmSync(file, { force: true });
 }

@@ -28,7 +28,7 @@ import { mark } from '../timing.js';
 import type { Warning } from '../warnings.js';
 import { holdHere, releaseHere } from './running-here.js';
 import { asTransaction, checkInterrupted, passCommitPoint } from './interrupt.js';
-import { closeJournal, createJournal, keepText, lockWitness, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
+import { createJournal, keepText, lockWitness, removeJournal, transactionId, updateJournal, type Journal } from './journal.js';
 import { markOfThisProcess, markText, parseMark, processAlive } from './liveness.js';
 import { asReadOnly, checkGitDirWritable } from './read-only.js';
 import { updateRedoStack } from './redo-stack.js';
@@ -134,8 +134,6 @@ async function runSteps(
   try {
     return await stepsOf(session, target, journal, identity, prepare);
   } finally {
-    // a journal left for recovery (the run failed after its commit point) is left closed
-    closeJournal(journal);
     releaseHere(transactionId(journal));
   }
 }

@@ -9,7 +9,7 @@
 // Random schedules come from a seeded PRNG; the seed is printed, and PATCHTX_CRASH_SEED=<seed>
 // replays the same delays (the exact point a delay hits still depends on the machine's timing).
 import { execFile } from 'node:child_process';
-import { existsSync, lstatSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -19,7 +19,6 @@ import { cleanupBuiltCli, cliOk, type CliResult, requireBuiltCli, runCli } from 
 import { cleanupRepos, git, gitAsync, gitOk, gitTry, makeRepo } from '../helpers/repos.js';
 import { inLanes, prng, seedFrom } from '../helpers/schedule.js';
 import { leftoverFiles, redoStack } from '../helpers/snapshot.js';
-import { readJournalFile } from '../helpers/journal-file.js';
 
 const SEED = seedFrom('PATCHTX_CRASH_SEED');
 const rand = prng(SEED);
@@ -220,7 +219,7 @@ function journalPhase(gitdir: string): string {
   const file = existsSync(refJournal) ? refJournal : path.join(gitdir, 'patchtx', 'journal.json');
   if (!existsSync(file)) return 'no journal';
   try {
-    return `journal ${(readJournalFile(file) as { state: string }).state}`;
+    return `journal ${(JSON.parse(readFileSync(file, 'utf8')) as { state: string }).state}`;
   } catch {
     return 'journal unreadable';
   }

@@ -8,7 +8,6 @@ import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { cleanupRepos, git, makeRepo } from '../helpers/repos.js';
 import { waitFor } from '../helpers/schedule.js';
 import { leftoverFiles } from '../helpers/snapshot.js';
-import { journalIn } from '../helpers/journal-file.js';
 
 beforeAll(requireBuiltCli);
 afterAll(() => {
@@ -40,7 +39,7 @@ describe('the journal of a large patch', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(held).not.toContain('line 1000 of a large added file');
     expect(size).toBeLessThan(4096);
-    const note = journalIn(held).note;
+    const note = JSON.parse(held).note;
     expect(git(dir, 'cat-file', 'blob', note.blob)).toBe(text);
     expect(git(dir, 'notes', '--ref=patchtx', 'show', 'HEAD')).toBe(text);
   });

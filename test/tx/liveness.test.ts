@@ -15,7 +15,6 @@ import { cleanupRepos, git, gitEnv, makeRepo } from '../helpers/repos.js';
 import { waitFor } from '../helpers/schedule.js';
 import { leftoverFiles } from '../helpers/snapshot.js';
 import { parseMark, processAlive, type ProcessMark } from '../../src/tx/liveness.js';
-import { readJournalFile } from '../helpers/journal-file.js';
 
 beforeAll(requireBuiltCli);
 afterAll(() => {
@@ -73,7 +72,7 @@ async function crashedRun(): Promise<{ dir: string; journalFile: string; landed:
   const upAfter = uptime();
   expect(killed.signal).toBe('SIGKILL');
   const journalFile = path.join(dir, '.git', 'patchtx', 'journal.json');
-  const journal = readJournalFile(journalFile);
+  const journal = JSON.parse(readFileSync(journalFile, 'utf8'));
   // the dead run recorded who it was: on Linux its start time, which is when it was spawned
   const mark = parseMark(journal.mark)!;
   expect(mark.uptime).toBeGreaterThanOrEqual(Math.floor(upBefore));
@@ -87,7 +86,7 @@ async function crashedRun(): Promise<{ dir: string; journalFile: string; landed:
 }
 
 function rewriteJournal(file: string, change: (j: Record<string, unknown>) => void): void {
-  const journal = readJournalFile(file);
+  const journal = JSON.parse(readFileSync(file, 'utf8'));
   change(journal);
   writeFileSync(file, JSON.stringify(journal, null, 2) + '\n');
 }
@@ -120,8 +119,8 @@ describe('a live transaction', () => {
     const writer = runCli(['apply', '--repo', dir, writePatch(dir)], {
       env: { PATCHTX_TEST_PAUSE_AT: 'after-ref', PATCHTX_TEST_PAUSE_UNTIL: release },
     });
-    await waitFor(() => existsSync(journalFile) && readJournalFile(journalFile).state === 'published', 'the writer published');
-    const pid = readJournalFile(journalFile).pid;
+    await waitFor(() => existsSync(journalFile) && JSON.parse(readFileSync(journalFile, 'utf8')).state === 'published', 'the writer published');
+    const pid = JSON.parse(readFileSync(journalFile, 'utf8')).pid;
     await expectStale(dir, pid, /in the middle of a transaction/);
     writeFileSync(release, '');
     const done = await writer;
@@ -152,7 +151,7 @@ describe('a live transaction', () => {
     });
     expect(r.status, r.stderr).toBe(0);
     // /proc there answers for the host's pids: the writer records no start time read from it
-    expect(readJournalFile(`${out}.journal`).mark).toMatch(/^uptime=[\d.]+$/);
+    expect(JSON.parse(readFileSync(`${out}.journal`, 'utf8')).mark).toMatch(/^uptime=[\d.]+$/);
     expect(readFileSync(`${out}.recover-status`, 'utf8').trim(), readFileSync(`${out}.recover`, 'utf8')).toBe('5');
     expect(JSON.parse(readFileSync(`${out}.recover`, 'utf8')).error.message).toMatch(/in the middle of a transaction/);
     expect(readFileSync(`${out}.writer-status`, 'utf8').trim()).toBe('0');
@@ -219,7 +218,7 @@ describe('a dead run whose pid another process has now', () => {
     async () => {
       const { dir, journalFile, landed } = await crashedRun();
       const stranger = liveStranger();
-      const journal = readJournalFile(journalFile);
+      const journal = JSON.parse(readFileSync(journalFile, 'utf8'));
       const patchtxDir = path.join(dir, '.git', 'patchtx');
       const claim = path.join(patchtxDir, `recovering-${journal.id}.0`);
       const strangers = { ...here(), ticks: ticksOf(stranger, 'sleep'), uptime: uptime() };

@@ -9,7 +9,6 @@ import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
 import { cleanupRepos, git, makeRepo } from '../helpers/repos.js';
 import { waitFor } from '../helpers/schedule.js';
 import { leftoverFiles } from '../helpers/snapshot.js';
-import { readJournalFile } from '../helpers/journal-file.js';
 
 beforeAll(requireBuiltCli);
 afterAll(() => {
@@ -35,7 +34,7 @@ const status = (dir: string): string => git(dir, 'status', '--porcelain', '--unt
 const journalOf = (dir: string): { state?: string } | null => {
   const file = path.join(dir, '.git', 'patchtx', 'journal.json');
   try {
-    return readJournalFile(file);
+    return JSON.parse(readFileSync(file, 'utf8'));
   } catch {
     return null;
   }

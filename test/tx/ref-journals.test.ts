@@ -11,7 +11,6 @@ import { cleanupRepos, git, makeRepo } from '../helpers/repos.js';
 import { waitFor } from '../helpers/schedule.js';
 import { cleanupScratch, patchFile, tempDir, v4a } from '../helpers/scratch.js';
 import { expectFsckClean, leftoverFiles } from '../helpers/snapshot.js';
-import { readJournalFile } from '../helpers/journal-file.js';
 
 beforeAll(() => {
   requireBuiltCli();
@@ -192,7 +191,7 @@ describe('journals per ref', () => {
     expect(k.signal).toBe('SIGKILL');
     const journals = readdirSync(path.join(dir, 'patchtx', 'refs')).filter((n) => n.startsWith('journal-'));
     expect(journals).toHaveLength(2);
-    const mainJournal = readJournalFile(path.join(dir, 'patchtx', 'refs', `journal-${MAIN.replace(/\//g, '%2F')}.json`));
+    const mainJournal = JSON.parse(readFileSync(path.join(dir, 'patchtx', 'refs', `journal-${MAIN.replace(/\//g, '%2F')}.json`), 'utf8'));
     process.kill(mainJournal.pid, 'SIGKILL');
     expect((await held.run).signal).toBe('SIGKILL');
     const rec = await runCli(['recover', '--repo', dir]);
@@ -214,7 +213,7 @@ describe('journals per ref', () => {
     const refsDir = path.join(dir, 'patchtx', 'refs');
     for (const name of readdirSync(refsDir)) {
       if (name.startsWith('journal-')) {
-        const journal = readJournalFile(path.join(refsDir, name));
+        const journal = JSON.parse(readFileSync(path.join(refsDir, name), 'utf8'));
         expect(journal.perRef).toBe(true);
         delete journal.perRef;
         writeFileSync(path.join(dir, 'patchtx', 'journal.json'), JSON.stringify(journal, null, 2));
