@@ -112,14 +112,15 @@ export function promisorRemote(config: GitConfig): string | null {
  * (best speed). patchtx's packs stand in for loose objects, so they get the same level. Unlike a
  * loose object, a packed one keeps its deflated bytes through `git gc`: a repack copies an entry
  * it does not turn into a delta as it is (only `git repack -F` deflates everything anew), so
- * these objects stay at this level until then. -1 is zlib's default; values out of range are
+ * these objects stay at this level until then. -1 is zlib's default; values out of range or empty are
  * ignored.
  */
 export function looseCompression(config: GitConfig): number {
   for (const key of ['core.looseCompression', 'core.compression']) {
-    const value = config.get(key);
-    if (value === undefined) continue;
-    const level = Number(value.trim());
+    const value = config.get(key)?.trim();
+    // an empty value is no level (Number would take it for 0: objects stored uncompressed)
+    if (!value) continue;
+    const level = Number(value);
     if (Number.isInteger(level) && level >= -1 && level <= 9) return level;
   }
   return 1;

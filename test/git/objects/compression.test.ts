@@ -36,6 +36,7 @@ describe('looseCompression', () => {
     expect(config('[core]\n\tcompression = 10\n')).toBe(1);
     expect(config('[core]\n\tlooseCompression = -2\n\tcompression = 4\n')).toBe(4);
     expect(config('[core]\n\tcompression = fast\n')).toBe(1);
+    expect(config('[core]\n\tlooseCompression =\n\tcompression = 4\n')).toBe(4);
   });
 });
 
