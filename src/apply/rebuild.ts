@@ -69,22 +69,27 @@ export function rebuildBytes(file: FileLines, edits: readonly LineEdit[], source
   let length = 0;
   for (let k = 0; k < pieces.length; k++) {
     const piece = pieces[k]!;
-    length += typeof piece === 'string' ? Buffer.byteLength(piece, 'utf8') : (pieces[++k] as number) - piece;
+    // UTF-8 is byteLength's own default: naming it makes Node look the encoding up on every call
+    length += typeof piece === 'string' ? Buffer.byteLength(piece) : (pieces[++k] as number) - piece;
   }
-  const out = new Uint8Array(length);
-  const writer = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+  // Every byte is written below, so the buffer need not be zeroed first; a small one is a slice
+  // of Node's shared pool, as any small Buffer is, rather than memory of its own.
+  const out = Buffer.allocUnsafe(length);
   let at = 0;
   for (let k = 0; k < pieces.length; k++) {
     const piece = pieces[k]!;
     if (typeof piece === 'string') {
-      at += writer.write(piece, at, 'utf8');
+      at += out.write(piece, at, 'utf8');
     } else {
       const to = pieces[++k] as number;
       out.set(source.subarray(piece, to), at);
       at += to - piece;
     }
   }
-  return out;
+  // the sizes above are exact, so this cannot happen; were it to, no unwritten byte goes out
+  if (at !== length) throw new PatchtxError('internal', `rebuilt file: ${at} of ${length} bytes written`);
+  // a plain Uint8Array, as before: callers (and JSON) see bytes, not a Buffer
+  return new Uint8Array(out.buffer, out.byteOffset, length);
 }
 
 function piecesOf(file: FileLines, edits: readonly LineEdit[]): Pieces {
