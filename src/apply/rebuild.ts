@@ -69,97 +69,120 @@ export function rebuildBytes(file: FileLines, edits: readonly LineEdit[], source
   let length = 0;
   for (let k = 0; k < pieces.length; k++) {
     const piece = pieces[k]!;
-    length += typeof piece === 'string' ? Buffer.byteLength(piece, 'utf8') : (pieces[++k] as number) - piece;
+    // UTF-8 is byteLength's own default: naming it makes Node look the encoding up on every call
+    length += typeof piece === 'string' ? Buffer.byteLength(piece) : (pieces[++k] as number) - piece;
   }
-  const out = new Uint8Array(length);
-  const writer = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+  // Every byte is written below, so the buffer need not be zeroed first; a small one is a slice
+  // of Node's shared pool, as any small Buffer is, rather than memory of its own.
+  const out = Buffer.allocUnsafe(length);
   let at = 0;
   for (let k = 0; k < pieces.length; k++) {
     const piece = pieces[k]!;
     if (typeof piece === 'string') {
-      at += writer.write(piece, at, 'utf8');
+      at += out.write(piece, at, 'utf8');
     } else {
       const to = pieces[++k] as number;
       out.set(source.subarray(piece, to), at);
       at += to - piece;
     }
   }
-  return out;
+  // the sizes above are exact, so this cannot happen; were it to, no unwritten byte goes out
+  if (at !== length) throw new PatchtxError('internal', `rebuilt file: ${at} of ${length} bytes written`);
+  // a plain Uint8Array, as before: callers (and JSON) see bytes, not a Buffer
+  return new Uint8Array(out.buffer, out.byteOffset, length);
 }
 
 function piecesOf(file: FileLines, edits: readonly LineEdit[]): Pieces {
-  const { text, starts, ends, count, preferredEnding, prefixLength } = file;
-  const pieces: Pieces = [];
-  let added = ''; // new text not yet in `pieces`
-  let copyFrom = -1; // a stretch not yet in `pieces`, when copyFrom !== -1
-  let copyTo = -1;
-  // Set when the last thing written is the file's unterminated last line: anything written
-  // after it, and the end of an updated file, needs a terminator first.
-  let unterminated = false;
-  let wroteLine = false;
+  const out = new PieceWriter(file);
   let next = 0; // first file line not yet written or skipped
-
-  const flush = (): void => {
-    if (copyFrom !== -1) pieces.push(copyFrom, copyTo);
-    else if (added !== '') pieces.push(added);
-    copyFrom = -1;
-    added = '';
-  };
-  const startLine = (): void => {
-    if (!wroteLine && prefixLength > 0) {
-      copyFrom = 0; // the BOM, once, in front
-      copyTo = prefixLength;
-    }
-    wroteLine = true;
-    if (unterminated) {
-      flush();
-      added = preferredEnding;
-      unterminated = false;
-    }
-  };
-  const copyLines = (from: number, to: number): void => {
-    if (from >= to) return;
-    startLine();
-    if (copyFrom !== -1 && copyTo === starts[from]) {
-      copyTo = starts[to]!;
-    } else {
-      flush();
-      copyFrom = starts[from]!;
-      copyTo = starts[to]!;
-    }
-    unterminated = to === count && ends[count - 1] === text.length;
-  };
-  const addLine = (line: string): void => {
-    startLine();
-    if (copyFrom !== -1) flush();
-    added += line + preferredEnding;
-  };
-
   for (const edit of edits) {
     if (edit.start < next) {
       throw new PatchtxError('internal', `overlapping edits at line ${edit.start + 1} (chunk ${edit.chunk})`);
     }
-    copyLines(next, edit.start);
+    out.copyLines(next, edit.start);
     let i = edit.start;
     for (const line of edit.lines) {
       if (line.op === ' ') {
-        copyLines(i, i + 1); // the file's own text and terminator, not the patch's spelling
+        out.copyLines(i, i + 1); // the file's own text and terminator, not the patch's spelling
         i++;
       } else if (line.op === '-') {
         i++;
       } else {
-        addLine(line.text);
+        out.addLine(line.text);
       }
     }
     next = i;
   }
-  copyLines(next, count);
-  // Every line ends terminated after an update; a file with no line left is empty (its BOM
-  // goes too: nothing was written).
-  if (unterminated) {
-    flush();
-    added = preferredEnding;
+  out.copyLines(next, file.count);
+  return out.finish();
+}
+
+/**
+ * The pieces of one rebuilt file, written line by line (a class rather than closures over local
+ * state: the bundle names every function made at run time, and this runs once per file).
+ */
+class PieceWriter {
+  readonly pieces: Pieces = [];
+  /** new text not yet in `pieces` */
+  private added = '';
+  /** a stretch not yet in `pieces`, when copyFrom !== -1 */
+  private copyFrom = -1;
+  private copyTo = -1;
+  /** Set when the last thing written is the file's unterminated last line: anything written
+   * after it, and the end of an updated file, needs a terminator first. */
+  private unterminated = false;
+  private wroteLine = false;
+
+  constructor(private readonly file: FileLines) {}
+
+  copyLines(from: number, to: number): void {
+    if (from >= to) return;
+    const { starts, ends, count, text } = this.file;
+    this.startLine();
+    if (this.copyFrom !== -1 && this.copyTo === starts[from]) {
+      this.copyTo = starts[to]!;
+    } else {
+      this.flush();
+      this.copyFrom = starts[from]!;
+      this.copyTo = starts[to]!;
+    }
+    this.unterminated = to === count && ends[count - 1] === text.length;
   }
-  flush();
-  return pieces;
+
+  addLine(line: string): void {
+    this.startLine();
+    if (this.copyFrom !== -1) this.flush();
+    this.added += line + this.file.preferredEnding;
+  }
+
+  /** The pieces: every line ends terminated after an update; a file with no line left is empty
+   * (its BOM goes too: nothing was written). */
+  finish(): Pieces {
+    if (this.unterminated) {
+      this.flush();
+      this.added = this.file.preferredEnding;
+    }
+    this.flush();
+    return this.pieces;
+  }
+
+  private flush(): void {
+    if (this.copyFrom !== -1) this.pieces.push(this.copyFrom, this.copyTo);
+    else if (this.added !== '') this.pieces.push(this.added);
+    this.copyFrom = -1;
+    this.added = '';
+  }
+
+  private startLine(): void {
+    if (!this.wroteLine && this.file.prefixLength > 0) {
+      this.copyFrom = 0; // the BOM, once, in front
+      this.copyTo = this.file.prefixLength;
+    }
+    this.wroteLine = true;
+    if (this.unterminated) {
+      this.flush();
+      this.added = this.file.preferredEnding;
+      this.unterminated = false;
+    }
+  }
 }

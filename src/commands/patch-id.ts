@@ -6,30 +6,35 @@ import type { Dialect } from '../engine/types.js';
 import type { Patch } from '../patch/types.js';
 
 export function normalisePatch(patch: Patch): string {
-  const out: string[] = ['*** Begin Patch'];
+  // one string grown piece by piece (every line ends in a newline), rather than an array of lines
+  // joined: a large patch has tens of thousands of lines, and each was a string of its own
+  let out = '*** Begin Patch\n';
   for (const hunk of patch.hunks) {
     if (hunk.kind === 'add') {
-      out.push(`*** Add File: ${hunk.path}`);
+      out += `*** Add File: ${hunk.path}\n`;
       const body = hunk.contents.endsWith('\n') ? hunk.contents.slice(0, -1) : hunk.contents;
-      if (hunk.contents.length > 0) for (const line of body.split('\n')) out.push('+' + line);
+      if (hunk.contents.length > 0) out += '+' + body.replaceAll('\n', '\n+') + '\n';
     } else if (hunk.kind === 'delete') {
-      out.push(`*** Delete File: ${hunk.path}`);
+      out += `*** Delete File: ${hunk.path}\n`;
     } else if (hunk.kind === 'edit') {
       // not V4A: this text only feeds the Patch-Id (the note of such a transaction is made from its result)
-      out.push(`*** Edit File: ${hunk.path}`, JSON.stringify(hunk.edit));
+      out += `*** Edit File: ${hunk.path}\n${JSON.stringify(hunk.edit)}\n`;
     } else {
-      out.push(`*** Update File: ${hunk.path}`);
-      if (hunk.moveTo !== null) out.push(`*** Move to: ${hunk.moveTo}`);
+      out += `*** Update File: ${hunk.path}\n`;
+      if (hunk.moveTo !== null) out += `*** Move to: ${hunk.moveTo}\n`;
       for (const chunk of hunk.chunks) {
-        if (chunk.contexts.length === 0) out.push('@@');
-        for (const ctx of chunk.contexts) out.push('@@ ' + ctx);
-        for (const line of chunk.lines) out.push(line.op + line.text);
-        if (chunk.isEndOfFile) out.push('*** End of File');
+        if (chunk.contexts.length === 0) out += '@@\n';
+        for (const ctx of chunk.contexts) out += `@@ ${ctx}\n`;
+        for (const line of chunk.lines) {
+          out += line.op;
+          out += line.text;
+          out += '\n';
+        }
+        if (chunk.isEndOfFile) out += '*** End of File\n';
       }
     }
   }
-  out.push('*** End Patch');
-  return out.join('\n') + '\n';
+  return out + '*** End Patch\n';
 }
 
 /**

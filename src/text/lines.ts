@@ -47,20 +47,14 @@ export function splitFileLines(text: string): FileLines {
   let count = 0;
   let preferred: LineEnding | undefined;
   let pos = prefixLength;
-  const grow = (): void => {
-    capacity *= 2;
-    const grownStarts = new Int32Array(capacity + 1);
-    grownStarts.set(starts);
-    starts = grownStarts;
-    const grownEnds = new Int32Array(capacity);
-    grownEnds.set(ends);
-    ends = grownEnds;
-  };
-
   // Lines end at LF only, as in git and upstream's text_file.rs: a CR right before the LF makes
   // the ending CRLF, and a lone CR anywhere else is part of the line's text.
   while (pos < length) {
-    if (count === capacity) grow();
+    if (count === capacity) {
+      capacity *= 2;
+      starts = grown(starts, capacity + 1);
+      ends = grown(ends, capacity);
+    }
     const lf = text.indexOf('\n', pos);
     starts[count] = pos;
     if (lf === -1) {
@@ -81,6 +75,14 @@ export function splitFileLines(text: string): FileLines {
     ends: ends.subarray(0, count),
     preferredEnding: preferred ?? '\n',
   };
+}
+
+/** `array`'s values at the start of a new array of `size` (no closure per split: the bundle names
+ * every function made at run time) */
+function grown(array: Int32Array, size: number): Int32Array {
+  const out = new Int32Array(size);
+  out.set(array);
+  return out;
 }
 
 /**

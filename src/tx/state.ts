@@ -101,12 +101,15 @@ async function dirtyReason(
       return `replaced by a ${wt.kind === 'dir' ? 'directory' : wt.kind === 'other' ? specialKind(wt.stat) : 'special file'} in the working tree`;
     // a converted file is compared as git compares it: what git add would store from it
     const converted = converts(st.conversion) && wt.kind === 'file' && staged.mode !== 0o120000;
-    const unchanged = (bytes: Buffer): void => {
-      st.readClean = bytes;
+    // a method, not a function in a constant or property: the bundle names each of those when it
+    // is made, here once per touched path
+    const options: ModifiedCheckOptions = {
+      ...statOptions(),
+      unchanged(bytes: Buffer): void {
+        st.readClean = bytes;
+      },
     };
-    const options = converted
-      ? { ...statOptions(), storedForm: (bytes: Buffer) => stored(st.conversion, bytes, staged.oid), unchanged }
-      : { ...statOptions(), unchanged };
+    if (converted) options.storedForm = (bytes: Buffer) => stored(st.conversion, bytes, staged.oid);
     const modified = await isWorktreeFileModified(workdir, staged, wt.stat as BigIntStats, options);
     return modified ? 'modified in the working tree' : undefined;
   }

@@ -26,6 +26,9 @@ function volumeProcess(): NonNullable<Parameters<typeof Superblock.fromJSON>[2]>
 }
 
 type VolumeLink = Superblock['root'];
+type FileNode = ReturnType<VolumeLink['getNode']>;
+// a regular file's type bits (S_IFREG), as memfs's core gives its file nodes
+const S_IFREG = 0o100000;
 
 export class TouchedFiles implements FileLookup {
   /**
@@ -48,7 +51,10 @@ export class TouchedFiles implements FileLookup {
    * is not here holds no file, and a read is one lookup instead of a walk down the volume's
    * directories (which stamps each directory's access time on the way: a Date per level).
    */
-  private readonly files = new Map<string, ReturnType<VolumeLink['getNode']>>();
+  private readonly files = new Map<string, FileNode>();
+
+  /** the first file node made, of which the others are copies (see fileNode) */
+  private template: FileNode | undefined;
 
   private directoryLink(dir: string): VolumeLink {
     const known = this.made.get(dir);
@@ -62,16 +68,43 @@ export class TouchedFiles implements FileLookup {
     return link;
   }
 
+  /**
+   * Puts `data` at `path`. The overlay takes the bytes over as they are, without a copy: the caller
+   * does not change them afterwards (the load hands over what it read or was given by the store,
+   * and nothing changes either).
+   */
   putFile(path: string, data: Uint8Array): void {
     const slash = path.lastIndexOf('/');
     const parent = this.directoryLink(slash < 0 ? '' : path.slice(0, slash));
     const name = path.slice(slash + 1);
-    const link = parent.getChild(name) ?? this.core.createLink(parent, name, false, 0o666);
-    const node = link.getNode();
-    if (!node.isFile()) throw new Error(`overlay: ${path} is a directory, not a file`);
-    // the node keeps a copy of its own
-    node.setBuffer(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
-    this.files.set(path, node);
+    const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    const existing = parent.getChild(name)?.getNode();
+    if (existing === undefined) {
+      const node = this.fileNode(bytes);
+      parent.createChild(name, node);
+      this.files.set(path, node);
+    } else if (existing.isFile()) Object.assign(existing, { buf: bytes, size: bytes.length, capacity: bytes.length });
+    else throw new Error(`overlay: ${path} is a directory, not a file`);
+  }
+
+  /**
+   * A file node holding `bytes`: a copy of a first node the core made, with its own inode number,
+   * change bus and bytes. The core's node constructor asks the process for its user and group ids
+   * (two system calls; memfs asks the global process there, whatever process the volume was given)
+   * and makes four Dates; a copy has the same ids and times, and none of those costs.
+   */
+  private fileNode(bytes: Buffer): FileNode {
+    const template = (this.template ??= this.core.createNode(S_IFREG | 0o666));
+    const ino = this.core['newInoNumber']() as number;
+    const node: FileNode = Object.assign(Object.create(Object.getPrototypeOf(template) as object) as FileNode, template, {
+      ino,
+      changes: new (template.changes.constructor as new () => FileNode['changes'])(),
+      buf: bytes,
+      size: bytes.length,
+      capacity: bytes.length,
+    });
+    this.core.inodes[ino] = node;
+    return node;
   }
 
   markDirectory(path: string): void {
@@ -82,7 +115,7 @@ export class TouchedFiles implements FileLookup {
   read(path: string): Uint8Array | undefined {
     const node = this.files.get(path);
     if (node === undefined) return undefined;
-    // A view of the node's own bytes, not a copy (getBuffer's): the engine only reads what it is
+    // A view of the bytes the node holds, not a copy (getBuffer's): the engine only reads what it is
     // given, and caches it for the whole run, so a copy would hold every touched file twice.
     const data = node.buf;
     return new Uint8Array(data.buffer, data.byteOffset, node.getSize());

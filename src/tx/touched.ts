@@ -20,20 +20,27 @@ export interface TouchedPath {
 export function touchedPaths(patch: Patch): Map<string, TouchedPath> {
   const out = new Map<string, TouchedPath>();
   for (const h of patch.hunks) {
-    const touch = (path: string, kind: TouchKind): void => {
-      let t = out.get(path);
-      if (!t) out.set(path, (t = { path, kinds: new Set(), line: h.line, ...(h.origin && { operation: h.origin.index }) }));
-      t.kinds.add(kind);
-    };
-    if (h.kind === 'add') touch(h.path, 'add');
-    else if (h.kind === 'delete') touch(h.path, 'delete');
-    else if (h.kind === 'edit') touch(h.path, 'update');
+    if (h.kind === 'add') touch(out, h, h.path, 'add');
+    else if (h.kind === 'delete') touch(out, h, h.path, 'delete');
+    else if (h.kind === 'edit') touch(out, h, h.path, 'update');
     else if (h.moveTo !== null && h.moveTo !== h.path) {
-      touch(h.path, 'move-source');
-      touch(h.moveTo, 'move-dest');
-    } else touch(h.path, 'update');
+      touch(out, h, h.path, 'move-source');
+      touch(out, h, h.moveTo, 'move-dest');
+    } else touch(out, h, h.path, 'update');
   }
   return out;
+}
+
+/** Records that hunk `h` does `kind` to `path` (a function of its own, not a closure per hunk:
+ * the bundle names every function made at run time, and a large patch has thousands of hunks). */
+function touch(out: Map<string, TouchedPath>, h: Patch['hunks'][number], path: string, kind: TouchKind): void {
+  let t = out.get(path);
+  if (!t) {
+    t = { path, kinds: new Set(), line: h.line };
+    if (h.origin) t.operation = h.origin.index;
+    out.set(path, t);
+  }
+  t.kinds.add(kind);
 }
 
 /**

@@ -15,14 +15,24 @@ describe('TouchedFiles', () => {
     for (const [path, data] of files) expect(overlay.read(path)).toEqual(data);
   });
 
-  it("keeps its own copy: changing the caller's buffer afterwards changes nothing", () => {
+  it('takes the bytes over without a copy: a read is a view of the very bytes put, exactly their length', () => {
     const overlay = new TouchedFiles();
-    const data = new Uint8Array([10, 20, 30]);
+    const backing = new Uint8Array([7, 10, 20, 30, 8]);
+    const data = backing.subarray(1, 4);
     overlay.putFile('f', data);
-    data[0] = 99;
-    expect(overlay.read('f')).toEqual(new Uint8Array([10, 20, 30]));
-    // reads are views of that copy (the engine only reads them), exactly the file's length
-    expect(overlay.read('f')!.byteLength).toBe(3);
+    const read = overlay.read('f')!;
+    expect(read).toEqual(new Uint8Array([10, 20, 30]));
+    expect(read.byteLength).toBe(3);
+    expect(read.buffer).toBe(backing.buffer);
+    expect(read.byteOffset).toBe(1);
+  });
+
+  it('gives each file a node of its own: many files under one directory keep their own bytes', () => {
+    const overlay = new TouchedFiles();
+    const files = Array.from({ length: 50 }, (_, i) => [`d/f${i}`, new Uint8Array([i, i + 1, i + 2].slice(0, 1 + (i % 3)))] as const);
+    for (const [path, data] of files) overlay.putFile(path, data);
+    overlay.putFile('d/f7', new Uint8Array([99]));
+    for (const [path, data] of files) expect(overlay.read(path)).toEqual(path === 'd/f7' ? new Uint8Array([99]) : data);
   });
 
   it('reads nothing for a missing path or a directory, and knows the base directories it was told', () => {
