@@ -134,11 +134,10 @@ function builtinNames(name) {
 //   the module's properties, which esbuild links directly (a name the building Node lacks fails the
 //   build, not a run). Accessors (fs.promises, fs.Dir...) load more of Node when first read: they
 //   come through the re-export, which reads them on use, as before.
-// - On first use: modules that a transaction needs only now and then (child_process for hooks and
-//   signing, with net and dgram; worker_threads for the library's deflating ahead) are loaded when
-//   one of their exports is first read, not at every start.
+// - On first use: a module that a transaction needs only now and then (child_process for hooks and
+//   signing, with net and dgram) is loaded when one of its exports is first read, not at every start.
 const BUILTINS_DIRECT = ['path', 'fs', 'os'];
-const BUILTINS_ON_USE = ['child_process', 'worker_threads'];
+const BUILTINS_ON_USE = ['child_process'];
 const builtinsForSrc = {
   name: 'builtins-for-src',
   setup(b) {

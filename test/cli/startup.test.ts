@@ -1,7 +1,7 @@
 // What starting the built program costs, checked by what it does rather than by timing it: the
 // code cache the build writes is accepted by the Node running the tests, and a plain apply loads
 // none of Node's modules that only some commands need (child_process with net and dgram for hooks
-// and signing, worker_threads for the library's deflating ahead, the promise hooks that an
+// and signing, worker_threads, the promise hooks that an
 // AsyncLocalStorage turns on), while a run with a hook does load child_process, so the probe can
 // tell the difference.
 import { spawnSync } from 'node:child_process';
