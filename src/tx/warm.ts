@@ -18,6 +18,7 @@
 // holds it gets a store of its own, closed when it ends. Everything kept is bounded (ByteCache).
 import { statSync } from 'node:fs';
 import path from 'node:path';
+import { statData } from '../git/fs/fsx.js';
 import { openRepository as discover } from '../git/repo/discover.js';
 import { loadConfig, type GitConfig } from '../git/repo/config.js';
 import { IndexCache } from '../git/index/read.js';
@@ -44,7 +45,7 @@ interface KeptConfig {
 function fileStamp(file: string): string {
   try {
     const st = statSync(file, { bigint: true, throwIfNoEntry: false });
-    return st ? `${st.dev}:${st.ino}:${st.mode}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : '';
+    return st ? statData(st) : '';
   } catch {
     return '';
   }
@@ -56,7 +57,7 @@ function pathStamp(file: string): string {
   try {
     const st = statSync(file, { bigint: true, throwIfNoEntry: false });
     if (!st) return '';
-    return st.isDirectory() ? `d:${st.dev}:${st.ino}` : `f:${st.dev}:${st.ino}:${st.mode}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+    return st.isDirectory() ? `d:${st.dev}:${st.ino}` : `f:${statData(st)}`;
   } catch {
     return '?';
   }

@@ -94,6 +94,19 @@ export async function mkdir(dir: PathLike, options?: MakeDirectoryOptions | numb
   return typeof options === 'object' && options.recursive ? mkdirpSync(String(dir), options.mode) : fs.mkdirSync(dir, options);
 }
 
+/** A file's stat data as one string: type and permissions, size, identity and both times (a save
+ * changes at least one of them). For telling whether a file changed since it was looked at. */
+export const statData = (st: BigIntStats): string => `${st.mode}:${st.size}:${st.dev}:${st.ino}:${st.mtimeNs}:${st.ctimeNs}`;
+
+/** Removes `file` if it is there (one unlink, where rmSync looks at the file twice first). */
+export function unlinkIfThereSync(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+}
+
 /**
  * `mkdir -p`. Node's recursive mkdir reports ENOENT where a directory cannot be created on a
  * read-only file system (it looks the path up after the refused mkdir); the levels are then made

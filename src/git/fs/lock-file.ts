@@ -14,7 +14,7 @@
 // Where hard links are not available (EPERM, ENOTSUP...), the lock is created with O_EXCL and has
 // no witness: it can then not be proved anyone's, and is left to the user.
 import * as fs from 'node:fs';
-import { FileHandle } from './fsx.js';
+import { FileHandle, unlinkIfThereSync } from './fsx.js';
 
 const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
 
@@ -48,15 +48,6 @@ function openWitness(witness: string, mode: number): number {
   return fs.openSync(witness, 'wx', mode);
 }
 
-/** Removes `file` if it is there (one unlink, where rmSync looks at the file twice first). */
-function unlinkIfThere(file: string): void {
-  try {
-    fs.unlinkSync(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-}
-
 /** Whether `lockFile` exists and is the file `witness` is (proof that the witness's owner took it). */
 export function isWitnessedLock(lockFile: string, witness: string): boolean {
   const lock = fs.statSync(lockFile, { throwIfNoEntry: false, bigint: true });
@@ -77,6 +68,6 @@ export const witnessStaging = (witness: string): string => `${witness}.new`;
  */
 export function removeWitness(witness: string | undefined, opts: { staged?: boolean } = {}): void {
   if (witness === undefined) return;
-  unlinkIfThere(witness);
-  if (opts.staged !== false) unlinkIfThere(witnessStaging(witness));
+  unlinkIfThereSync(witness);
+  if (opts.staged !== false) unlinkIfThereSync(witnessStaging(witness));
 }

@@ -11,7 +11,7 @@
 // matches the file name at any depth below its file's directory; one with a slash (a leading slash
 // only anchors) matches the path relative to that directory with wildmatch; `**` spans directories. A
 // pattern ending in a slash matches directories only, so never a file.
-import { readFile } from '../fs/fsx.js';
+import { readFile, statData } from '../fs/fsx.js';
 import { statSync, type BigIntStats } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -185,7 +185,7 @@ function statOf(file: string): BigIntStats | null | undefined {
 
 async function outerAttributes(file: string, label: string): Promise<AttributeFile | null> {
   const st = statOf(file);
-  const stamp = st === undefined ? undefined : st === null ? '' : `${st.dev}:${st.ino}:${st.mode}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  const stamp = st === undefined ? undefined : st === null ? '' : statData(st);
   const kept = outerKept.get(file);
   if (stamp !== undefined && kept?.stamp === stamp && kept.label === label) return kept.file;
   const text = st === null ? null : await readOutside(file);

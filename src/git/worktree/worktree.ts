@@ -13,7 +13,6 @@ import {
   mkdirSync,
   openSync,
   statfsSync,
-  unlinkSync,
   writeSync,
   open as openWithCallback,
   promises as pooledFs,
@@ -22,7 +21,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { promisify } from 'node:util';
-import { chmod, lstat, open, readlink, rename, rmdir, symlink, unlink } from '../fs/fsx.js';
+import { chmod, lstat, open, readlink, rename, rmdir, statData, symlink, unlink, unlinkIfThereSync } from '../fs/fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { fsError } from '../fs/io-error.js';
@@ -132,7 +131,7 @@ export async function inspectWorktreePath(workdir: string, repoPath: string, kno
 export function statStamp(st: BigIntStats | null): string {
   if (!st) return '';
   if (st.isDirectory()) return 'dir';
-  return `${st.mode}:${st.size}:${st.dev}:${st.ino}:${st.mtimeNs}:${st.ctimeNs}`;
+  return statData(st);
 }
 
 /** statStamp of what inspectWorktreePath found. */
@@ -240,13 +239,7 @@ interface ReplaceIo {
 
 /** Replaces `file` (see writeWorktreeFile) with synchronous calls: unlink, create, write, fstat. */
 function replaceNow(file: string, existing: boolean, data: Uint8Array, mode: number): BigIntStats {
-  if (existing) {
-    try {
-      unlinkSync(file);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    }
-  }
+  if (existing) unlinkIfThereSync(file);
   const fd = openSync(file, 'wx', mode);
   try {
     for (let done = 0; done < data.byteLength;) done += writeSync(fd, data, done, data.byteLength - done);
