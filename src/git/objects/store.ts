@@ -57,7 +57,7 @@ import { DeltaBaseCache, PackFile } from './pack-file.js';
 import { PackIndexSet } from './pack-index.js';
 import { buildPack } from './pack-write.js';
 import { recordOwnPack } from './own-packs.js';
-import type { GitConfig } from '../repo/config.js';
+import { parseInt32, type GitConfig } from '../repo/config.js';
 import type { Repository } from '../repo/repository.js';
 
 /** A tree's entries by entryKey (see ObjectStore.treeIndex): shared, so read-only. */
@@ -112,16 +112,16 @@ export function promisorRemote(config: GitConfig): string | null {
  * (best speed). patchtx's packs stand in for loose objects, so they get the same level. Unlike a
  * loose object, a packed one keeps its deflated bytes through `git gc`: a repack copies an entry
  * it does not turn into a delta as it is (only `git repack -F` deflates everything anew), so
- * these objects stay at this level until then. -1 is zlib's default; values out of range or empty are
- * ignored.
+ * these objects stay at this level until then. -1 is zlib's default. A value git refuses (not an
+ * integer as git reads one, or no level from -1 to 9) is refused with git's message (usage).
  */
 export function looseCompression(config: GitConfig): number {
   for (const key of ['core.looseCompression', 'core.compression']) {
-    const value = config.get(key)?.trim();
-    // an empty value is no level (Number would take it for 0: objects stored uncompressed)
-    if (!value) continue;
-    const level = Number(value);
-    if (Number.isInteger(level) && level >= -1 && level <= 9) return level;
+    const value = config.getRaw(key);
+    if (value === undefined) continue;
+    const level = parseInt32(value, key);
+    if (level < -1 || level > 9) throw new PatchtxError('usage', `bad zlib compression level ${level}`, { key, value: value ?? '' });
+    return level;
   }
   return 1;
 }

@@ -176,6 +176,38 @@ export function parseBool(value: string | null, key = '(value)'): boolean {
   throw new PatchtxError('usage', `bad boolean config value '${value}' for '${key}'`, { key, value });
 }
 
+/** The multipliers of git's integer units (git_parse_signed): none, k, m, g, either case. */
+const UNIT_FACTORS = new Map([
+  ['', 1],
+  ['k', 1024],
+  ['m', 1024 ** 2],
+  ['g', 1024 ** 3],
+]);
+
+/**
+ * An integer config value read as git reads one (git_config_int): leading blanks, a sign, a `0x`
+ * (hexadecimal) or `0` (octal) prefix as C's strtoimax takes them, then an optional unit k, m or g
+ * (1024 and its powers); the result must fit a C int. Anything else is refused with git's own
+ * message (kind usage, as for a bad boolean). `value` null is a key written without `=`.
+ */
+export function parseInt32(value: string | null, key: string): number {
+  const v = value ?? '';
+  const bad = (why: string): PatchtxError => new PatchtxError('usage', `bad numeric config value '${v}' for '${key.toLowerCase()}': ${why}`, { key, value: v });
+  const m = /^[ \t\n\v\f\r]*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)?(.*)$/s.exec(v)!;
+  const [, sign, digits, rest] = m;
+  const unit = UNIT_FACTORS.get(rest!.toLowerCase());
+  // no digits at all (C's strtoimax ended where it started) is refused the same way
+  if (digits === undefined || unit === undefined) throw bad('invalid unit');
+  const n = /^0[xX]/.test(digits)
+    ? Number.parseInt(digits.slice(2), 16)
+    : digits.length > 1 && digits.startsWith('0')
+      ? Number.parseInt(digits, 8)
+      : Number(digits);
+  const result = (sign === '-' ? -n : n) * unit;
+  if (!Number.isSafeInteger(result) || result > 2 ** 31 - 1 || result < -(2 ** 31)) throw bad('out of range');
+  return result;
+}
+
 export class GitConfig {
   readonly entries: readonly ConfigEntry[];
   private readonly byKey = new Map<string, (string | null)[]>();

@@ -9,7 +9,8 @@ import { openRepository } from '../../../src/index.js';
 import { GitConfig } from '../../../src/git/repo/config.js';
 import { looseCompression } from '../../../src/git/objects/store.js';
 import { patchtx } from '../../helpers/cli.js';
-import { cleanupRepos, git, makeRepo } from '../../helpers/repos.js';
+import { cleanupRepos, git, gitTry, makeRepo } from '../../helpers/repos.js';
+import type { PatchtxError } from '../../../src/errors.js';
 import { cleanupScratch, isolateGitEnv, patchFile, v4a } from '../../helpers/scratch.js';
 import { expectFsckClean } from '../../helpers/snapshot.js';
 
@@ -32,11 +33,70 @@ describe('looseCompression', () => {
     expect(config('[core]\n\tcompression = 2\n\tcompression = 7\n')).toBe(7);
   });
 
-  it('passes over a value that is no zlib level', () => {
-    expect(config('[core]\n\tcompression = 10\n')).toBe(1);
-    expect(config('[core]\n\tlooseCompression = -2\n\tcompression = 4\n')).toBe(4);
-    expect(config('[core]\n\tcompression = fast\n')).toBe(1);
-    expect(config('[core]\n\tlooseCompression =\n\tcompression = 4\n')).toBe(4);
+  it('reads a value as git reads an integer: base prefixes, leading blanks, k/m/g units', () => {
+    expect(config('[core]\n\tcompression = 0x5\n')).toBe(5);
+    expect(config('[core]\n\tcompression = 010\n')).toBe(8);
+    expect(config('[core]\n\tcompression = +3\n')).toBe(3);
+    expect(config('[core]\n\tcompression = 0k\n')).toBe(0);
+    expect(config('[core]\n\tcompression = "  4"\n')).toBe(4);
+  });
+
+  it('refuses a value git refuses, with the message git gives (usage)', () => {
+    const refusal = (text: string) => {
+      try {
+        config(text);
+      } catch (e) {
+        return e as PatchtxError;
+      }
+      throw new Error(`no refusal for ${JSON.stringify(text)}`);
+    };
+    const cases: Array<[string, string]> = [
+      ['[core]\n\tcompression = 10\n', 'bad zlib compression level 10'],
+      ['[core]\n\tlooseCompression = -2\n\tcompression = 4\n', 'bad zlib compression level -2'],
+      ['[core]\n\tlooseCompression = 1k\n', 'bad zlib compression level 1024'],
+      ['[core]\n\tcompression = fast\n', "bad numeric config value 'fast' for 'core.compression': invalid unit"],
+      ['[core]\n\tlooseCompression =\n\tcompression = 4\n', "bad numeric config value '' for 'core.loosecompression': invalid unit"],
+      ['[core]\n\tlooseCompression\n', "bad numeric config value '' for 'core.loosecompression': invalid unit"],
+      ['[core]\n\tcompression = "5 "\n', "bad numeric config value '5 ' for 'core.compression': invalid unit"],
+      ['[core]\n\tcompression = 9g\n', "bad numeric config value '9g' for 'core.compression': out of range"],
+    ];
+    for (const [text, message] of cases) {
+      const e = refusal(text);
+      expect(e.kind, text).toBe('usage');
+      expect(e.message, text).toBe(message);
+    }
+    // a valid core.looseCompression settles it: core.compression is not looked at, as in git
+    // (which reads both and dies on either; patchtx refuses a bad value of the one it uses)
+  });
+
+  it('refuses each value git refuses, and takes each value git takes (checked against git)', () => {
+    const dir = makeRepo('basic');
+    for (const value of ['10', 'abc', '-2', '', '1k', '9g', '5 ', '0x5', '010', ' 5', '0k', '9', '+3', '-1', '-', ' ', 'k', '08', '0x', '99999999999']) {
+      const byGit = gitTry(dir, '-c', `core.looseCompression=${value}`, 'rev-parse', 'HEAD');
+      let ours: string | null = null;
+      try {
+        looseCompression(GitConfig.fromText(`[core]\n\tlooseCompression = "${value}"\n`));
+      } catch (e) {
+        ours = (e as Error).message;
+      }
+      expect(ours === null, `${JSON.stringify(value)}: git says ${byGit.stderr}`).toBe(byGit.status === 0);
+      if (ours !== null) expect(byGit.stderr).toContain(ours);
+    }
+  });
+});
+
+describe('a bad compression level stops a transaction before it writes anything', () => {
+  it('the CLI refuses as git does (exit 2), and the branch, index and files stay as they were', async () => {
+    const dir = makeRepo('basic');
+    const head = git(dir, 'rev-parse', 'HEAD');
+    git(dir, 'config', 'core.compression', '12');
+    const r = await patchtx('apply', '--repo', dir, patchFile(PATCH));
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('bad zlib compression level 12');
+    expect(r.err).not.toMatch(/\n\s+at /); // no stack trace
+    git(dir, 'config', '--unset', 'core.compression'); // git refuses to run with it too
+    expect(git(dir, 'rev-parse', 'HEAD')).toBe(head);
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
   });
 });
 
