@@ -116,14 +116,15 @@ export function promisorRemote(config: GitConfig): string | null {
  * integer as git reads one, or no level from -1 to 9) is refused with git's message (usage).
  */
 export function looseCompression(config: GitConfig): number {
-  for (const key of ['core.looseCompression', 'core.compression']) {
+  // both are read (git reads every core setting it knows, and dies on either), the first one set counts
+  const [loose, any] = ['core.looseCompression', 'core.compression'].map((key) => {
     const value = config.getRaw(key);
-    if (value === undefined) continue;
+    if (value === undefined) return undefined;
     const level = parseInt32(value, key);
     if (level < -1 || level > 9) throw new PatchtxError('usage', `bad zlib compression level ${level}`, { key, value: value ?? '' });
     return level;
-  }
-  return 1;
+  });
+  return loose ?? any ?? 1;
 }
 
 const OID = /^[0-9a-f]{40}$/;

@@ -65,8 +65,8 @@ describe('looseCompression', () => {
       expect(e.kind, text).toBe('usage');
       expect(e.message, text).toBe(message);
     }
-    // a valid core.looseCompression settles it: core.compression is not looked at, as in git
-    // (which reads both and dies on either; patchtx refuses a bad value of the one it uses)
+    // git reads both settings and refuses a bad one even where the other would decide
+    expect(refusal('[core]\n\tlooseCompression = 3\n\tcompression = 12\n').message).toBe('bad zlib compression level 12');
   });
 
   it('refuses each value git refuses, and takes each value git takes (checked against git)', () => {
