@@ -103,7 +103,7 @@ function untracked(e: unknown, remote: string, ref: string, tracking: string | n
   );
 }
 
-/** A URL with git's HTTP settings for it (http.extraHeader, http.sslVerify, http.sslCAInfo), as fetchRef and pushRef take them. */
+/** A URL with git's HTTP settings for it (http.extraHeader, the http.ssl* settings), as fetchRef and pushRef take them. */
 export interface RemoteEndpoint {
   url: string;
   headers: Record<string, string>;

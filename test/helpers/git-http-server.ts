@@ -36,12 +36,13 @@ function splitCgi(out: Buffer): { status: number; headers: Record<string, string
 
 /** `auth`: every request must carry these credentials (HTTP basic), else 401 as a real server answers;
  * `header`: every request must carry this header (as a CI token in http.extraHeader), else 401;
- * `tls`: served over HTTPS with this key and certificate. */
+ * `tls`: served over HTTPS with this key and certificate (and, with `requestCert` and `ca`, asking
+ * clients for a certificate issued by `ca`). */
 export async function startGitHttpServer(
   root: string,
   auth?: { user: string; password: string },
   header?: { name: string; value: string },
-  tls?: { key: Buffer; cert: Buffer },
+  tls?: https.ServerOptions,
 ): Promise<GitHttpServer> {
   const expected = auth && `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
   const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {

@@ -2,6 +2,7 @@
 // "one", as seeded.ts makes it), reached over the loopback smart-HTTP server (git-http-server.ts) or by its path, a clone
 // of it with a bot's identity, and "another bot": a second clone that moves the remote's main on.
 import { writeFileSync } from 'node:fs';
+import type { ServerOptions } from 'node:https';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { useBuiltCli } from './cli.js';
@@ -22,11 +23,7 @@ export interface RemoteHost {
 
 /** A loopback smart-HTTP server over a new directory; `auth`: the credentials every request must
  * carry; `header`: a header every request must carry; `tls`: over HTTPS with this key and certificate. */
-export async function httpHost(
-  auth?: { user: string; password: string },
-  header?: { name: string; value: string },
-  tls?: { key: Buffer; cert: Buffer },
-): Promise<RemoteHost> {
+export async function httpHost(auth?: { user: string; password: string }, header?: { name: string; value: string }, tls?: ServerOptions): Promise<RemoteHost> {
   const root = tempDir();
   const server = await startGitHttpServer(root, auth, header, tls);
   return { root, base: server.base, close: () => server.close() };

@@ -1,8 +1,10 @@
 // git's TLS settings for an https:// remote reach the push and its fetches: http.sslCAInfo (the
-// certificates the server's is checked against, in place of the default ones) and
-// http.sslVerify=false, against a real git server over HTTPS whose certificate is self-signed.
+// certificates the server's is checked against, in place of the default ones), http.sslCAPath (a
+// directory of them, named by subject hash), http.sslVerify=false, and the client's own certificate
+// (http.sslCert, http.sslKey, GIT_SSL_CERT, GIT_SSL_KEY) for a server that asks for one, against a
+// real git server over HTTPS whose certificate is self-signed; each case is checked against git.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patchtxJson } from '../helpers/cli.js';
@@ -12,17 +14,21 @@ import { cleanupScratch, isolateGitEnv, tempDir } from '../helpers/scratch.js';
 
 let host: RemoteHost;
 let cert: string;
+/** a server that asks every client for a certificate issued by `clientCert` (self-signed) */
+let strictHost: RemoteHost;
+let clientCert: string;
+let clientKey: string;
+/** the client's certificate and key in one file */
+let clientBoth: string;
+/** the client's key protected by a passphrase */
+let lockedKey: string;
+/** a directory holding the server's certificate under its subject hash, as c_rehash names it */
+let caDir: string;
 
-beforeAll(async () => {
-  isolateGitEnv();
-  // the machine's own certificate settings, which would override the ones of these tests
-  for (const k of ['GIT_SSL_CAINFO', 'GIT_SSL_NO_VERIFY']) {
-    delete process.env[k];
-    delete gitEnv[k];
-  }
-  const dir = tempDir();
-  const key = path.join(dir, 'key.pem');
-  cert = path.join(dir, 'cert.pem');
+/** A self-signed certificate for 127.0.0.1 and its key, written into `dir` as NAME-cert.pem and NAME-key.pem. */
+function selfSigned(dir: string, name: string): { cert: string; key: string } {
+  const key = path.join(dir, `${name}-key.pem`);
+  const cert = path.join(dir, `${name}-cert.pem`);
   execFileSync(
     'openssl',
     [
@@ -44,10 +50,42 @@ beforeAll(async () => {
     ],
     { stdio: 'ignore' },
   );
-  host = await httpHost(undefined, undefined, { key: readFileSync(key), cert: readFileSync(cert) });
+  return { cert, key };
+}
+
+beforeAll(async () => {
+  isolateGitEnv();
+  // the machine's own certificate settings, which would override the ones of these tests
+  for (const k of ['GIT_SSL_CAINFO', 'GIT_SSL_CAPATH', 'GIT_SSL_NO_VERIFY', 'GIT_SSL_CERT', 'GIT_SSL_KEY']) {
+    delete process.env[k];
+    delete gitEnv[k];
+  }
+  const dir = tempDir();
+  const server = selfSigned(dir, 'server');
+  cert = server.cert;
+  host = await httpHost(undefined, undefined, { key: readFileSync(server.key), cert: readFileSync(cert) });
+  const client = selfSigned(dir, 'client');
+  clientCert = client.cert;
+  clientKey = client.key;
+  clientBoth = path.join(dir, 'client-both.pem');
+  writeFileSync(clientBoth, Buffer.concat([readFileSync(clientCert), readFileSync(clientKey)]));
+  lockedKey = path.join(dir, 'client-locked.pem');
+  execFileSync('openssl', ['pkey', '-in', clientKey, '-aes256', '-passout', 'pass:secret', '-out', lockedKey], { stdio: 'ignore' });
+  caDir = path.join(dir, 'ca');
+  mkdirSync(caDir);
+  const hash = execFileSync('openssl', ['x509', '-hash', '-noout', '-in', cert], { encoding: 'utf8' }).trim();
+  copyFileSync(cert, path.join(caDir, `${hash}.0`));
+  strictHost = await httpHost(undefined, undefined, {
+    key: readFileSync(server.key),
+    cert: readFileSync(cert),
+    ca: readFileSync(clientCert),
+    requestCert: true,
+    rejectUnauthorized: true,
+  });
 });
 afterAll(async () => {
   await host.close();
+  await strictHost.close();
   cleanupScratch();
 });
 
@@ -73,5 +111,87 @@ describe('an https:// remote with a self-signed certificate', () => {
     expect(r.code, r.out + r.err).toBe(74);
     expect(r.json.error.message).toMatch(/certificate/i);
     expect(rev(bare, 'main')).toBe(head);
+  });
+});
+
+describe('http.sslCAPath', () => {
+  it('a directory holding the server certificate under its hash lets the push through, as it lets git through', async () => {
+    const { bare, clone } = await seededRemote(host, { cloneConfig: [`http.sslCAPath=${caDir}`] });
+    git(clone, 'config', 'http.sslCAPath', caDir);
+    expect((await gitAsync(clone, 'fetch', '-q', 'origin')).status).toBe(0);
+    const r = await patchtxJson('apply', '--repo', clone, addLine('capath'), '--push');
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(rev(bare, 'main')).toBe(r.lines[0].commit);
+  });
+});
+
+describe('a server that asks for a client certificate', () => {
+  const cloneWith = (...extra: string[]) => seededRemote(strictHost, { cloneConfig: [`http.sslCAInfo=${cert}`, ...extra] });
+
+  it.each([
+    ['http.sslCert and http.sslKey', () => [`http.sslCert=${clientCert}`, `http.sslKey=${clientKey}`]],
+    ['http.sslCert alone, its file holding the key too', () => [`http.sslCert=${clientBoth}`]],
+  ])('%s let the push through, as they let git through', async (_name, settings) => {
+    const { bare, clone } = await cloneWith(...settings());
+    git(clone, 'config', 'http.sslCAInfo', cert);
+    for (const kv of settings()) git(clone, 'config', ...(kv.split('=') as [string, string]));
+    expect((await gitAsync(clone, 'fetch', '-q', 'origin')).status).toBe(0);
+    const r = await patchtxJson('apply', '--repo', clone, addLine('client cert'), '--push');
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(rev(bare, 'main')).toBe(r.lines[0].commit);
+    expect(git(bare, 'notes', '--ref', 'patchtx', 'show', 'main')).toContain('+client cert');
+  });
+
+  it('GIT_SSL_CERT and GIT_SSL_KEY stand for the settings, as in git', async () => {
+    const { bare, clone } = await cloneWith(`http.sslCert=${clientCert}`, `http.sslKey=${clientKey}`);
+    git(clone, 'config', 'http.sslCAInfo', cert);
+    // for patchtx (in this process) and for git
+    process.env.GIT_SSL_CERT = gitEnv.GIT_SSL_CERT = clientCert;
+    process.env.GIT_SSL_KEY = gitEnv.GIT_SSL_KEY = clientKey;
+    try {
+      expect((await gitAsync(clone, 'fetch', '-q', 'origin')).status).toBe(0);
+      const r = await patchtxJson('apply', '--repo', clone, addLine('from env'), '--push');
+      expect(r.code, r.out + r.err).toBe(0);
+      expect(rev(bare, 'main')).toBe(r.lines[0].commit);
+    } finally {
+      for (const k of ['GIT_SSL_CERT', 'GIT_SSL_KEY']) {
+        delete process.env[k];
+        delete gitEnv[k];
+      }
+    }
+  });
+
+  it('without a client certificate the push is refused (io_error), as git is, and the server keeps its branch', async () => {
+    const { bare, clone } = await cloneWith(`http.sslCert=${clientCert}`, `http.sslKey=${clientKey}`);
+    git(clone, 'config', 'http.sslCAInfo', cert);
+    const head = rev(bare, 'main');
+    expect((await gitAsync(clone, 'fetch', '-q', 'origin')).status).not.toBe(0);
+    const r = await patchtxJson('apply', '--repo', clone, addLine('no cert'), '--push');
+    expect(r.code, r.out + r.err).toBe(74);
+    expect(rev(bare, 'main')).toBe(head);
+  });
+
+  it('a key protected by a passphrase is refused by name before anything is sent (usage)', async () => {
+    const { bare, clone } = await cloneWith(`http.sslCert=${clientCert}`, `http.sslKey=${clientKey}`);
+    git(clone, 'config', 'http.sslCAInfo', cert);
+    git(clone, 'config', 'http.sslCert', clientCert);
+    git(clone, 'config', 'http.sslKey', lockedKey);
+    const head = rev(bare, 'main');
+    const r = await patchtxJson('apply', '--repo', clone, addLine('locked'), '--push');
+    expect(r.code, r.out + r.err).toBe(2);
+    expect(r.json.error.kind).toBe('usage');
+    expect(r.json.error.message).toContain(lockedKey);
+    expect(r.json.error.message).toMatch(/passphrase/);
+    expect(rev(bare, 'main')).toBe(head);
+  });
+
+  it('a certificate file that cannot be read is named (usage)', async () => {
+    const { clone } = await cloneWith(`http.sslCert=${clientCert}`, `http.sslKey=${clientKey}`);
+    git(clone, 'config', 'http.sslCAInfo', cert);
+    git(clone, 'config', 'http.sslCert', path.join(caDir, 'missing.pem'));
+    const r = await patchtxJson('apply', '--repo', clone, addLine('missing'), '--push');
+    expect(r.code, r.out + r.err).toBe(2);
+    expect(r.json.error.message).toContain('missing.pem');
+    expect(r.json.error.key).toBe('http.sslcert');
   });
 });

@@ -30,7 +30,7 @@ export interface FetchRefOptions {
   have?: string;
   /** headers every HTTP request carries (git's http.extraHeader) */
   headers?: Record<string, string>;
-  /** the server's certificate check (git's http.sslVerify, http.sslCAInfo) */
+  /** the server's certificate check and the client's certificate (git's http.ssl* settings) */
   tls?: TlsSettings;
 }
 

@@ -4,9 +4,12 @@
 // same, the configured path a prefix of the URL's at a `/`, the configured user (if any) the URL's;
 // a more specific match wins over a less specific one seen before, and one seen after a more
 // specific one is ignored. An empty value clears the headers gathered so far. The TLS settings
-// http.sslVerify and http.sslCAInfo (and GIT_SSL_NO_VERIFY, GIT_SSL_CAINFO) are chosen the same way,
-// and handed to the HTTP client's TLS connection (see client.ts).
-import { readFileSync } from 'node:fs';
+// (http.sslVerify, http.sslCAInfo, http.sslCAPath, http.sslCert, http.sslKey, and their GIT_SSL_*
+// variables) are chosen the same way, and handed to the HTTP client's TLS connection (see client.ts).
+import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { rootCertificates } from 'node:tls';
 import { PatchtxError } from '../../errors.js';
 import type { GitConfig } from '../repo/config.js';
 import { anonymizeUrl } from './credentials.js';
@@ -69,28 +72,85 @@ export function extraHeaders(config: GitConfig, url: string): Record<string, str
   return headers;
 }
 
-/** What the HTTP client is given for an https:// URL: the certificates to check the server's against, or no check. */
+/** What the HTTP client is given for an https:// URL: the certificates to check the server's
+ * against (or no check), and the client's own certificate and key when the server asks for one. */
 export interface TlsSettings {
-  /** in place of the default certificates, as git's http.sslCAInfo replaces them */
-  ca?: Buffer;
+  /** in place of the default certificates, as git's http.sslCAInfo replaces them; with
+   * http.sslCAPath alone, the default ones and those of the directory */
+  ca?: Array<string | Buffer>;
   rejectUnauthorized?: false;
+  /** http.sslCert: the certificate this client shows a server that asks for one */
+  cert?: Buffer;
+  /** http.sslKey (else the certificate's file, which may hold both): its private key */
+  key?: Buffer;
 }
 
-/** git's http.sslVerify and http.sslCAInfo for `url` (GIT_SSL_NO_VERIFY, GIT_SSL_CAINFO over them, as in git). */
-export function tlsSettings(config: GitConfig, env: NodeJS.ProcessEnv, url: string): TlsSettings {
-  if (!/^https:\/\//i.test(url)) return {};
-  const last = (name: string): string | null | undefined => applicable(config, name, url).pop();
-  const verify = last('sslverify');
-  const off = verify !== undefined && verify !== null && /^(false|no|off|0)$/i.test(verify.trim());
-  if (env.GIT_SSL_NO_VERIFY !== undefined || off) return { rejectUnauthorized: false };
-  const file = env.GIT_SSL_CAINFO ?? last('sslcainfo');
-  if (file === undefined || file === null || file === '') return {};
+/** `~/` at the start of a path setting is the home directory, as git reads its pathname settings. */
+const expandHome = (file: string, env: NodeJS.ProcessEnv): string => (file.startsWith('~/') ? path.join(env.HOME ?? os.homedir(), file.slice(2)) : file);
+
+/** The bytes of a file a TLS setting names; a file that cannot be read is the setting's usage error. */
+function readSetting(file: string, key: string, what: string, url: string): Buffer {
   try {
-    return { ca: readFileSync(file) };
+    return readFileSync(file);
   } catch (e) {
-    throw new PatchtxError('usage', `cannot read http.sslCAInfo's certificates ${file} (for ${anonymizeUrl(url)}): ${(e as Error).message}`, {
-      key: 'http.sslcainfo',
-      file,
+    throw new PatchtxError('usage', `cannot read ${what} ${file} (${key}, for ${anonymizeUrl(url)}): ${(e as Error).message}`, { key, file });
+  }
+}
+
+/** The files of a CA directory OpenSSL looks certificates up in (http.sslCAPath): those named by a
+ * subject hash, as c_rehash names them (`1a2b3c4d.0`). */
+function caDirectory(dir: string, url: string): Buffer[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (e) {
+    throw new PatchtxError('usage', `cannot read the certificates directory ${dir} (http.sslcapath, for ${anonymizeUrl(url)}): ${(e as Error).message}`, {
+      key: 'http.sslcapath',
+      file: dir,
     });
   }
+  return names.filter((n) => /^[0-9a-f]{8}\.\d+$/.test(n)).map((n) => readSetting(path.join(dir, n), 'http.sslcapath', 'the certificate', url));
+}
+
+/** A PEM private key protected by a passphrase (PKCS#8 or the traditional form). */
+const isEncryptedKey = (pem: Buffer): boolean => /-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: *4, *ENCRYPTED/.test(pem.toString('latin1'));
+
+/**
+ * git's TLS settings for `url`: http.sslVerify, http.sslCAInfo and http.sslCAPath (the server's
+ * certificate check), http.sslCert and http.sslKey (the client's certificate), each chosen by URL
+ * as git chooses them and each overridden by its environment variable as in git (GIT_SSL_NO_VERIFY,
+ * GIT_SSL_CAINFO, GIT_SSL_CAPATH, GIT_SSL_CERT, GIT_SSL_KEY). A key protected by a passphrase is
+ * refused (git would ask for the passphrase; patchtx asks nothing).
+ */
+export function tlsSettings(config: GitConfig, env: NodeJS.ProcessEnv, url: string): TlsSettings {
+  if (!/^https:\/\//i.test(url)) return {};
+  const last = (name: string): string | undefined => {
+    const value = applicable(config, name, url).pop();
+    return value === undefined || value === null || value === '' ? undefined : expandHome(value, env);
+  };
+  const verify = applicable(config, 'sslverify', url).pop();
+  const off = verify !== undefined && verify !== null && /^(false|no|off|0)$/i.test(verify.trim());
+  const settings: TlsSettings = {};
+  if (env.GIT_SSL_NO_VERIFY !== undefined || off) {
+    settings.rejectUnauthorized = false;
+  } else {
+    const file = env.GIT_SSL_CAINFO || last('sslcainfo');
+    const dir = env.GIT_SSL_CAPATH || last('sslcapath');
+    const fromDir = dir === undefined ? [] : caDirectory(dir, url);
+    if (file !== undefined) settings.ca = [readSetting(file, 'http.sslcainfo', "http.sslCAInfo's certificates", url), ...fromDir];
+    else if (dir !== undefined) settings.ca = [...rootCertificates, ...fromDir];
+  }
+  const certFile = env.GIT_SSL_CERT || last('sslcert');
+  if (certFile === undefined) return settings;
+  const keyFile = env.GIT_SSL_KEY || last('sslkey') || certFile;
+  settings.cert = readSetting(certFile, 'http.sslcert', "http.sslCert's certificate", url);
+  settings.key = keyFile === certFile ? settings.cert : readSetting(keyFile, 'http.sslkey', "http.sslKey's key", url);
+  if (isEncryptedKey(settings.key)) {
+    throw new PatchtxError(
+      'usage',
+      `the client key ${keyFile} (for ${anonymizeUrl(url)}) is protected by a passphrase, which patchtx does not ask for: use a key without one`,
+      { key: keyFile === certFile ? 'http.sslcert' : 'http.sslkey', file: keyFile },
+    );
+  }
+  return settings;
 }
