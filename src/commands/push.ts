@@ -18,7 +18,7 @@ import { mergedFrom, mergeNotes } from '../git/refs/notes-merge.js';
 import type { CommitObject } from '../git/objects/model/commit.js';
 import { NOTES_REF } from '../tx/run.js';
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
-import { hasScheme, isLocalRemote } from '../git/remote/local.js';
+import { hasScheme, viaGitTransport } from '../git/remote/via-git.js';
 import { anonymizeUrl } from '../git/remote/credentials.js';
 import { fetchUrl, isRewritten, pushUrl } from '../git/remote/url-rewrite.js';
 import { extraHeaders, tlsSettings, type TlsSettings } from '../git/remote/http-config.js';
@@ -113,7 +113,7 @@ export interface RemoteEndpoint {
 /**
  * Where a push goes: the remote itself when it is a URL, else its configured pushurl or URL, else
  * the remote as a path, rewritten by git's url.<base>.insteadOf and pushInsteadOf rules
- * (url-rewrite.ts). A transport patchtx does not speak (ssh://, host:path), or a bad HTTP setting,
+ * (url-rewrite.ts). A transport patchtx does not speak (git://, ftp://...), or a bad HTTP setting,
  * is refused here, before a command writes anything.
  */
 export const pushEndpoint = (session: Session, remote: string): RemoteEndpoint => endpointOf(session, remote, 'push');
@@ -136,10 +136,10 @@ function endpointOf(session: Session, remote: string, use: 'push' | 'fetch'): Re
   // a path, as git takes one where no remote of that name is configured (or a URL a rule rewrites)
   else if (isPath(remote) || isRewritten(config, remote)) chosen = rewritten(remote, false);
   else throw new PatchtxError('usage', `no remote named '${remote}' is configured, and it is not a URL or a path`, { key: `remote.${remote}.url` });
-  if (!isLocalRemote(chosen) && !/^https?:\/\//i.test(chosen)) {
+  if (!viaGitTransport(chosen) && !/^https?:\/\//i.test(chosen)) {
     throw new PatchtxError(
       'usage',
-      `cannot ${use} ${use === 'push' ? 'to' : 'from'} ${anonymizeUrl(chosen)}: only http://, https://, file:// and path remotes are supported`,
+      `cannot ${use} ${use === 'push' ? 'to' : 'from'} ${anonymizeUrl(chosen)}: only http://, https://, ssh://, host:path, file:// and path remotes are supported`,
       {
         reason: 'transport',
       },

@@ -170,7 +170,7 @@ describe('push', () => {
     expect(r.json.error.message).toContain("no remote named 'nowhere'");
     const f = await patchtxJson('push', `ftp://example.invalid/x.git`, '--repo', setup.clone);
     expect(f.code).toBe(2);
-    expect(f.json.error.message).toMatch(/only http:\/\/, https:\/\/, file:\/\/ and path remotes/);
+    expect(f.json.error.message).toMatch(/only http:\/\/, https:\/\/, ssh:\/\/, host:path, file:\/\/ and path remotes/);
   });
 });
 

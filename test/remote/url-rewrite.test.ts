@@ -54,11 +54,11 @@ describe('url.<base>.insteadOf', () => {
 
 describe('a transport patchtx does not speak', () => {
   it('is refused before anything is committed', async () => {
-    git(setup.clone, 'remote', 'set-url', 'origin', 'ssh://git@example.invalid/x.git');
+    git(setup.clone, 'remote', 'set-url', 'origin', 'git://example.invalid/x.git');
     const head = rev(setup.clone);
     const r = await patchtxJson('apply', '--repo', setup.clone, addLine('never'), '--push');
     expect(r.code, r.out + r.err).toBe(2);
-    expect(r.json.error.message).toMatch(/only http:\/\/, https:\/\/, file:\/\/ and path remotes/);
+    expect(r.json.error.message).toMatch(/only http:\/\/, https:\/\/, ssh:\/\/, host:path, file:\/\/ and path remotes/);
     expect(r.lines).toHaveLength(1);
     expect(rev(setup.clone)).toBe(head);
     expect(git(setup.clone, 'status', '--porcelain')).toBe('');

@@ -16,7 +16,7 @@ import { anonymizeUrl, credentialCallbacks, unauthorized, withoutCredentials } f
 import { httpClient } from './client.js';
 import type { TlsSettings } from './http-config.js';
 import { recordOwnPack } from '../objects/own-packs.js';
-import { fetchLocal, isLocalRemote } from './local.js';
+import { fetchViaGit, viaGitTransport } from './via-git.js';
 
 export interface FetchRefOptions {
   gitdir: string;
@@ -67,7 +67,7 @@ function packNames(gitdir: string): string[] {
  * finding no commit in common, would send the ref's whole history.
  */
 export async function fetchRef(opts: FetchRefOptions): Promise<string | null> {
-  if (isLocalRemote(opts.url)) return fetchLocal(opts.gitdir, opts.url, opts.ref);
+  if (viaGitTransport(opts.url)) return fetchViaGit(opts.gitdir, opts.url, opts.ref);
   const git = await import('isomorphic-git');
   const http = await httpClient(opts);
   const scratch = `patchtx-fetch-${process.pid}`;

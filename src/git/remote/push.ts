@@ -11,7 +11,7 @@ import { crashPoint } from '../../test-points.js';
 import { anonymizeUrl, credentialCallbacks, unauthorized, withoutCredentials } from './credentials.js';
 import { httpClient } from './client.js';
 import type { TlsSettings } from './http-config.js';
-import { isLocalRemote, pushLocal } from './local.js';
+import { pushViaGit, viaGitTransport } from './via-git.js';
 
 export const NULL_OID = '0'.repeat(40);
 
@@ -72,7 +72,7 @@ async function mayFastForward(git: typeof import('isomorphic-git'), gitdir: stri
 
 /** Pushes `localRef` to the remote under the lease; throws `stale` when the lease is lost. */
 export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
-  if (isLocalRemote(opts.url)) return pushToLocal(opts);
+  if (viaGitTransport(opts.url)) return pushThroughGit(opts);
   const git = await import('isomorphic-git');
   const http = await httpClient(opts);
   const remoteRef = opts.remoteRef ?? opts.localRef;
@@ -120,9 +120,9 @@ export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
 }
 
 /** The same push to a remote on this machine, through git's local transport (local.ts). */
-async function pushToLocal(opts: PushRefOptions): Promise<PushRefResult> {
+async function pushThroughGit(opts: PushRefOptions): Promise<PushRefResult> {
   const remoteRef = opts.remoteRef ?? opts.localRef;
-  const out = await pushLocal({
+  const out = await pushViaGit({
     gitdir: opts.gitdir,
     url: opts.url,
     localRef: opts.localRef,

@@ -1,9 +1,11 @@
-// Pushing to and fetching from a remote on this machine (a `file://` URL or a path, as `git clone
-// /srv/repo.git` configures it). isomorphic-git speaks only smart HTTP, so these go through git's
-// own local transport (the git CLI, which the remote's git runs anyway: receive-pack takes the
-// remote ref's lock and compares its old value, so the lease holds against a concurrent push as
-// over HTTP). The lease is checked first against the remote's value as listed, then by git's
-// --force-with-lease, which sends that value as the old one.
+// Pushing to and fetching from a remote that isomorphic-git cannot reach, through git's own
+// transport (the git CLI): one on this machine (a `file://` URL or a path, as `git clone
+// /srv/repo.git` configures it) and one over ssh (`ssh://host/path`, `host:path`), which git reaches
+// with the user's ssh set-up (core.sshCommand, GIT_SSH_COMMAND, keys and agent, known hosts). The
+// remote's side is git's receive-pack either way: it takes the remote ref's lock and compares its
+// old value, so the lease holds against a concurrent push as over HTTP. The lease is checked first
+// against the remote's value as listed, then by git's --force-with-lease, which sends that value as
+// the old one.
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { crashPoint } from '../../test-points.js';
@@ -13,15 +15,24 @@ import { anonymizeUrl, withoutCredentials } from './credentials.js';
 /** Whether `remote` is a URL with a scheme (`https://...`, `file://...`). */
 export const hasScheme = (remote: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(remote);
 
+/** git's scp-like syntax, `[user@]host:path`: a colon before any slash (and not a Windows drive, which git does not take for a host either). */
+const isScpLike = (url: string): boolean => {
+  const colon = url.indexOf(':');
+  const slash = url.indexOf('/');
+  return colon > 0 && (slash === -1 || colon < slash) && !hasScheme(url);
+};
+
 /** A remote reached through the file system: `file://...`, or a path (no scheme, not `host:path`). */
 export function isLocalRemote(url: string): boolean {
   if (/^file:\/\//i.test(url)) return true;
-  if (hasScheme(url)) return false;
-  // git's scp-like syntax (host:path) has a colon before the first slash
-  const colon = url.indexOf(':');
-  const slash = url.indexOf('/');
-  return colon === -1 || (slash !== -1 && slash < colon);
+  return !hasScheme(url) && !isScpLike(url);
 }
+
+/** A remote reached over ssh, as git reaches it: `ssh://`, `git+ssh://`, `ssh+git://` or `host:path`. */
+export const isSshRemote = (url: string): boolean => /^(ssh|git\+ssh|ssh\+git):\/\//i.test(url) || isScpLike(url);
+
+/** Whether pushes and fetches of `url` go through git's CLI (see above) rather than isomorphic-git. */
+export const viaGitTransport = (url: string): boolean => isLocalRemote(url) || isSshRemote(url);
 
 interface GitRun {
   status: number;
@@ -31,16 +42,21 @@ interface GitRun {
 
 async function runGit(gitdir: string, args: string[], cwd?: string): Promise<GitRun> {
   const r = await runProgram('git', [`--git-dir=${path.resolve(gitdir)}`, ...args], { input: null, cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
-  if (r.error) throw new PatchtxError('io_error', `cannot run git for the local remote: ${r.error.message}`, { errno: r.error.code });
+  if (r.error) throw new PatchtxError('io_error', `cannot run git for the remote: ${r.error.message}`, { errno: r.error.code });
   return { status: r.status ?? -1, stdout: r.stdout.toString('utf8'), stderr: r.stderr };
 }
 
-const firstLine = (text: string): string =>
+/**
+ * What git's error output says went wrong, in one line: its first line that is not the remote's
+ * own ("remote: ...") nor git's closing advice ("Please make sure you have the correct access
+ * rights / and the repository exists."), such as ssh's "Could not resolve hostname ..." or
+ * "fatal: '/srv/x.git' does not appear to be a git repository".
+ */
+const causeOf = (text: string): string =>
   text
     .split('\n')
     .map((l) => l.trim())
-    .filter((l) => l !== '')
-    .slice(-1)[0] ?? '';
+    .find((l) => l !== '' && !l.startsWith('remote: ') && !/^(Please make sure you have the correct access rights|and the repository exists\.)$/.test(l)) ?? '';
 
 /**
  * The directory git would resolve a relative path remote from: git runs from the working tree's
@@ -48,7 +64,7 @@ const firstLine = (text: string): string =>
  * only for a relative path (`../server.git`), as `git remote add` keeps it.
  */
 async function remoteBase(gitdir: string, url: string): Promise<string | undefined> {
-  if (/^file:\/\//i.test(url) || path.isAbsolute(url)) return undefined;
+  if (!isLocalRemote(url) || /^file:\/\//i.test(url) || path.isAbsolute(url)) return undefined;
   const r = await runGit(gitdir, ['config', '--get-regexp', '^core\\.(bare|worktree)$']);
   const values = new Map(
     r.stdout
@@ -64,12 +80,12 @@ async function remoteBase(gitdir: string, url: string): Promise<string | undefin
 /** The remote's value of `ref` (null: it has none), read without changing anything. */
 export async function listRemoteRef(gitdir: string, url: string, ref: string, cwd?: string): Promise<string | null> {
   const r = await runGit(gitdir, ['ls-remote', '--', url, ref], cwd);
-  if (r.status !== 0) throw new PatchtxError('io_error', `cannot read ${ref} of ${anonymizeUrl(url)}: ${withoutCredentials(firstLine(r.stderr), url)}`, {});
+  if (r.status !== 0) throw new PatchtxError('io_error', `cannot read ${ref} of ${anonymizeUrl(url)}: ${withoutCredentials(causeOf(r.stderr), url)}`, {});
   const line = r.stdout.split('\n').find((l) => l.endsWith(`\t${ref}`));
   return line === undefined ? null : line.slice(0, 40);
 }
 
-export interface LocalPush {
+export interface GitTransportPush {
   gitdir: string;
   url: string;
   localRef: string;
@@ -80,11 +96,11 @@ export interface LocalPush {
 }
 
 /** `said`: the lines the remote's side printed (its hooks), as git shows them ("remote: ..."). */
-export type LocalPushOutcome =
+export type GitTransportOutcome =
   { ok: true; previous: string | null; oid: string } | { ok: false; previous: string | null; why: string; stale: boolean; said: string };
 
 /** Pushes under the lease; `stale` outcomes are the remote ref not where the push expected it. */
-export async function pushLocal(p: LocalPush): Promise<LocalPushOutcome> {
+export async function pushViaGit(p: GitTransportPush): Promise<GitTransportOutcome> {
   const cwd = await remoteBase(p.gitdir, p.url);
   const previous = await listRemoteRef(p.gitdir, p.url, p.remoteRef, cwd);
   if (!p.force && !p.fastForwardOnly && previous !== p.expected) return { ok: false, previous, why: 'the remote has another value', stale: true, said: '' };
@@ -98,7 +114,7 @@ export async function pushLocal(p: LocalPush): Promise<LocalPushOutcome> {
   const r = await runGit(p.gitdir, [...args, '--', p.url, `${oid}:${p.remoteRef}`], cwd);
   if (r.status === 0) return { ok: true, previous, oid };
   const status = r.stdout.split('\n').find((l) => l.startsWith('!'));
-  const why = status?.split('\t')[2] ?? firstLine(r.stderr);
+  const why = status?.split('\t')[2] ?? causeOf(r.stderr);
   const said = r.stderr
     .split('\n')
     .filter((l) => l.startsWith('remote: '))
@@ -113,14 +129,14 @@ export async function pushLocal(p: LocalPush): Promise<LocalPushOutcome> {
 }
 
 /** Fetches `ref` of the local remote; its value (null: none), its objects now in this repository. */
-export async function fetchLocal(gitdir: string, url: string, ref: string): Promise<string | null> {
+export async function fetchViaGit(gitdir: string, url: string, ref: string): Promise<string | null> {
   // under a name of this run's, removed afterwards: the caller updates the refs it means to
   const scratch = `refs/patchtx-fetch/${process.pid}`;
   try {
     const r = await runGit(gitdir, ['fetch', '--no-tags', '--no-write-fetch-head', '--', url, `+${ref}:${scratch}`], await remoteBase(gitdir, url));
     if (r.status !== 0) {
       if (/couldn't find remote ref/i.test(r.stderr)) return null;
-      throw new PatchtxError('io_error', `cannot fetch ${ref} from ${anonymizeUrl(url)}: ${withoutCredentials(firstLine(r.stderr), url)}`, {});
+      throw new PatchtxError('io_error', `cannot fetch ${ref} from ${anonymizeUrl(url)}: ${withoutCredentials(causeOf(r.stderr), url)}`, {});
     }
     const value = (await runGit(gitdir, ['rev-parse', '--verify', '--quiet', scratch])).stdout.trim();
     return value === '' ? null : value;
