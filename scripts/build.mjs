@@ -135,9 +135,10 @@ function builtinNames(name) {
 //   build, not a run). Accessors (fs.promises, fs.Dir...) load more of Node when first read: they
 //   come through the re-export, which reads them on use, as before.
 // - On first use: a module that a transaction needs only now and then (child_process for hooks and
-//   signing, with net and dgram) is loaded when one of its exports is first read, not at every start.
+//   signing, with net and dgram; tls for a push's certificate settings, with net) is loaded when one
+//   of its exports is first read, not at every start.
 const BUILTINS_DIRECT = ['path', 'fs', 'os'];
-const BUILTINS_ON_USE = ['child_process'];
+const BUILTINS_ON_USE = ['child_process', 'tls'];
 const builtinsForSrc = {
   name: 'builtins-for-src',
   setup(b) {
