@@ -76,6 +76,39 @@ it('an abandoned commit another branch still reaches keeps its note', async () =
   expectFsckClean(setup.clone);
 });
 
+it.each([
+  ['a linked worktree', (clone: string, c: string) => git(clone, 'worktree', 'add', '-q', '--detach', path.join(tempDir(), 'wt'), c)],
+  ['the main worktree, seen from a linked one', null],
+])('an abandoned commit that %s holds as its detached HEAD keeps its note', async (_where, hold) => {
+  await anotherBotPushes(setup.url);
+  // from a linked worktree, the detached HEAD that holds the commit is the main worktree's
+  const fromLinked = hold === null;
+  const repo = fromLinked ? path.join(tempDir(), 'linked') : setup.clone;
+  if (fromLinked) {
+    // main is checked out there, and the main worktree is detached (where it is left to hold the commit)
+    git(setup.clone, 'checkout', '-q', '--detach');
+    git(setup.clone, 'worktree', 'add', '-q', repo, 'main');
+  }
+  const release = path.join(tempDir(), 'go');
+  const held = runCli(['apply', '--repo', repo, '--push=origin', '--retry', '2', '--json', addLine('two')], {
+    env: { PATCHTX_TEST_PAUSE_AT: 'after-note', PATCHTX_TEST_PAUSE_UNTIL: release },
+  });
+  await waitFor(() => existsSync(`${release}.held`), 'the first apply wrote its note');
+  const kept = git(repo, 'rev-parse', 'HEAD').trim();
+  if (hold) hold(setup.clone, kept);
+  else git(setup.clone, 'checkout', '-q', '--detach', kept);
+  writeFileSync(release, '');
+  const r = await held;
+  expect(r.status, r.stderr + r.stdout).toBe(0);
+  const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { retries?: number; reapplied?: string[] };
+  expect(out.retries).toBe(1);
+  expect(out.reapplied).not.toContain(kept);
+  // git itself counts the other worktree's HEAD as holding the commit (gc keeps it)
+  expect(git(setup.clone, 'worktree', 'list', '--porcelain')).toContain(`HEAD ${kept}`);
+  expect(git(setup.clone, 'notes', '--ref', 'patchtx', 'show', kept)).toContain('*** Begin Patch');
+  expectFsckClean(setup.clone);
+});
+
 it('an attempt that stops half-way drops the notes of the commits it made, and the branch keeps its own', async () => {
   // the other bot rewrites a.txt: the second patch no longer applies on the new tip, the first does
   await anotherBotPushes(setup.url, { 'a.txt': 'uno\n' });

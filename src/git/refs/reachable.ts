@@ -1,6 +1,6 @@
 // Which of a few commits a repository's refs still reach, leaving some refs out: `apply --push
 // --retry` drops the notes of the commits it abandons, but not of one that another branch (or a
-// tag, a remote-tracking ref, a detached HEAD) still holds. Every ref counts except those named,
+// tag, a remote-tracking ref, the detached HEAD of any checkout) still holds. Every ref counts except those named,
 // and the notes refs (notes annotate commits, they do not keep them). The walk from each ref stops
 // at commits older than the oldest commit asked about (by committer time, with a day's leeway for
 // skewed clocks): a commit that reaches another was made after it, so the history below that
@@ -9,7 +9,7 @@ import path from 'node:path';
 import { readdir, readFile } from '../fs/fsx.js';
 import type { ObjectStore } from '../objects/store.js';
 import type { Repository } from '../repo/repository.js';
-import { peelToCommit, readHead, readRef } from './refs.js';
+import { peelToCommit, readRef } from './refs.js';
 
 const LEEWAY_SECONDS = 24 * 60 * 60;
 
@@ -33,7 +33,24 @@ async function refNames(repo: Repository): Promise<Set<string>> {
   return names;
 }
 
-/** Those of `commits` that a ref other than `except` (and HEAD, when detached) reaches. */
+/**
+ * The commits the checkouts' HEADs hold when detached: this one's, the main working tree's and
+ * every linked one's (<common dir>/worktrees/NAME/HEAD), as git's reachability counts them (a
+ * `git gc` keeps what any of them is on).
+ */
+async function detachedHeads(repo: Repository): Promise<string[]> {
+  const files = new Set([path.join(repo.gitdir, 'HEAD'), path.join(repo.commonDir, 'HEAD')]);
+  const linked = await readdir(path.join(repo.commonDir, 'worktrees')).catch(() => [] as string[]);
+  for (const name of linked) files.add(path.join(repo.commonDir, 'worktrees', name, 'HEAD'));
+  const heads: string[] = [];
+  for (const file of files) {
+    const text = String(await readFile(file, 'utf8').catch(() => '')).trim();
+    if (/^[0-9a-f]{40}$/.test(text)) heads.push(text);
+  }
+  return heads;
+}
+
+/** Those of `commits` that a ref other than `except` (and a checkout's HEAD, when detached) reaches. */
 export async function reachedByOtherRefs(store: ObjectStore, repo: Repository, commits: readonly string[], except: readonly string[]): Promise<Set<string>> {
   const wanted = new Set(commits);
   const reached = new Set<string>();
@@ -43,9 +60,7 @@ export async function reachedByOtherRefs(store: ObjectStore, repo: Repository, c
   const floor = oldest - LEEWAY_SECONDS;
   const names = await refNames(repo);
   for (const n of except) names.delete(n);
-  const tips: string[] = [];
-  const head = await readHead(repo).catch(() => null);
-  if (head !== null && head.ref === null && head.oid !== null) tips.push(head.oid);
+  const tips: string[] = await detachedHeads(repo);
   for (const n of names) {
     const oid = await readRef(repo, n).catch(() => null);
     // through annotated tags; a ref to a tree or a blob (or to an object not here) reaches no commit
