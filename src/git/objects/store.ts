@@ -404,6 +404,23 @@ export class ObjectStore {
   }
 
   /**
+   * treeIndex of a tree this store keeps (parsed, or as it wrote it), without waiting; undefined
+   * when it has to be read (a caller walking many paths then goes on with treeIndex, and makes no
+   * promise for the trees it finds kept).
+   */
+  keptTreeIndex(oid: string): ParsedTreeIndex | undefined {
+    const kept = this.trees.get(oid);
+    if (kept) return (kept.byKey ??= indexTree(kept.tree));
+    const written = this.writtenTrees.get(oid);
+    if (written === undefined) return undefined;
+    this.writtenTrees.delete(oid);
+    const tree = parseTreeObject(written, oid);
+    const byKey = indexTree(tree);
+    this.trees.set(oid, { tree, byKey }, treeBytes(tree));
+    return byKey;
+  }
+
+  /**
    * A tree's entries by entryKey (the name, for every name that is valid UTF-8), read and indexed
    * once per store and shared by every caller, so read-only. A transaction looks the root tree and
    * the trees along the touched paths up many times (the paths, then each directory's
@@ -411,7 +428,7 @@ export class ObjectStore {
    * about 2 ms of a 10-file patch.
    */
   treeIndex(oid: string): Promise<ParsedTreeIndex> {
-    const byKey = this.trees.get(oid)?.byKey;
+    const byKey = this.keptTreeIndex(oid);
     if (byKey) return Promise.resolve(byKey);
     let index = this.treeIndexReads.get(oid);
     if (!index) {
