@@ -21,4 +21,8 @@ export class DryRunObjectStore extends ObjectStore {
   override treeIndex(oid: string): Promise<ParsedTreeIndex> {
     return this.reads.treeIndex(oid);
   }
+
+  override keptTreeIndex(oid: string): ParsedTreeIndex | undefined {
+    return this.reads.keptTreeIndex(oid);
+  }
 }

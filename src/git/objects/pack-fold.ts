@@ -244,10 +244,12 @@ async function copyEntries(store: ObjectStore, folded: readonly OwnPack[], temp:
   // the same object is often in several of them (a transaction packs every object it made, even
   // one stored already: see inKeptPack in store.ts), and a pack should hold each object once: git's
   // `index-pack --strict` refuses one that holds an object twice
+  // (keyed by the id's bytes as a latin1 string, half the length of its hex: a fold may take in
+  // thousands of objects)
   const seen = new Set<string>();
   const chosen = plans.map((plan) =>
     plan.filter((e) => {
-      const key = e.id.toString('hex');
+      const key = e.id.toString('latin1');
       if (seen.has(key)) return false;
       seen.add(key);
       return true;
@@ -363,8 +365,9 @@ function entriesOf(p: OwnPack): PackEntry[] {
   }
   if (!trailer.equals(parsed.packChecksum) || trailer.toString('hex') !== p.checksum)
     throw corrupt(p, p.size - 20, 'its checksum differs from its name or index');
-  const sorted = [...parsed.entries].sort((a, b) => a.offset - b.offset);
-  return sorted.map((e, i) => ({ ...e, length: (i + 1 < sorted.length ? sorted[i + 1]!.offset : p.size - 20) - e.offset }));
+  // the parsed entries are this call's own: sorted in place, and each copied once with its length
+  const sorted = parsed.entries.sort((a, b) => a.offset - b.offset);
+  return sorted.map((e, i) => ({ id: e.id, crc: e.crc, offset: e.offset, length: (i + 1 < sorted.length ? sorted[i + 1]!.offset : p.size - 20) - e.offset }));
 }
 
 function corrupt(p: OwnPack, offset: number, why: string): PatchtxError {

@@ -86,6 +86,18 @@ export function indexEntries(data: Buffer): { entries: { id: Buffer; crc: number
   return { entries, packChecksum: data.subarray(data.length - 40, data.length - 20) };
 }
 
+/** The bytes of the id locate looks for, written in place (see idBytes). */
+const wanted = Buffer.alloc(20);
+
+/**
+ * The bytes of the hex id `oid`: in one buffer shared by every lookup, which uses them
+ * synchronously (a transaction looks up each object it writes or reads, and a buffer per lookup
+ * was garbage the next scavenge had to sweep); anything but a full id gets its own.
+ */
+function idBytes(oid: string): Buffer {
+  return oid.length === 40 && wanted.write(oid, 'hex') === 20 ? wanted : Buffer.from(oid, 'hex');
+}
+
 export class PackIndexSet {
   private loaded: Promise<LoadedIndex[]> | null = null;
   /** packs never change under a given name, so a re-scan only reads indexes it has not seen */
@@ -140,8 +152,9 @@ export class PackIndexSet {
   }
 
   async locate(oid: string): Promise<PackLocation | null> {
-    const id = Buffer.from(oid, 'hex');
-    for (const index of await this.load()) {
+    const indexes = await this.load();
+    const id = idBytes(oid);
+    for (const index of indexes) {
       const i = lowerBound(index, id);
       if (i < index.count && compareAt(index, i, id) === 0) return { pack: index.pack, offset: packOffset(index, i) };
     }

@@ -45,13 +45,13 @@ import {
   EMPTY_PARSED_TREE,
   EMPTY_TREE_OID,
   editParsedTree,
-  entryKey,
   parseTreeObject,
   serializeTree,
   storableName,
   type ParsedTree,
   type TreeEntry,
 } from './model/tree.js';
+import { indexTree, type ParsedTreeIndex } from './model/tree-index.js';
 import { ByteCache } from './byte-cache.js';
 import { DeltaBaseCache, PackFile } from './pack-file.js';
 import { PackIndexSet } from './pack-index.js';
@@ -60,8 +60,7 @@ import { recordOwnPack } from './own-packs.js';
 import { parseInt32, type GitConfig } from '../repo/config.js';
 import type { Repository } from '../repo/repository.js';
 
-/** A tree's entries by entryKey (see ObjectStore.treeIndex): shared, so read-only. */
-export type ParsedTreeIndex = ReadonlyMap<string, Readonly<TreeEntry>>;
+export type { ParsedTreeIndex } from './model/tree-index.js';
 
 export interface RawObject {
   type: ObjectType;
@@ -198,7 +197,7 @@ export class ObjectStore {
   /** trees are immutable and the ones along touched paths are read more than once per transaction
    * (and again by the next one, in a store kept between commands); each with its entries by name
    * once treeIndex asked for them */
-  private readonly trees: ByteCache<string, { tree: ParsedTree; byKey?: ReadonlyMap<string, Readonly<TreeEntry>> }>;
+  private readonly trees: ByteCache<string, { tree: ParsedTree; byKey?: ParsedTreeIndex }>;
   /**
    * The trees this store has written (stored: after their pack or loose file is written), as
    * written. The next transaction of a process kept between commands starts from the tree the last
@@ -210,7 +209,7 @@ export class ObjectStore {
   /** the trees writeEditedTree made in the batch under way, parsed, for the tree cache once stored */
   private editedTrees = new Map<string, ParsedTree>();
   /** treeIndex's reads under way, so that callers asking at once share one */
-  private readonly treeIndexReads = new Map<string, Promise<ReadonlyMap<string, Readonly<TreeEntry>>>>();
+  private readonly treeIndexReads = new Map<string, Promise<ParsedTreeIndex>>();
   /** the pack directory's stat data when its packs were last looked at (see revalidate) */
   private packDirStamp: string | null = null;
   /** objects this store wrote or found, so repeated checks cost nothing */
@@ -406,20 +405,36 @@ export class ObjectStore {
   }
 
   /**
+   * treeIndex of a tree this store keeps (parsed, or as it wrote it), without waiting; undefined
+   * when it has to be read (a caller walking many paths then goes on with treeIndex, and makes no
+   * promise for the trees it finds kept).
+   */
+  keptTreeIndex(oid: string): ParsedTreeIndex | undefined {
+    const kept = this.trees.get(oid);
+    if (kept) return (kept.byKey ??= indexTree(kept.tree));
+    const written = this.writtenTrees.get(oid);
+    if (written === undefined) return undefined;
+    this.writtenTrees.delete(oid);
+    const tree = parseTreeObject(written, oid);
+    const byKey = indexTree(tree);
+    this.trees.set(oid, { tree, byKey }, treeBytes(tree));
+    return byKey;
+  }
+
+  /**
    * A tree's entries by entryKey (the name, for every name that is valid UTF-8), read and indexed
    * once per store and shared by every caller, so read-only. A transaction looks the root tree and
    * the trees along the touched paths up many times (the paths, then each directory's
    * .gitattributes): on a 200-entry root tree, copying and indexing it again for every lookup cost
    * about 2 ms of a 10-file patch.
    */
-  treeIndex(oid: string): Promise<ReadonlyMap<string, Readonly<TreeEntry>>> {
-    const byKey = this.trees.get(oid)?.byKey;
+  treeIndex(oid: string): Promise<ParsedTreeIndex> {
+    const byKey = this.keptTreeIndex(oid);
     if (byKey) return Promise.resolve(byKey);
     let index = this.treeIndexReads.get(oid);
     if (!index) {
       const reading = this.parsedTree(oid).then((tree) => {
-        const byKey = new Map<string, TreeEntry>();
-        for (const e of tree.entries) byKey.set(e.rawName ? entryKey(e) : e.name, e);
+        const byKey = indexTree(tree);
         if (oid !== EMPTY_TREE_OID) this.trees.set(oid, { tree, byKey }, treeBytes(tree));
         return byKey;
       });

@@ -54,25 +54,62 @@ function describeEntry(e: TreeEntry): PathInfo {
   }
 }
 
-/** What each path is in the tree `rootTree` (null: an unborn branch, where everything is missing). */
+/**
+ * One step of a path's walk down the trees: what `entry` (part i of `parts`, undefined when the
+ * tree holds none) makes of the path, or the id of the tree to look the next part up in.
+ */
+function stepTo(parts: readonly string[], i: number, entry: Readonly<TreeEntry> | undefined): PathInfo | string {
+  if (!entry) return { type: 'missing' };
+  if (i === parts.length - 1) return describeEntry(entry);
+  if (entry.mode === '40000') return entry.oid;
+  return { type: 'missing', blockedBy: { path: parts.slice(0, i + 1).join('/'), type: nonTreeKind(entry.mode) } };
+}
+
+/** What path `parts` is below `tree`, through the trees the store keeps indexed; null when one on
+ * the way is not (see keptTreeIndex). */
+function lookupKept(store: ObjectStore, tree: string, parts: readonly string[]): PathInfo | null {
+  for (let i = 0; ; i++) {
+    const index = store.keptTreeIndex(tree);
+    if (!index) return null;
+    const next = stepTo(parts, i, index.get(parts[i]!));
+    if (typeof next !== 'string') return next;
+    tree = next;
+  }
+}
+
+/** What path `parts` is below `tree`, reading the trees on the way as needed. */
+async function lookupRead(store: ObjectStore, tree: string, parts: readonly string[]): Promise<PathInfo> {
+  for (let i = 0; ; i++) {
+    const index = store.keptTreeIndex(tree) ?? (await store.treeIndex(tree));
+    const next = stepTo(parts, i, index.get(parts[i]!));
+    if (typeof next !== 'string') return next;
+    tree = next;
+  }
+}
+
+/**
+ * What each path is in the tree `rootTree` (null: an unborn branch, where everything is missing).
+ * Paths whose trees are all kept indexed (a store kept between commands, a tree looked at earlier
+ * in the run) are looked up at once; the others are read, all together.
+ */
 export async function lookupPaths(store: ObjectStore, rootTree: string | null, paths: readonly string[]): Promise<Map<string, PathInfo>> {
+  const infos: (PathInfo | null)[] = [];
+  let unread = false;
+  for (const p of paths) {
+    const parts = splitPath(p);
+    const info = rootTree === null ? { type: 'missing' as const } : lookupKept(store, rootTree, parts);
+    infos.push(info);
+    if (info === null) unread = true;
+  }
+  if (unread) {
+    await Promise.all(
+      paths.map(async (p, n) => {
+        if (infos[n] === null) infos[n] = await lookupRead(store, rootTree!, splitPath(p));
+      }),
+    );
+  }
   const result = new Map<string, PathInfo>();
-  await Promise.all(
-    paths.map(async (p) => {
-      const parts = splitPath(p);
-      let tree = rootTree;
-      let info: PathInfo = { type: 'missing' };
-      for (let i = 0; i < parts.length && tree !== null; i++) {
-        const entry = (await store.treeIndex(tree)).get(parts[i]!);
-        tree = null;
-        if (!entry) break;
-        if (i === parts.length - 1) info = describeEntry(entry);
-        else if (entry.mode === '40000') tree = entry.oid;
-        else info = { type: 'missing', blockedBy: { path: parts.slice(0, i + 1).join('/'), type: nonTreeKind(entry.mode) } };
-      }
-      result.set(p, info);
-    }),
-  );
+  paths.forEach((p, n) => result.set(p, infos[n]!));
   return result;
 }
 
@@ -119,7 +156,7 @@ const sameEntry = (a: TreeEntry | undefined, b: TreeEntry | null): boolean =>
 export async function editTree(store: ObjectStore, rootTree: string | null, edits: ReadonlyMap<string, TreeEdit>): Promise<string> {
   // returns the tree's new oid, or null when nothing is left in it
   const apply = async (treeOid: string | null, node: EditNode, prefix: string): Promise<string | null> => {
-    const entries = treeOid === null ? NO_ENTRIES : await store.treeIndex(treeOid);
+    const entries = treeOid === null ? NO_ENTRIES : (store.keptTreeIndex(treeOid) ?? (await store.treeIndex(treeOid)));
     const updates = await Promise.all(
       [...node.children].map(async ([name, child]): Promise<[string, TreeEntry | null]> => {
         const full = prefix + name;

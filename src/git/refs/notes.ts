@@ -13,6 +13,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isPatchtxError } from '../../errors.js';
 import type { Identity } from '../objects/model/identity.js';
+import type { TreeEntry } from '../objects/model/tree.js';
 import type { ObjectStore } from '../objects/store.js';
 import { readRef, updateRef } from './refs.js';
 import type { Repository } from '../repo/repository.js';
@@ -82,6 +83,7 @@ export async function writeNoteCommit(
 }
 
 const HEX_DIGITS = '0123456789abcdef';
+const NO_ENTRIES: ReadonlyMap<string, TreeEntry> = new Map();
 const isHex = (name: string): boolean => /^[0-9a-f]+$/.test(name);
 
 /**
@@ -92,19 +94,25 @@ async function placeNote(store: ObjectStore, tree: string | null, target: string
   let level = tree;
   let dir = '';
   for (let depth = 0; depth < 19; depth++) {
-    const entries = level === null ? new Map<string, { mode: string; oid: string }>() : await store.treeIndex(level);
+    const entries = level === null ? NO_ENTRIES : await store.treeIndex(level);
     const sub = entries.get(target.slice(2 * depth, 2 * depth + 2));
     if (sub?.mode === '40000') {
       level = sub.oid;
       dir += `${target.slice(2 * depth, 2 * depth + 2)}/`;
       continue;
     }
-    // the notes of this level (an object id's remaining digits), the new one included
+    // the notes of this level (an object id's remaining digits), the new one included, and its
+    // two-digit directories; by the entries' names (a name that is not valid UTF-8, keyed apart
+    // in the index, is no hex either), one pass without a pair per entry
     const notes = new Map<string, string>();
+    const subdirs: string[] = [];
     const restLength = 40 - 2 * depth;
-    for (const [name, e] of entries) if (name.length === restLength && e.mode !== '40000' && isHex(name)) notes.set(name, e.oid);
+    for (const e of entries.values()) {
+      if (e.mode === '40000') {
+        if (e.name.length === 2 && isHex(e.name)) subdirs.push(e.name);
+      } else if (e.name.length === restLength && isHex(e.name)) notes.set(e.name, e.oid);
+    }
     notes.set(target.slice(2 * depth), blob);
-    const subdirs = [...entries].filter(([name, e]) => e.mode === '40000' && name.length === 2 && isHex(name)).map(([name]) => name);
     if (!fansOut(notes.keys(), subdirs)) {
       edits.set(dir + target.slice(2 * depth), { oid: blob, mode: '100644' });
       return;

@@ -65,7 +65,7 @@ describe.each(FIXTURE_KINDS)('tree editing on a $kind repository', ({ kind, pick
   it('looks up files, executables, symlinks, gitlinks, trees, missing and blocked paths', async () => {
     await setup();
     const rev = (p: string) => git(fx.dir, 'rev-parse', `main:${p}`).trim();
-    const infos = await lookupPaths(fx.store, base, [
+    const paths = [
       'README.md',
       'bin/run.sh',
       'docs/src-link',
@@ -76,8 +76,8 @@ describe.each(FIXTURE_KINDS)('tree editing on a $kind repository', ({ kind, pick
       'docs/notes.txt/under',
       'docs/src-link/x',
       'vendor/lib/inner/file',
-    ]);
-    expect(Object.fromEntries(infos)).toEqual({
+    ];
+    const expected = {
       'README.md': { type: 'blob', oid: rev('README.md'), mode: '100644' },
       'bin/run.sh': { type: 'blob', oid: rev('bin/run.sh'), mode: '100755' },
       'docs/src-link': { type: 'symlink', oid: rev('docs/src-link') },
@@ -88,7 +88,21 @@ describe.each(FIXTURE_KINDS)('tree editing on a $kind repository', ({ kind, pick
       'docs/notes.txt/under': { type: 'missing', blockedBy: { path: 'docs/notes.txt', type: 'blob' } },
       'docs/src-link/x': { type: 'missing', blockedBy: { path: 'docs/src-link', type: 'symlink' } },
       'vendor/lib/inner/file': { type: 'missing', blockedBy: { path: 'vendor/lib', type: 'gitlink' } },
-    });
+    };
+    const infos = await lookupPaths(fx.store, base, paths);
+    expect(Object.fromEntries(infos)).toEqual(expected);
+    expect([...infos.keys()]).toEqual(paths);
+    // again through the trees the store now keeps indexed (looked up without reading), and in a
+    // fresh store with some of them kept: the same answers, in the order asked
+    const again = await lookupPaths(fx.store, base, [...paths].reverse());
+    expect(Object.fromEntries(again)).toEqual(expected);
+    expect([...again.keys()]).toEqual([...paths].reverse());
+    const fresh = new ObjectStore(fx.repo);
+    await lookupPaths(fresh, base, ['src/util']);
+    const mixed = await lookupPaths(fresh, base, paths);
+    expect(Object.fromEntries(mixed)).toEqual(expected);
+    expect([...mixed.keys()]).toEqual(paths);
+    fresh.close();
     expect(Object.fromEntries(await lookupPaths(fx.store, null, ['a/b']))).toEqual({ 'a/b': { type: 'missing' } });
   });
 

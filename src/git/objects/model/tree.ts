@@ -241,6 +241,9 @@ function checkEntry(e: TreeEntry): void {
   }
 }
 
+/** The bytes an entry whose name is ASCII takes in a tree object: `<mode> <name>\0` and its id. */
+const storedSize = (e: TreeEntry): number => e.mode.length + 1 + e.name.length + 1 + 20;
+
 /**
  * The bytes of `tree` with `changes` made: each key (an entryKey) names an entry to replace or add
  * (the new entry) or to remove (null). The entries left alone are copied from the old bytes in
@@ -271,20 +274,19 @@ export function editParsedTree(tree: ParsedTree, changes: ReadonlyMap<string, Tr
   }
   for (const e of added) checkEntry(e);
   const inserts = added.length > 1 ? added.sort(compareAsciiEntries) : added;
-  // each new entry's `<mode> <name>\0`; its 20-byte id is written in place below
-  const news = inserts.map((e) => Buffer.from(`${e.mode} ${e.name}\0`, 'latin1'));
   const { entries, ends } = tree;
   /** where entry i starts in the old bytes (i = entries.length: where they end) */
   const startOf = (i: number): number => (i === 0 ? 0 : ends[i - 1]!);
-  // pieces of the result, in order: runs of old entries [from, to) and new entries
-  const pieces: Array<[number, number] | number> = [];
+  // pieces of the result, in order, as numbers (no object per piece): a run of old entries
+  // [from, to) as the two numbers from, to; the new entry inserts[k] as -1 - k
+  const pieces: number[] = [];
   let size = 0;
   let count = 0;
   let next = 0; // the next insert
   let runStart = -1;
   const closeRun = (at: number) => {
     if (runStart >= 0) {
-      pieces.push([runStart, at]);
+      pieces.push(runStart, at);
       size += startOf(at) - startOf(runStart);
       count += at - runStart;
       runStart = -1;
@@ -294,8 +296,8 @@ export function editParsedTree(tree: ParsedTree, changes: ReadonlyMap<string, Tr
     const e = entries[i]!;
     while (next < inserts.length && compareAsciiEntries(inserts[next]!, e) < 0) {
       closeRun(i);
-      pieces.push(next);
-      size += news[next]!.length + 20;
+      pieces.push(-1 - next);
+      size += storedSize(inserts[next]!);
       next++;
     }
     if (changes.has(e.name)) closeRun(i);
@@ -303,27 +305,36 @@ export function editParsedTree(tree: ParsedTree, changes: ReadonlyMap<string, Tr
   }
   closeRun(entries.length);
   for (; next < inserts.length; next++) {
-    pieces.push(next);
-    size += news[next]!.length + 20;
+    pieces.push(-1 - next);
+    size += storedSize(inserts[next]!);
   }
   count += inserts.length;
   const out = Buffer.allocUnsafe(size);
-  const outEntries: TreeEntry[] = [];
+  // as large as it ends, so that filling it never grows it
+  const outEntries = new Array<TreeEntry>(count);
   const outEnds = new Uint32Array(count);
+  let n = 0;
   let at = 0;
-  for (const piece of pieces) {
-    if (typeof piece === 'number') {
-      at += news[piece]!.copy(out, at);
-      at += out.write(inserts[piece]!.oid, at, 'hex');
-      outEnds[outEntries.length] = at;
-      outEntries.push(inserts[piece]!);
+  for (let p = 0; p < pieces.length; p++) {
+    const piece = pieces[p]!;
+    if (piece < 0) {
+      // `<mode> <name>\0<20-byte id>`: every name here is ASCII, so latin1 writes its UTF-8
+      const e = inserts[-1 - piece]!;
+      at += out.write(e.mode, at, 'latin1');
+      out[at++] = 0x20;
+      at += out.write(e.name, at, 'latin1');
+      out[at++] = 0;
+      at += out.write(e.oid, at, 'hex');
+      outEnds[n] = at;
+      outEntries[n++] = e;
     } else {
-      const [from, to] = piece;
+      const from = piece;
+      const to = pieces[++p]!;
       const shift = at - startOf(from);
       at += tree.bytes.copy(out, at, startOf(from), startOf(to));
       for (let k = from; k < to; k++) {
-        outEnds[outEntries.length] = ends[k]! + shift;
-        outEntries.push(entries[k]!);
+        outEnds[n] = ends[k]! + shift;
+        outEntries[n++] = entries[k]!;
       }
     }
   }
