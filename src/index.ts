@@ -24,6 +24,8 @@ export type { CreateOp, DeleteOp, EditOp, InsertOp, MoveOp, StrReplaceOp } from 
 export type { UndoOptions } from './api/undo.js';
 export type { RedoOptions } from './api/redo.js';
 export type { LogOptions } from './api/log.js';
+export type { ShowOptions } from './api/show.js';
+export type { ExportRecord } from './logs/patchtx-export.js';
 export type { ReplayEntryResult, ReplayOptions, ReplaySummary } from './api/replay.js';
 export type { ApplyJson, IdentityJson, LogEntryJson, RecoverJson, UndoJson } from './commands/results.js';
 export type { RecoveryReport, RecoveryWarning } from './tx/recover.js';

@@ -1,6 +1,6 @@
 // The library's way into the transaction: `await openRepository({ dir })` finds the repository the
 // way the CLI does (a checkout or any directory in it, a bare repository, a linked worktree) and
-// returns an object whose methods are the commands: apply, check, undo, redo, log, show, recover,
+// returns an object whose methods are the commands: apply, check, undo, redo, log, show, record, recover,
 // push, replay, begin (a transaction of several steps landed as one commit) and edit (edit operations).
 // The object keeps what it has read between its calls (the configuration, the parsed index, pack
 // indexes and open packs, trees) and checks all of it cheaply before each call (tx/warm.ts, opened
@@ -23,7 +23,9 @@ import { recover } from './recover.js';
 import { redo, type RedoOptions } from './redo.js';
 import { replay, type ReplayOptions, type ReplaySummary } from './replay.js';
 import { push, type PushJson, type PushOptions } from './push.js';
-import { show } from './show.js';
+import { record } from './record.js';
+import { show, type ShowOptions } from './show.js';
+import type { ExportRecord } from '../logs/patchtx-export.js';
 import { undo, type UndoOptions } from './undo.js';
 
 export interface OpenRepositoryOptions {
@@ -44,7 +46,10 @@ export interface Repository {
   undo(options?: UndoOptions): Promise<UndoJson>;
   redo(options?: RedoOptions): Promise<UndoJson>;
   log(options?: LogOptions): Promise<LogEntryJson[]>;
-  show(commit: string): Promise<string>;
+  /** the patch text `commit` was made from; `regenerate`: made from its diff when none is stored */
+  show(commit: string, options?: ShowOptions): Promise<string>;
+  /** the transaction's record, as `patchtx show --json` prints it (marked `regenerated` when it was) */
+  record(commit: string, options?: ShowOptions): Promise<ExportRecord>;
   recover(): Promise<RecoverJson>;
   /** the branch and the patch texts sent to a remote, under a lease, as `patchtx push` sends them */
   push(options?: PushOptions): Promise<PushJson>;
@@ -80,7 +85,8 @@ export async function openRepository(options: OpenRepositoryOptions): Promise<Re
     undo: (opts?: UndoOptions) => undo(place, opts),
     redo: (opts?: RedoOptions) => redo(place, opts),
     log: (opts?: LogOptions) => log(place, opts),
-    show: (commit: string) => show(place, commit),
+    show: (commit: string, opts?: ShowOptions) => show(place, commit, opts),
+    record: (commit: string, opts?: ShowOptions) => record(place, commit, opts),
     recover: () => recover(place),
     push: (opts?: PushOptions) => push(place, opts),
     begin: (opts?: BeginOptions) => begin(place, opts),

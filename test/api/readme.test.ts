@@ -63,6 +63,7 @@ describe("the library's documented examples", () => {
       '.redo(',
       '.log(',
       '.show(',
+      '.record(',
       '.recover(',
       '.begin(',
       '.preview(',

@@ -102,6 +102,7 @@ describe('the library gives what the CLI prints with --json', () => {
     expect(printedShow.code).toBe(0);
     expect(shown).toBe(printedShow.out);
     expect(shown).toBe(UPDATE_README);
+    expect(await repo.record('HEAD')).toEqual((await patchtxJson('show', '--repo', cli, '--json', 'HEAD')).json);
 
     const tip = rev(lib);
     const undone = await repo.undo();
@@ -247,6 +248,9 @@ describe('errors', () => {
     ['log maxCount: 0', () => repo.log({ maxCount: 0 }), 'options.maxCount'],
     ['log maxCount: 1.5', () => repo.log({ maxCount: 1.5 }), 'options.maxCount'],
     ['show()', () => (repo.show as (c?: unknown) => Promise<unknown>)(), 'show: the commit'],
+    ['show regen: true', () => repo.show('HEAD', { regen: true } as object), 'options.regen is not an option'],
+    ['show regenerate: "yes"', () => repo.show('HEAD', { regenerate: 'yes' as unknown as boolean }), 'options.regenerate must be a boolean'],
+    ['record(5)', () => (repo.record as (c?: unknown) => Promise<unknown>)(5), 'record: the commit'],
   ];
   for (const [name, call, names] of bad) {
     it(`a wrong argument is usage, naming it: ${name}`, async () => {
@@ -335,5 +339,34 @@ describe('several repositories in one process', () => {
     expect(landed.sort()).toEqual([x.commit, y.commit].sort());
     expect(git(dir, 'status', '--porcelain', '--', 'README.md', 'other.txt')).toBe('');
     expectFsckClean(dir);
+  });
+});
+
+describe('show and record of a commit whose note is missing', () => {
+  it('refuse it naming the regenerate option; with it, give what `show --regenerate` and `show --json --regenerate` print', async () => {
+    const { lib, cli } = twins();
+    const repo = await openRepository({ dir: lib });
+    await repo.apply(UPDATE_README, { message: 'Edit the readme' });
+    expect((await patchtx('apply', '--repo', cli, '-m', 'Edit the readme', patchFile(UPDATE_README))).code).toBe(0);
+    expect(rev(lib)).toBe(rev(cli));
+    for (const d of [lib, cli]) git(d, 'notes', '--ref', 'patchtx', 'remove', 'HEAD');
+
+    const refused = await rejection(repo.show('HEAD'));
+    expect(refused.kind).toBe('bad_revision');
+    expect(refused.data.remedy).toEqual({ option: 'regenerate', value: 'true' });
+    expect((await rejection(repo.record('HEAD'))).kind).toBe('bad_revision');
+
+    const text = await repo.show('HEAD', { regenerate: true });
+    const printed = await patchtx('show', '--repo', cli, '--regenerate', 'HEAD');
+    expect(printed.code, printed.err).toBe(0);
+    expect(text).toBe(printed.out);
+    const record = await repo.record('HEAD', { regenerate: true });
+    expect(record).toEqual((await patchtxJson('show', '--repo', cli, '--json', '--regenerate', 'HEAD')).json);
+    expect(record).toMatchObject({ commit: rev(lib), regenerated: true, patch: text });
+
+    // the regenerated patch makes the same tree on the parent
+    git(lib, 'checkout', '-q', '-b', 'again', 'HEAD~1');
+    await repo.apply(text);
+    expect(git(lib, 'rev-parse', 'again^{tree}')).toBe(git(lib, 'rev-parse', 'main^{tree}'));
   });
 });
