@@ -119,6 +119,24 @@ describe('ObjectStore details', () => {
     await expect(store.readBlob(head)).rejects.toMatchObject({ kind: 'corrupt_repository', data: { oid: head, type: 'commit' } });
   });
 
+  it('finds every object of a pack by its id, and no id that differs from one in its last byte', async () => {
+    const dir = makeRepo('basic');
+    for (let i = 0; i < 300; i++) gitInput(dir, `object ${i}\n`, 'hash-object', '-w', '--stdin');
+    git(dir, 'repack', '-adq');
+    git(dir, 'prune-packed');
+    const all = git(dir, 'cat-file', '--batch-all-objects', '--batch-check=%(objectname)').trim().split('\n');
+    expect(all.length).toBeGreaterThan(300);
+    const store = new ObjectStore(await openRepository({ cwd: dir, env: {} }));
+    const stored = new Set(all);
+    for (const oid of all) {
+      expect(await store.hasObject(oid)).toBe(true);
+      for (const last of ['00', 'ff', (parseInt(oid.slice(38), 16) ^ 1).toString(16).padStart(2, '0')]) {
+        const near = oid.slice(0, 38) + last;
+        if (!stored.has(near)) expect(await new ObjectStore(store.repo).hasObject(near)).toBe(false);
+      }
+    }
+  });
+
   it('reads packed objects stored as deltas', async () => {
     const dir = makeRepo('basic');
     // many similar versions of one file make git pack most of them as deltas
