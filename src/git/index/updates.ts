@@ -2,6 +2,7 @@
 // written: paths git would accept, object ids and modes, and no path both a file and a directory.
 import type { BigIntStats, Stats } from 'node:fs';
 import { PatchtxError } from '../../errors.js';
+import { compareBytes } from '../byte-order.js';
 import { ENTRY_MODES } from './entry.js';
 import type { GitIndex } from './format.js';
 
@@ -24,7 +25,7 @@ export function validateIndexUpdates(index: GitIndex | null, updates: ReadonlyMa
 
 export function sortedValidUpdates(index: GitIndex | null, updates: ReadonlyMap<string, IndexUpdate>): SortedUpdate[] {
   const sorted: SortedUpdate[] = [...updates].map(([p, update]) => ({ path: checkIndexPath(p), key: Buffer.from(p, 'utf8'), update }));
-  sorted.sort((a, b) => Buffer.compare(a.key, b.key));
+  sorted.sort((a, b) => compareBytes(a.key, b.key));
   for (const u of sorted) if (u.update) checkUpdate(u.path, u.update);
   checkDirectoryFileConflicts(index, sorted);
   return sorted;
