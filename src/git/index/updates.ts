@@ -3,6 +3,7 @@
 import type { BigIntStats, Stats } from 'node:fs';
 import { PatchtxError } from '../../errors.js';
 import { compareBytes } from '../byte-order.js';
+import { isObjectId } from '../objects/object-id.js';
 import { ENTRY_MODES } from './entry.js';
 import type { GitIndex } from './format.js';
 
@@ -56,7 +57,7 @@ function checkIndexPath(p: string): string {
 }
 
 function checkUpdate(p: string, update: NonNullable<IndexUpdate>): void {
-  if (!/^[0-9a-f]{40}$/.test(update.oid)) throw new PatchtxError('internal', `bad object id ${JSON.stringify(update.oid)} for ${p}`, { path: p });
+  if (!isObjectId(update.oid)) throw new PatchtxError('internal', `bad object id ${JSON.stringify(update.oid)} for ${p}`, { path: p });
   if (!ENTRY_MODES.has(update.mode)) throw new PatchtxError('internal', `bad mode ${update.mode.toString(8)} for ${p}`, { path: p });
 }
 

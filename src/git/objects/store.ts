@@ -40,6 +40,7 @@ import { PatchtxError } from '../../errors.js';
 import { fsError } from '../fs/io-error.js';
 import { crashPoint } from '../../test-points.js';
 import { frameObject, hashObject, type ObjectType } from './hash.js';
+import { isObjectId } from './object-id.js';
 import { parseCommit, serializeCommit, type CommitObject } from './model/commit.js';
 import {
   EMPTY_PARSED_TREE,
@@ -126,7 +127,6 @@ export function looseCompression(config: GitConfig): number {
   return 1;
 }
 
-const OID = /^[0-9a-f]{40}$/;
 /** how often a write is tried when its directory or temporary file vanished under it (see writeLoose) */
 const WRITE_ATTEMPTS = 5;
 const OBJECT_TYPES: ReadonlySet<string> = new Set(['blob', 'tree', 'commit', 'tag']);
@@ -283,7 +283,7 @@ export class ObjectStore {
   }
 
   async readRaw(oid: string): Promise<RawObject> {
-    if (!OID.test(oid)) throw new PatchtxError('internal', `not an object id: ${JSON.stringify(oid)}`, { oid });
+    if (!isObjectId(oid)) throw new PatchtxError('internal', `not an object id: ${JSON.stringify(oid)}`, { oid });
     if (oid === EMPTY_TREE_OID) return { type: 'tree', content: new Uint8Array(0) }; // git knows it without storing it
     const staged = this.staged?.get(oid);
     if (staged) return { type: staged.type, content: Buffer.from(staged.content) };
@@ -439,7 +439,7 @@ export class ObjectStore {
   /** True when the object is stored loose or in a pack (the content is not checked). */
   async hasObject(oid: string): Promise<boolean> {
     if (this.known.has(oid)) return true;
-    if (!OID.test(oid)) return false;
+    if (!isObjectId(oid)) return false;
     const found =
       (await this.packs.has(oid)) ||
       (await stat(this.loosePath(oid)).then(
@@ -458,7 +458,7 @@ export class ObjectStore {
     try {
       for (const name of await readdir(path.join(this.objectsDir, prefix.slice(0, 2)))) {
         const oid = prefix.slice(0, 2) + name;
-        if (OID.test(oid) && oid.startsWith(prefix)) found.add(oid);
+        if (isObjectId(oid) && oid.startsWith(prefix)) found.add(oid);
       }
     } catch {
       // no loose objects under this prefix
@@ -539,7 +539,7 @@ export class ObjectStore {
     const packsNow = { read: false };
     let restored = 0;
     for (const oid of names) {
-      if (!OID.test(oid)) continue;
+      if (!isObjectId(oid)) continue;
       if (await this.stillStored(oid, packsNow)) continue;
       const target = this.loosePath(oid);
       await mkdir(path.dirname(target), { recursive: true });

@@ -8,6 +8,7 @@
 import { PatchtxError } from '../../errors.js';
 import { type TreeEntry, type TreeMode } from './model/tree.js';
 import type { ObjectStore } from './store.js';
+import { isObjectId } from './object-id.js';
 
 export type PathInfo =
   | { type: 'blob'; oid: string; mode: '100644' | '100755' }
@@ -85,7 +86,7 @@ interface EditNode {
 function buildTrie(edits: ReadonlyMap<string, TreeEdit>): EditNode {
   const root: EditNode = { children: new Map() };
   for (const [p, edit] of edits) {
-    if (edit !== null && (!MODES.has(edit.mode) || !/^[0-9a-f]{40}$/.test(edit.oid))) {
+    if (edit !== null && (!MODES.has(edit.mode) || !isObjectId(edit.oid))) {
       throw new PatchtxError('internal', `bad tree edit for ${p}: mode ${edit.mode}, oid ${edit.oid}`, { path: p });
     }
     let node = root;
