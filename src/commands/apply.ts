@@ -490,6 +490,10 @@ async function build(
   );
   prepared.newOid = commit;
   prepared.reflogMessage = `patchtx: ${message.split('\n')[0]}`;
+  // what the paths were under the lock (the load, or the witness of the load made ahead) still
+  // stands for the checks before the commit point, unless a program of the user's ran since
+  const programRan = signWith !== null || (opts.kept === undefined && messageHooks(session, opts.noVerify).length > 0);
+  if (target.worktree && !opts.check && !programRan) prepared.seenUnderLock = (p) => states.get(p)?.worktree;
   const modes = {
     before: (p: string) => {
       const b = states.get(p)?.base;

@@ -525,20 +525,35 @@ const causeOf = (e: NodeJS.ErrnoException): string => (e.message ?? String(e)).s
  * read-only file system (EPERM, EROFS: its own mode bits do not matter, as the file is unlinked,
  * not written, which is why EACCES on it is no refusal). Returns the refusal as an io_error, or
  * null. `seen`: what earlier calls found, so each directory is looked at once; a path to be written
- * that is a directory is added to its `directories`.
+ * that is a directory is added to its `directories`. `known`: what inspectWorktreePath found at the
+ * path a moment ago, if the caller has that and the path was there (a file, symlink, directory or
+ * special file, every leading directory a real one): it stands in for the lstat of the path and
+ * of its leading directories (the access checks are made all the same).
  * An append-only attribute, which stops an unlink but not a write, cannot be seen this way.
  */
-export function worktreeWriteRefusal(workdir: string, repoPath: string, removing: boolean, seen: WriteCheckCache): PatchtxError | null {
+export function worktreeWriteRefusal(
+  workdir: string,
+  repoPath: string,
+  removing: boolean,
+  seen: WriteCheckCache,
+  known?: WorktreePathState,
+): PatchtxError | null {
   const parts = componentsOf(repoPath);
-  let depth = 0;
-  for (; depth < parts.length - 1; depth++) {
-    const dir = joinUnder(workdir, parts, depth + 1);
-    if (seen.dirs.has(dir)) continue;
-    if (!lstatOrNull(dir)?.isDirectory()) break;
-    seen.dirs.add(dir);
-  }
   const file = joinUnder(workdir, parts);
-  const existing = depth === parts.length - 1 ? lstatOrNull(file) : null;
+  let depth = 0;
+  let existing: BigIntStats | null = null;
+  if (known !== undefined && known.kind !== 'missing' && known.kind !== 'blocked') {
+    depth = parts.length - 1;
+    existing = known.stat;
+  } else {
+    for (; depth < parts.length - 1; depth++) {
+      const dir = joinUnder(workdir, parts, depth + 1);
+      if (seen.dirs.has(dir)) continue;
+      if (!lstatOrNull(dir)?.isDirectory()) break;
+      seen.dirs.add(dir);
+    }
+    if (depth === parts.length - 1) existing = lstatOrNull(file);
+  }
   if (removing && !existing) return null;
   if (!removing && existing?.isDirectory()) seen.directories.add(repoPath);
   const verb = removing ? 'remove' : existing ? 'replace' : 'create';
