@@ -55,26 +55,51 @@ function describeEntry(e: TreeEntry): PathInfo {
   }
 }
 
+/** What a directory of looked-up paths is: a tree (its entries by name), or what its paths are
+ * for want of one (missing; blocked by a file, symlink or gitlink). */
+type DirLookup = { entries: ReadonlyMap<string, Readonly<TreeEntry>> } | { none: PathInfo & { type: 'missing' } };
+
 /** What each path is in the tree `rootTree` (null: an unborn branch, where everything is missing). */
 export async function lookupPaths(store: ObjectStore, rootTree: string | null, paths: readonly string[]): Promise<Map<string, PathInfo>> {
+  // each directory the paths are in is looked up once (after its parent): a patch touches many
+  // files of few directories, and a lookup of every path from the root asked the store for the
+  // same few trees again for each of them
+  const dirs = new Map<string, Promise<DirLookup>>();
+  const lookDir = (dir: string): Promise<DirLookup> => {
+    let found = dirs.get(dir);
+    if (found === undefined) dirs.set(dir, (found = lookUpDir(store, rootTree, dir, lookDir)));
+    return found;
+  };
+  const names = paths.map((p) => {
+    splitPath(p); // refuses what is no repository path
+    const slash = p.lastIndexOf('/');
+    return { p, dir: slash < 0 ? '' : p.slice(0, slash), name: p.slice(slash + 1) };
+  });
+  const inDir = new Map<string, DirLookup>();
+  await Promise.all([...new Set(names.map((n) => n.dir))].map(async (dir) => void inDir.set(dir, await lookDir(dir))));
   const result = new Map<string, PathInfo>();
-  await Promise.all(
-    paths.map(async (p) => {
-      const parts = splitPath(p);
-      let tree = rootTree;
-      let info: PathInfo = { type: 'missing' };
-      for (let i = 0; i < parts.length && tree !== null; i++) {
-        const entry = (await store.treeIndex(tree)).get(parts[i]!);
-        tree = null;
-        if (!entry) break;
-        if (i === parts.length - 1) info = describeEntry(entry);
-        else if (entry.mode === '40000') tree = entry.oid;
-        else info = { type: 'missing', blockedBy: { path: parts.slice(0, i + 1).join('/'), type: nonTreeKind(entry.mode) } };
-      }
-      result.set(p, info);
-    }),
-  );
+  for (const { p, dir, name } of names) {
+    const d = inDir.get(dir)!;
+    if ('none' in d) {
+      result.set(p, d.none.blockedBy ? { type: 'missing', blockedBy: { ...d.none.blockedBy } } : { type: 'missing' });
+      continue;
+    }
+    const entry = d.entries.get(name);
+    result.set(p, entry ? describeEntry(entry) : { type: 'missing' });
+  }
   return result;
+}
+
+/** What directory `dir` ('' the root) is, its parent found through `lookDir`. */
+async function lookUpDir(store: ObjectStore, rootTree: string | null, dir: string, lookDir: (dir: string) => Promise<DirLookup>): Promise<DirLookup> {
+  if (dir === '') return rootTree === null ? { none: { type: 'missing' } } : { entries: await store.treeIndex(rootTree) };
+  const slash = dir.lastIndexOf('/');
+  const parent = await lookDir(slash < 0 ? '' : dir.slice(0, slash));
+  if ('none' in parent) return parent;
+  const entry = parent.entries.get(dir.slice(slash + 1));
+  if (!entry) return { none: { type: 'missing' } };
+  if (entry.mode === '40000') return { entries: await store.treeIndex(entry.oid) };
+  return { none: { type: 'missing', blockedBy: { path: dir, type: nonTreeKind(entry.mode) } } };
 }
 
 interface EditNode {
