@@ -433,9 +433,17 @@ async function build(
     const added = byPath.added.has(p);
     const conversion = mode === '120000' ? null : conversions.get(p)!;
     const indexOid = indexBlobFor(p, states, touched, byPath);
-    const asDiff = await diffCommittedForm(session, plan, p, states.get(p), conversion, data, indexOid, noteInput.diff !== null);
+    // most files are neither a diff's result as stored nor converted: they cost no promise here
+    // (each promise of a transaction costs a hook call: tx/interrupt.ts)
+    const asDiff = plan.stored?.has(p)
+      ? await diffCommittedForm(session, plan, p, states.get(p), conversion, data, indexOid, noteInput.diff !== null)
+      : undefined;
     if (asDiff?.onlyDiffSays) onlyDiffSays = true;
-    const form = asDiff?.form ?? (await committedForm(session, p, data, conversion, indexOid, !added));
+    const form =
+      asDiff?.form ??
+      (conversion === null || !converts(conversion)
+        ? { blob: data, worktree: data, warning: null }
+        : await committedForm(session, p, data, conversion, indexOid, !added));
     if (form.warning !== null) plan.warnings.push({ kind: 'line_endings', message: form.warning, path: p });
     const entry = { oid: await store.writeBlob(form.blob), mode };
     edits.set(p, entry);
