@@ -382,7 +382,8 @@ async function build(
   dryStore?: DryRunObjectStore,
 ): Promise<Built> {
   const store = dryStore ?? session.store;
-  const touched = touchedPaths(patch);
+  // the same patch: what the plan made ahead found it touches stands
+  const touched = ahead?.touched ?? touchedPaths(patch);
   // the paths as read before the lock, when nothing they were read from has changed since
   const reused = ahead?.witness && (await stillWitnessed(session, ahead.witness, target.baseTree, index)) ? ahead.loaded : undefined;
   if (!reused && ahead) crashPoint('touched-read-again');
@@ -600,6 +601,8 @@ async function planOptions(session: Session, opts: ApplyOptions, converted: read
 /** What was read and planned before the lock was taken. */
 interface Ahead {
   plan: PlannedAhead;
+  /** what the patch does to each path it names (touchedPaths) */
+  touched: Map<string, TouchedPath>;
   /** the touched paths as read then */
   loaded: LoadedState;
   /** what they were read from (null: the load is not to be reused) */
@@ -618,10 +621,11 @@ interface Ahead {
 async function planBeforeLock(session: Session, target: Target, patch: Patch, opts: ApplyOptions): Promise<Ahead | undefined> {
   try {
     const index = target.worktree ? await readIndex(session.repo) : null;
-    const loaded = await loadTouched(session, target.baseTree, touchedPaths(patch), { worktree: target.worktree, index, dirty: opts.dirty ?? 'refuse' });
+    const touched = touchedPaths(patch);
+    const loaded = await loadTouched(session, target.baseTree, touched, { worktree: target.worktree, index, dirty: opts.dirty ?? 'refuse' });
     const converted = diffConversions(patch, loaded.states);
     const plan = planAhead(patch, loaded.overlay, await planOptions(session, opts, converted));
-    return { plan, loaded, witness: witnessLoad(session, target.baseTree, index, loaded), converted: JSON.stringify(converted) };
+    return { plan, touched, loaded, witness: witnessLoad(session, target.baseTree, index, loaded), converted: JSON.stringify(converted) };
   } catch {
     return undefined;
   }
