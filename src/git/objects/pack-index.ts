@@ -95,15 +95,28 @@ export function indexEntries(data: Buffer): { entries: { id: Buffer; crc: number
   return { entries, packChecksum: data.subarray(data.length - 40, data.length - 20) };
 }
 
+/** Where `oid` is in `indexes`, the first that has it; null: in none. */
+function locateIn(indexes: readonly LoadedIndex[], oid: string): PackLocation | null {
+  const id = Buffer.from(oid, 'hex');
+  for (const index of indexes) {
+    const i = lowerBound(index, id);
+    if (i < index.count && compareAt(index, i, id) === 0) return { pack: index.pack, offset: packOffset(index, i) };
+  }
+  return null;
+}
+
 export class PackIndexSet {
   private loaded: Promise<LoadedIndex[]> | null = null;
+  /** what `loaded` gave, once it has (null: not yet, or refreshed since), for locateLoaded */
+  private ready: LoadedIndex[] | null = null;
   /** packs never change under a given name, so a re-scan only reads indexes it has not seen */
   private readonly byFile = new Map<string, LoadedIndex>();
 
   constructor(private readonly objectsDir: string) {}
 
   private load(): Promise<LoadedIndex[]> {
-    this.loaded ??= (async () => {
+    if (this.loaded !== null) return this.loaded;
+    const loading = (async () => {
       const packDir = path.join(this.objectsDir, 'pack');
       let names: string[];
       try {
@@ -130,12 +143,20 @@ export class PackIndexSet {
       }
       return result;
     })();
-    return this.loaded;
+    this.loaded = loading;
+    loading.then(
+      (indexes) => {
+        if (this.loaded === loading) this.ready = indexes;
+      },
+      () => undefined,
+    );
+    return loading;
   }
 
   /** Re-scan the pack directory on the next query (after a concurrent repack, say). */
   refresh(): void {
     this.loaded = null;
+    this.ready = null;
   }
 
   /**
@@ -149,12 +170,16 @@ export class PackIndexSet {
   }
 
   async locate(oid: string): Promise<PackLocation | null> {
-    const id = Buffer.from(oid, 'hex');
-    for (const index of await this.load()) {
-      const i = lowerBound(index, id);
-      if (i < index.count && compareAt(index, i, id) === 0) return { pack: index.pack, offset: packOffset(index, i) };
-    }
-    return null;
+    return locateIn(this.ready ?? (await this.load()), oid);
+  }
+
+  /**
+   * locate without a promise, when the packs have been looked at since the last refresh; undefined
+   * when they have not (locate then looks). A batch writing a thousand objects looks each one up,
+   * and a transaction's every promise costs a hook call.
+   */
+  locateLoaded(oid: string): PackLocation | null | undefined {
+    return this.ready === null ? undefined : locateIn(this.ready, oid);
   }
 
   async has(oid: string): Promise<boolean> {

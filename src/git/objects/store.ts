@@ -55,7 +55,7 @@ import {
 } from './model/tree.js';
 import { ByteCache } from './byte-cache.js';
 import { DeltaBaseCache, PackFile } from './pack-file.js';
-import { PackIndexSet } from './pack-index.js';
+import { PackIndexSet, type PackLocation } from './pack-index.js';
 import { buildPack } from './pack-write.js';
 import { recordOwnPack } from './own-packs.js';
 import type { GitConfig } from '../repo/config.js';
@@ -178,6 +178,9 @@ function dirStamp(dir: string): string {
 
 /** How many times a read looks at the packs again after one it was about to open vanished. */
 const PACK_RETRIES = 5;
+
+/** Whether the pack of `location` has a .keep file (see ObjectStore.inKeptPack). */
+const isKeptPack = (location: PackLocation): boolean => fs.existsSync(location.pack.replace(/\.pack$/, '.keep'));
 
 function isMissingFile(e: unknown): boolean {
   const code = (e as NodeJS.ErrnoException).code;
@@ -467,14 +470,25 @@ export class ObjectStore {
     return [...found].slice(0, limit);
   }
 
-  async writeObject(type: ObjectType, content: Uint8Array): Promise<string> {
+  writeObject(type: ObjectType, content: Uint8Array): Promise<string> {
     const oid = hashObject(type, content);
     if (this.staged) {
-      if (!this.staged.has(oid) && !(await this.inKeptPack(oid))) {
-        this.staged.set(oid, { type, content });
-      }
-      return oid;
+      if (this.staged.has(oid)) return Promise.resolve(oid);
+      // with the packs looked at already (nearly every object of a batch), no promise but the result
+      const location = this.packs.locateLoaded(oid);
+      if (location === undefined) return this.stageUnlessKept(oid, type, content);
+      if (location === null || !isKeptPack(location)) this.staged.set(oid, { type, content });
+      return Promise.resolve(oid);
     }
+    return this.writeUnlessStored(oid, type, content);
+  }
+
+  private async stageUnlessKept(oid: string, type: ObjectType, content: Uint8Array): Promise<string> {
+    if (!(await this.inKeptPack(oid))) this.staged?.set(oid, { type, content });
+    return oid;
+  }
+
+  private async writeUnlessStored(oid: string, type: ObjectType, content: Uint8Array): Promise<string> {
     if (!(await this.hasObject(oid))) await this.writeLoose(oid, type, content);
     return oid;
   }
@@ -489,7 +503,7 @@ export class ObjectStore {
    */
   private async inKeptPack(oid: string): Promise<boolean> {
     const location = await this.packs.locate(oid);
-    return location !== null && fs.existsSync(location.pack.replace(/\.pack$/, '.keep'));
+    return location !== null && isKeptPack(location);
   }
 
   /** From now on, written objects are held in memory (and readable) until flushBatch(). */
