@@ -148,11 +148,10 @@ export async function inTheWay(session: Session, targets: ReadonlyMap<string, Tr
     }
   };
   const knownDirs = new Set<string>();
-  const isDirectory = async (p: string): Promise<boolean> =>
-    look ? look.directories.has(p) : (await inspectWorktreePath(workdir, p, knownDirs)).kind === 'dir';
   for (const [p, t] of targets) {
     if (t === null || found.length >= IN_THE_WAY_LISTED) continue;
-    if (await isDirectory(p)) walk(p);
+    // what the look saw is answered without a promise (each costs a hook call in a transaction)
+    if (look ? look.directories.has(p) : (await inspectWorktreePath(workdir, p, knownDirs)).kind === 'dir') walk(p);
   }
   return found.sort();
 }
