@@ -382,7 +382,8 @@ async function build(
   dryStore?: DryRunObjectStore,
 ): Promise<Built> {
   const store = dryStore ?? session.store;
-  const touched = touchedPaths(patch);
+  // the same patch: what the plan made ahead found it touches stands
+  const touched = ahead?.touched ?? touchedPaths(patch);
   // the paths as read before the lock, when nothing they were read from has changed since
   const reused = ahead?.witness && (await stillWitnessed(session, ahead.witness, target.baseTree, index)) ? ahead.loaded : undefined;
   if (!reused && ahead) crashPoint('touched-read-again');
@@ -433,9 +434,17 @@ async function build(
     const added = byPath.added.has(p);
     const conversion = mode === '120000' ? null : conversions.get(p)!;
     const indexOid = indexBlobFor(p, states, touched, byPath);
-    const asDiff = await diffCommittedForm(session, plan, p, states.get(p), conversion, data, indexOid, noteInput.diff !== null);
+    // most files are neither a diff's result as stored nor converted: they cost no promise here
+    // (each promise of a transaction costs a hook call: tx/interrupt.ts)
+    const asDiff = plan.stored?.has(p)
+      ? await diffCommittedForm(session, plan, p, states.get(p), conversion, data, indexOid, noteInput.diff !== null)
+      : undefined;
     if (asDiff?.onlyDiffSays) onlyDiffSays = true;
-    const form = asDiff?.form ?? (await committedForm(session, p, data, conversion, indexOid, !added));
+    const form =
+      asDiff?.form ??
+      (conversion === null || !converts(conversion)
+        ? { blob: data, worktree: data, warning: null }
+        : await committedForm(session, p, data, conversion, indexOid, !added));
     if (form.warning !== null) plan.warnings.push({ kind: 'line_endings', message: form.warning, path: p });
     const entry = { oid: await store.writeBlob(form.blob), mode };
     edits.set(p, entry);
@@ -490,6 +499,10 @@ async function build(
   );
   prepared.newOid = commit;
   prepared.reflogMessage = `patchtx: ${message.split('\n')[0]}`;
+  // what the paths were under the lock (the load, or the witness of the load made ahead) still
+  // stands for the checks before the commit point, unless a program of the user's ran since
+  const programRan = signWith !== null || (opts.kept === undefined && messageHooks(session, opts.noVerify).length > 0);
+  if (target.worktree && !opts.check && !programRan) prepared.seenUnderLock = (p) => states.get(p)?.worktree;
   const modes = {
     before: (p: string) => {
       const b = states.get(p)?.base;
@@ -588,6 +601,8 @@ async function planOptions(session: Session, opts: ApplyOptions, converted: read
 /** What was read and planned before the lock was taken. */
 interface Ahead {
   plan: PlannedAhead;
+  /** what the patch does to each path it names (touchedPaths) */
+  touched: Map<string, TouchedPath>;
   /** the touched paths as read then */
   loaded: LoadedState;
   /** what they were read from (null: the load is not to be reused) */
@@ -606,10 +621,11 @@ interface Ahead {
 async function planBeforeLock(session: Session, target: Target, patch: Patch, opts: ApplyOptions): Promise<Ahead | undefined> {
   try {
     const index = target.worktree ? await readIndex(session.repo) : null;
-    const loaded = await loadTouched(session, target.baseTree, touchedPaths(patch), { worktree: target.worktree, index, dirty: opts.dirty ?? 'refuse' });
+    const touched = touchedPaths(patch);
+    const loaded = await loadTouched(session, target.baseTree, touched, { worktree: target.worktree, index, dirty: opts.dirty ?? 'refuse' });
     const converted = diffConversions(patch, loaded.states);
     const plan = planAhead(patch, loaded.overlay, await planOptions(session, opts, converted));
-    return { plan, loaded, witness: witnessLoad(session, target.baseTree, index, loaded), converted: JSON.stringify(converted) };
+    return { plan, touched, loaded, witness: witnessLoad(session, target.baseTree, index, loaded), converted: JSON.stringify(converted) };
   } catch {
     return undefined;
   }

@@ -40,6 +40,8 @@ export function directoryProblem(path: string): string | null {
  * would be left empty, is returned as written, for pathProblem to refuse.
  */
 export function plainPath(path: string, dots: boolean): string {
+  // already plain (nearly every path): nothing to split and join again
+  if (!path.includes('//') && !(dots && (path.startsWith('./') || path.includes('/./')))) return path;
   if (directoryProblem(path) !== null) return path;
   const kept = path.split('/').filter((s, i) => (s !== '' || i === 0) && !(dots && s === '.'));
   return kept.length === 0 || (kept.length === 1 && kept[0] === '') ? path : kept.join('/');

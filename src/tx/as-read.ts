@@ -6,7 +6,7 @@
 // as it is, as recovery does for edits made after a run died).
 import { PatchtxError } from '../errors.js';
 import type { BigIntStats } from 'node:fs';
-import { inspectWorktreePath, stampOf, statStamp, worktreeContentOid, type WorktreePathState } from '../git/worktree/worktree.js';
+import { inspectWorktreePath, stampOf, statStamp, worktreeContentOid } from '../git/worktree/worktree.js';
 import type { PathState } from './state.js';
 
 export interface AsRead {
@@ -18,20 +18,17 @@ export interface AsRead {
 }
 
 /**
- * The stamp of each working-tree state looked at, once: a load made before the lock and used under
- * it has its stamps taken twice (what the load was read from, what the commit point compares
- * with), from the same states.
+ * The stamps of the paths `states` describe (checkout mode: each has its working-tree state). Each
+ * state's stamp is taken once and kept with it (PathState.stamp): a load made before the lock and
+ * used under it has its stamps asked for twice (what the load was read from, what the commit point
+ * compares with).
  */
-const stamped = new WeakMap<WorktreePathState, string>();
-
-/** The stamps of the paths `states` describe (checkout mode: each has its working-tree state). */
 export function stampsOf(states: Iterable<PathState>): Map<string, string> {
   const stamps = new Map<string, string>();
   for (const s of states) {
     if (!s.worktree) continue;
-    let stamp = stamped.get(s.worktree);
-    if (stamp === undefined) stamped.set(s.worktree, (stamp = stampOf(s.worktree)));
-    stamps.set(s.path, stamp);
+    if (s.stamp === undefined || s.stamp.of !== s.worktree) s.stamp = { of: s.worktree, stamp: stampOf(s.worktree) };
+    stamps.set(s.path, s.stamp.stamp);
   }
   return stamps;
 }

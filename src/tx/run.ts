@@ -22,6 +22,7 @@ import { foldOwnPacks, type FoldOwner } from '../git/objects/pack-fold.js';
 import { packedRefsLockFile, packedRefsTimeout } from '../git/refs/packed-refs.js';
 import { DELETED_REF, readHead, readRef, refLockFile, updateRef } from '../git/refs/refs.js';
 import type { TreeEdit } from '../git/objects/tree-edit.js';
+import type { WorktreePathState } from '../git/worktree/worktree.js';
 import { changedSinceRead, changedWhileRunning, type AsRead } from './as-read.js';
 import { crashPoint } from './crash.js';
 import { mark } from '../timing.js';
@@ -56,6 +57,14 @@ export interface Prepared {
   found?: Map<string, string | null>;
   /** the lstat data of the touched paths when the run looked (statStamp in git/worktree/worktree.ts) */
   stamps?: Map<string, string>;
+  /**
+   * What the run found at a touched path of the working tree under the index lock, given when no
+   * program but the run itself has run since (a message hook, a signing program): the checks
+   * before the commit point take what is at a target path from it instead of looking again. What
+   * changes meanwhile all the same (another process) is found by the as-read check, which looks
+   * at every touched path again just before the ref moves.
+   */
+  seenUnderLock?: (p: string) => WorktreePathState | undefined;
   /** index entries of paths whose entry is not what their file gets (LiveSync in sync.ts) */
   index?: Map<string, TreeEdit>;
   /** the commit whose saved work `targets` and `index` put back (Journal.restore) */
@@ -176,7 +185,7 @@ async function stepsOf(
     // and so must a file or directory the file system will not let us write, or files of the
     // user's that writing would need removed
     if (lock && (prepared.newOid !== null || prepared.syncWithoutCommit)) {
-      const look = await checkCheckoutWritable(session, prepared.targets);
+      const look = await checkCheckoutWritable(session, prepared.targets, prepared.seenUnderLock);
       await refuseInTheWay(session, journal.op, prepared.targets, look);
       mark('checkout checks');
     }

@@ -23,6 +23,8 @@ export interface PathState {
   /** index entries (all stages) in worktree mode */
   index?: IndexEntry[];
   worktree?: WorktreePathState;
+  /** the statStamp of `worktree` (`of`), once stampsOf has taken it */
+  stamp?: { of: WorktreePathState; stamp: string };
   /** why the path counts as having uncommitted changes, if it does */
   dirty?: string;
   /** how git converts it between the working tree and the object store, by the base's attributes */

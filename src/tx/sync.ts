@@ -24,6 +24,7 @@ import {
   worktreeWriteRefusal,
   writeWorktreeFile,
   writeWorktreeSymlink,
+  type WorktreePathState,
   type WriteCheckCache,
 } from '../git/worktree/worktree.js';
 import { inParallel } from '../in-parallel.js';
@@ -58,9 +59,15 @@ const WRITES_AT_ONCE = 8;
  * Refuses (io_error) before the commit point when the working tree would not let `targets` be
  * written or removed (an immutable file or directory, a read-only file system, a directory the
  * user may not write): after it, the failure would leave the commit landed and the checkout
- * half-synced. Run under the index lock, as close to the writes as the protocol allows.
+ * half-synced. Run under the index lock, as close to the writes as the protocol allows. `seen`:
+ * what the run found at a target path under the lock, when nothing but the run has run since (see
+ * Prepared.seenUnderLock): the path is then not looked at again (worktreeWriteRefusal's `known`).
  */
-export async function checkCheckoutWritable(session: Session, targets: ReadonlyMap<string, TreeEdit>): Promise<CheckoutLook> {
+export async function checkCheckoutWritable(
+  session: Session,
+  targets: ReadonlyMap<string, TreeEdit>,
+  seen?: (p: string) => WorktreePathState | undefined,
+): Promise<CheckoutLook> {
   const workdir = session.repo.workdir!;
   // the index is replaced by a rename onto it, which an immutable index file refuses
   const index = indexPathOf(session.repo);
@@ -72,12 +79,12 @@ export async function checkCheckoutWritable(session: Session, targets: ReadonlyM
     // which apply meets first and check, writing nothing, passes)
     if (code === 'EPERM') throw fsError(e, 'replace the index', index);
   }
-  const seen: WriteCheckCache = { dirs: new Set(), access: new Map(), directories: new Set() };
+  const cache: WriteCheckCache = { dirs: new Set(), access: new Map(), directories: new Set() };
   for (const [p, t] of targets) {
-    const refusal = worktreeWriteRefusal(workdir, p, t === null, seen);
+    const refusal = worktreeWriteRefusal(workdir, p, t === null, cache, seen?.(p));
     if (refusal) throw refusal;
   }
-  return { directories: seen.directories };
+  return { directories: cache.directories };
 }
 
 /** What checkCheckoutWritable saw of the targets, for inTheWay. */
@@ -141,11 +148,10 @@ export async function inTheWay(session: Session, targets: ReadonlyMap<string, Tr
     }
   };
   const knownDirs = new Set<string>();
-  const isDirectory = async (p: string): Promise<boolean> =>
-    look ? look.directories.has(p) : (await inspectWorktreePath(workdir, p, knownDirs)).kind === 'dir';
   for (const [p, t] of targets) {
     if (t === null || found.length >= IN_THE_WAY_LISTED) continue;
-    if (await isDirectory(p)) walk(p);
+    // what the look saw is answered without a promise (each costs a hook call in a transaction)
+    if (look ? look.directories.has(p) : (await inspectWorktreePath(workdir, p, knownDirs)).kind === 'dir') walk(p);
   }
   return found.sort();
 }

@@ -6,7 +6,7 @@
 // in: its content cannot be saved, and opening a named pipe would block. Real repositories,
 // cross-checked with git.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,6 +98,26 @@ async function cli(dir: string, args: string[]): Promise<{ status: number | null
   const out = r.stdout + r.stderr;
   return { status: r.status, json: r.stdout.trim() === '' ? null : JSON.parse(r.stdout.trim().split('\n').pop()!), out };
 }
+
+describe('a hook that changes a touched path while the run is under way', () => {
+  it('a commit-msg hook turning the updated file into a directory of untracked files: refused before the ref moves, as such', async () => {
+    const dir = makeRepo('basic');
+    const first = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Add File: x.txt', '+one')));
+    expect(first.code, first.out).toBe(0);
+    const tip = rev(dir);
+    // the run looked at x.txt before the hook ran: what it saw then no longer holds
+    const hook = path.join(dir, '.git/hooks/commit-msg');
+    mkdirSync(path.dirname(hook), { recursive: true });
+    writeFileSync(hook, `#!/bin/sh\nrm "${dir}/x.txt" && mkdir "${dir}/x.txt" && echo mine > "${dir}/x.txt/mine.txt"\n`);
+    chmodSync(hook, 0o755);
+    const r = await patchtxJson('apply', '--repo', dir, patchFile(v4a('*** Update File: x.txt', '@@', '-one', '+two')));
+    expect(r.json.error).toMatchObject({ kind: 'dirty', paths: ['x.txt/mine.txt'] });
+    expect(r.json.error.message).toMatch(/untracked working tree files would be removed:\n {2}x\.txt\/mine\.txt\n/);
+    expect(rev(dir)).toBe(tip);
+    expect(lstatSync(path.join(dir, 'x.txt/mine.txt')).isFile()).toBe(true);
+    expectFsckClean(dir);
+  });
+});
 
 describe('a special file where the patch writes or removes a file', () => {
   for (const dirty of ['refuse', 'include'] as const) {

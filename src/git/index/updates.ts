@@ -2,6 +2,8 @@
 // written: paths git would accept, object ids and modes, and no path both a file and a directory.
 import type { BigIntStats, Stats } from 'node:fs';
 import { PatchtxError } from '../../errors.js';
+import { compareBytes } from '../byte-order.js';
+import { isObjectId } from '../objects/object-id.js';
 import { ENTRY_MODES } from './entry.js';
 import type { GitIndex } from './format.js';
 
@@ -24,7 +26,7 @@ export function validateIndexUpdates(index: GitIndex | null, updates: ReadonlyMa
 
 export function sortedValidUpdates(index: GitIndex | null, updates: ReadonlyMap<string, IndexUpdate>): SortedUpdate[] {
   const sorted: SortedUpdate[] = [...updates].map(([p, update]) => ({ path: checkIndexPath(p), key: Buffer.from(p, 'utf8'), update }));
-  sorted.sort((a, b) => Buffer.compare(a.key, b.key));
+  sorted.sort((a, b) => compareBytes(a.key, b.key));
   for (const u of sorted) if (u.update) checkUpdate(u.path, u.update);
   checkDirectoryFileConflicts(index, sorted);
   return sorted;
@@ -55,7 +57,7 @@ function checkIndexPath(p: string): string {
 }
 
 function checkUpdate(p: string, update: NonNullable<IndexUpdate>): void {
-  if (!/^[0-9a-f]{40}$/.test(update.oid)) throw new PatchtxError('internal', `bad object id ${JSON.stringify(update.oid)} for ${p}`, { path: p });
+  if (!isObjectId(update.oid)) throw new PatchtxError('internal', `bad object id ${JSON.stringify(update.oid)} for ${p}`, { path: p });
   if (!ENTRY_MODES.has(update.mode)) throw new PatchtxError('internal', `bad mode ${update.mode.toString(8)} for ${p}`, { path: p });
 }
 

@@ -50,10 +50,19 @@ export interface PackLocation {
   offset: number;
 }
 
-/** Sign of (id number i) - `id`. */
+/**
+ * Sign of (id number i) - `id`. Byte by byte here rather than through Buffer.compare: ids differ
+ * within their first bytes, and each of Buffer.compare's calls into the runtime (a dozen or more
+ * per lookup, per pack, for each object a transaction writes) costs far more than those bytes.
+ */
 function compareAt(index: LoadedIndex, i: number, id: Buffer): number {
+  const data = index.data;
   const at = index.idsAt + i * index.stride;
-  return index.data.compare(id, 0, id.length, at, at + id.length);
+  for (let k = 0; k < id.length; k++) {
+    const d = data[at + k]! - id[k]!;
+    if (d !== 0) return d;
+  }
+  return 0;
 }
 
 /** First position whose id is >= `id` (a full or zero-padded 20-byte id) within the fan-out bucket. */
@@ -98,15 +107,28 @@ function idBytes(oid: string): Buffer {
   return oid.length === 40 && wanted.write(oid, 'hex') === 20 ? wanted : Buffer.from(oid, 'hex');
 }
 
+/** Where `oid` is in `indexes`, the first that has it; null: in none. Synchronous (see idBytes). */
+function locateIn(indexes: readonly LoadedIndex[], oid: string): PackLocation | null {
+  const id = idBytes(oid);
+  for (const index of indexes) {
+    const i = lowerBound(index, id);
+    if (i < index.count && compareAt(index, i, id) === 0) return { pack: index.pack, offset: packOffset(index, i) };
+  }
+  return null;
+}
+
 export class PackIndexSet {
   private loaded: Promise<LoadedIndex[]> | null = null;
+  /** what `loaded` gave, once it has (null: not yet, or refreshed since), for locateLoaded */
+  private ready: LoadedIndex[] | null = null;
   /** packs never change under a given name, so a re-scan only reads indexes it has not seen */
   private readonly byFile = new Map<string, LoadedIndex>();
 
   constructor(private readonly objectsDir: string) {}
 
   private load(): Promise<LoadedIndex[]> {
-    this.loaded ??= (async () => {
+    if (this.loaded !== null) return this.loaded;
+    const loading = (async () => {
       const packDir = path.join(this.objectsDir, 'pack');
       let names: string[];
       try {
@@ -133,12 +155,20 @@ export class PackIndexSet {
       }
       return result;
     })();
-    return this.loaded;
+    this.loaded = loading;
+    loading.then(
+      (indexes) => {
+        if (this.loaded === loading) this.ready = indexes;
+      },
+      () => undefined,
+    );
+    return loading;
   }
 
   /** Re-scan the pack directory on the next query (after a concurrent repack, say). */
   refresh(): void {
     this.loaded = null;
+    this.ready = null;
   }
 
   /**
@@ -152,13 +182,16 @@ export class PackIndexSet {
   }
 
   async locate(oid: string): Promise<PackLocation | null> {
-    const indexes = await this.load();
-    const id = idBytes(oid);
-    for (const index of indexes) {
-      const i = lowerBound(index, id);
-      if (i < index.count && compareAt(index, i, id) === 0) return { pack: index.pack, offset: packOffset(index, i) };
-    }
-    return null;
+    return locateIn(this.ready ?? (await this.load()), oid);
+  }
+
+  /**
+   * locate without a promise, when the packs have been looked at since the last refresh; undefined
+   * when they have not (locate then looks). A batch writing a thousand objects looks each one up,
+   * and a transaction's every promise costs a hook call.
+   */
+  locateLoaded(oid: string): PackLocation | null | undefined {
+    return this.ready === null ? undefined : locateIn(this.ready, oid);
   }
 
   async has(oid: string): Promise<boolean> {

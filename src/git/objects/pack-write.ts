@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { inParallel } from '../../in-parallel.js';
+import { compareBytes } from '../byte-order.js';
 import { ASYNC_DEFLATE_MIN, deflateObject, deflateObjectSync } from './deflate.js';
 import type { ObjectType } from './hash.js';
 
@@ -116,7 +117,7 @@ export async function buildPack(objects: readonly PackInput[], level = -1): Prom
 
 /** The version-2 index of a pack whose objects are `entries` and whose checksum is `packChecksum`. */
 export function buildIndex(entries: readonly IndexEntry[], packChecksum: Buffer): Buffer {
-  const sorted = [...entries].sort((a, b) => a.id.compare(b.id));
+  const sorted = [...entries].sort((a, b) => compareBytes(a.id, b.id));
   const n = sorted.length;
   const large = sorted.filter((e) => e.offset >= 0x80000000);
   const size = 8 + 1024 + n * (20 + 4 + 4) + large.length * 8 + 40;

@@ -40,6 +40,7 @@ import { PatchtxError } from '../../errors.js';
 import { fsError } from '../fs/io-error.js';
 import { crashPoint } from '../../test-points.js';
 import { frameObject, hashObject, type ObjectType } from './hash.js';
+import { isObjectId } from './object-id.js';
 import { parseCommit, serializeCommit, type CommitObject } from './model/commit.js';
 import {
   EMPTY_PARSED_TREE,
@@ -54,7 +55,7 @@ import {
 import { indexTree, type ParsedTreeIndex } from './model/tree-index.js';
 import { ByteCache } from './byte-cache.js';
 import { DeltaBaseCache, PackFile } from './pack-file.js';
-import { PackIndexSet } from './pack-index.js';
+import { PackIndexSet, type PackLocation } from './pack-index.js';
 import { buildPack } from './pack-write.js';
 import { recordOwnPack } from './own-packs.js';
 import { parseInt32, type GitConfig } from '../repo/config.js';
@@ -126,7 +127,6 @@ export function looseCompression(config: GitConfig): number {
   return loose ?? any ?? 1;
 }
 
-const OID = /^[0-9a-f]{40}$/;
 /** how often a write is tried when its directory or temporary file vanished under it (see writeLoose) */
 const WRITE_ATTEMPTS = 5;
 const OBJECT_TYPES: ReadonlySet<string> = new Set(['blob', 'tree', 'commit', 'tag']);
@@ -178,6 +178,9 @@ function dirStamp(dir: string): string {
 
 /** How many times a read looks at the packs again after one it was about to open vanished. */
 const PACK_RETRIES = 5;
+
+/** Whether the pack of `location` has a .keep file (see ObjectStore.inKeptPack). */
+const isKeptPack = (location: PackLocation): boolean => fs.existsSync(location.pack.replace(/\.pack$/, '.keep'));
 
 function isMissingFile(e: unknown): boolean {
   const code = (e as NodeJS.ErrnoException).code;
@@ -283,7 +286,7 @@ export class ObjectStore {
   }
 
   async readRaw(oid: string): Promise<RawObject> {
-    if (!OID.test(oid)) throw new PatchtxError('internal', `not an object id: ${JSON.stringify(oid)}`, { oid });
+    if (!isObjectId(oid)) throw new PatchtxError('internal', `not an object id: ${JSON.stringify(oid)}`, { oid });
     if (oid === EMPTY_TREE_OID) return { type: 'tree', content: new Uint8Array(0) }; // git knows it without storing it
     const staged = this.staged?.get(oid);
     if (staged) return { type: staged.type, content: Buffer.from(staged.content) };
@@ -455,7 +458,7 @@ export class ObjectStore {
   /** True when the object is stored loose or in a pack (the content is not checked). */
   async hasObject(oid: string): Promise<boolean> {
     if (this.known.has(oid)) return true;
-    if (!OID.test(oid)) return false;
+    if (!isObjectId(oid)) return false;
     const found =
       (await this.packs.has(oid)) ||
       (await stat(this.loosePath(oid)).then(
@@ -474,7 +477,7 @@ export class ObjectStore {
     try {
       for (const name of await readdir(path.join(this.objectsDir, prefix.slice(0, 2)))) {
         const oid = prefix.slice(0, 2) + name;
-        if (OID.test(oid) && oid.startsWith(prefix)) found.add(oid);
+        if (isObjectId(oid) && oid.startsWith(prefix)) found.add(oid);
       }
     } catch {
       // no loose objects under this prefix
@@ -483,14 +486,25 @@ export class ObjectStore {
     return [...found].slice(0, limit);
   }
 
-  async writeObject(type: ObjectType, content: Uint8Array): Promise<string> {
+  writeObject(type: ObjectType, content: Uint8Array): Promise<string> {
     const oid = hashObject(type, content);
     if (this.staged) {
-      if (!this.staged.has(oid) && !(await this.inKeptPack(oid))) {
-        this.staged.set(oid, { type, content });
-      }
-      return oid;
+      if (this.staged.has(oid)) return Promise.resolve(oid);
+      // with the packs looked at already (nearly every object of a batch), no promise but the result
+      const location = this.packs.locateLoaded(oid);
+      if (location === undefined) return this.stageUnlessKept(oid, type, content);
+      if (location === null || !isKeptPack(location)) this.staged.set(oid, { type, content });
+      return Promise.resolve(oid);
     }
+    return this.writeUnlessStored(oid, type, content);
+  }
+
+  private async stageUnlessKept(oid: string, type: ObjectType, content: Uint8Array): Promise<string> {
+    if (!(await this.inKeptPack(oid))) this.staged?.set(oid, { type, content });
+    return oid;
+  }
+
+  private async writeUnlessStored(oid: string, type: ObjectType, content: Uint8Array): Promise<string> {
     if (!(await this.hasObject(oid))) await this.writeLoose(oid, type, content);
     return oid;
   }
@@ -505,7 +519,7 @@ export class ObjectStore {
    */
   private async inKeptPack(oid: string): Promise<boolean> {
     const location = await this.packs.locate(oid);
-    return location !== null && fs.existsSync(location.pack.replace(/\.pack$/, '.keep'));
+    return location !== null && isKeptPack(location);
   }
 
   /** From now on, written objects are held in memory (and readable) until flushBatch(). */
@@ -555,7 +569,7 @@ export class ObjectStore {
     const packsNow = { read: false };
     let restored = 0;
     for (const oid of names) {
-      if (!OID.test(oid)) continue;
+      if (!isObjectId(oid)) continue;
       if (await this.stillStored(oid, packsNow)) continue;
       const target = this.loosePath(oid);
       await mkdir(path.dirname(target), { recursive: true });

@@ -7,7 +7,8 @@
 // produce from an index holding the same files.
 import { PatchtxError } from '../../errors.js';
 import { type TreeEntry, type TreeMode } from './model/tree.js';
-import type { ObjectStore } from './store.js';
+import type { ObjectStore, ParsedTreeIndex } from './store.js';
+import { isObjectId } from './object-id.js';
 
 export type PathInfo =
   | { type: 'blob'; oid: string; mode: '100644' | '100755' }
@@ -54,62 +55,74 @@ function describeEntry(e: TreeEntry): PathInfo {
   }
 }
 
-/**
- * One step of a path's walk down the trees: what `entry` (part i of `parts`, undefined when the
- * tree holds none) makes of the path, or the id of the tree to look the next part up in.
- */
-function stepTo(parts: readonly string[], i: number, entry: Readonly<TreeEntry> | undefined): PathInfo | string {
-  if (!entry) return { type: 'missing' };
-  if (i === parts.length - 1) return describeEntry(entry);
-  if (entry.mode === '40000') return entry.oid;
-  return { type: 'missing', blockedBy: { path: parts.slice(0, i + 1).join('/'), type: nonTreeKind(entry.mode) } };
+/** What a directory of looked-up paths is: a tree (its entries by name), or what its paths are
+ * for want of one (missing; blocked by a file, symlink or gitlink). */
+type DirLookup = { entries: ParsedTreeIndex } | { none: PathInfo & { type: 'missing' } };
+
+const MISSING_DIR: DirLookup = { none: { type: 'missing' } };
+
+/** What directory `dir` is given its parent's lookup, or the id of its tree, still to be indexed. */
+function childDir(parent: DirLookup, dir: string): DirLookup | string {
+  if ('none' in parent) return parent;
+  const entry = parent.entries.get(dir.slice(dir.lastIndexOf('/') + 1));
+  if (!entry) return MISSING_DIR;
+  if (entry.mode !== '40000') return { none: { type: 'missing', blockedBy: { path: dir, type: nonTreeKind(entry.mode) } } };
+  return entry.oid;
 }
 
-/** What path `parts` is below `tree`, through the trees the store keeps indexed; null when one on
- * the way is not (see keptTreeIndex). */
-function lookupKept(store: ObjectStore, tree: string, parts: readonly string[]): PathInfo | null {
-  for (let i = 0; ; i++) {
-    const index = store.keptTreeIndex(tree);
-    if (!index) return null;
-    const next = stepTo(parts, i, index.get(parts[i]!));
-    if (typeof next !== 'string') return next;
-    tree = next;
-  }
-}
-
-/** What path `parts` is below `tree`, reading the trees on the way as needed. */
-async function lookupRead(store: ObjectStore, tree: string, parts: readonly string[]): Promise<PathInfo> {
-  for (let i = 0; ; i++) {
-    const index = store.keptTreeIndex(tree) ?? (await store.treeIndex(tree));
-    const next = stepTo(parts, i, index.get(parts[i]!));
-    if (typeof next !== 'string') return next;
-    tree = next;
-  }
-}
+const parentOf = (dir: string): string => (dir.lastIndexOf('/') < 0 ? '' : dir.slice(0, dir.lastIndexOf('/')));
 
 /**
  * What each path is in the tree `rootTree` (null: an unborn branch, where everything is missing).
- * Paths whose trees are all kept indexed (a store kept between commands, a tree looked at earlier
- * in the run) are looked up at once; the others are read, all together.
+ * Each directory the paths are in is looked up once, after its parent (a patch touches many files
+ * of few directories, and a walk of every path from the root asked the store for the same trees
+ * again for each); through the trees the store keeps indexed without a promise (a store kept
+ * between commands, a tree looked at earlier in the run: nearly every lookup of a warm
+ * transaction), the others read.
  */
 export async function lookupPaths(store: ObjectStore, rootTree: string | null, paths: readonly string[]): Promise<Map<string, PathInfo>> {
-  const infos: (PathInfo | null)[] = [];
-  let unread = false;
-  for (const p of paths) {
-    const parts = splitPath(p);
-    const info = rootTree === null ? { type: 'missing' as const } : lookupKept(store, rootTree, parts);
-    infos.push(info);
-    if (info === null) unread = true;
-  }
-  if (unread) {
-    await Promise.all(
-      paths.map(async (p, n) => {
-        if (infos[n] === null) infos[n] = await lookupRead(store, rootTree!, splitPath(p));
-      }),
-    );
-  }
+  const dirs = new Map<string, DirLookup>();
+  const kept = (oid: string): DirLookup | undefined => {
+    const entries = store.keptTreeIndex(oid);
+    return entries && { entries };
+  };
+  // through kept trees only; undefined where one on the way is not kept
+  const keptDir = (dir: string): DirLookup | undefined => {
+    let found = dirs.get(dir);
+    if (found) return found;
+    if (dir === '') found = rootTree === null ? MISSING_DIR : kept(rootTree);
+    else {
+      const parent = keptDir(parentOf(dir));
+      const child = parent && childDir(parent, dir);
+      found = typeof child === 'string' ? kept(child) : child;
+    }
+    if (found) dirs.set(dir, found);
+    return found;
+  };
+  const readDir = async (dir: string): Promise<DirLookup> => {
+    const known = keptDir(dir);
+    if (known) return known;
+    const child = dir === '' ? rootTree! : childDir(await readDir(parentOf(dir)), dir);
+    const found = typeof child === 'string' ? { entries: await store.treeIndex(child) } : child;
+    dirs.set(dir, found);
+    return found;
+  };
+  const names = paths.map((p) => {
+    splitPath(p); // refuses what is no repository path
+    const slash = p.lastIndexOf('/');
+    return { p, dir: slash < 0 ? '' : p.slice(0, slash), name: p.slice(slash + 1) };
+  });
+  for (const { dir } of names) if (keptDir(dir) === undefined) await readDir(dir);
   const result = new Map<string, PathInfo>();
-  paths.forEach((p, n) => result.set(p, infos[n]!));
+  for (const { p, dir, name } of names) {
+    const d = dirs.get(dir)!;
+    if ('none' in d) {
+      result.set(p, d.none.blockedBy ? { type: 'missing', blockedBy: { ...d.none.blockedBy } } : { type: 'missing' });
+      continue;
+    }
+    const entry = d.entries.get(name);
+    result.set(p, entry ? describeEntry(entry) : { type: 'missing' });
+  }
   return result;
 }
 
@@ -122,7 +135,7 @@ interface EditNode {
 function buildTrie(edits: ReadonlyMap<string, TreeEdit>): EditNode {
   const root: EditNode = { children: new Map() };
   for (const [p, edit] of edits) {
-    if (edit !== null && (!MODES.has(edit.mode) || !/^[0-9a-f]{40}$/.test(edit.oid))) {
+    if (edit !== null && (!MODES.has(edit.mode) || !isObjectId(edit.oid))) {
       throw new PatchtxError('internal', `bad tree edit for ${p}: mode ${edit.mode}, oid ${edit.oid}`, { path: p });
     }
     let node = root;

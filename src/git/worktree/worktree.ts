@@ -12,6 +12,7 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readSync,
   statfsSync,
   writeSync,
   open as openWithCallback,
@@ -21,7 +22,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { promisify } from 'node:util';
-import { chmod, lstat, open, readlink, rename, rmdir, statData, symlink, unlink, unlinkIfThereSync } from '../fs/fsx.js';
+import { chmod, lstat, readlink, rename, rmdir, statData, symlink, unlink, unlinkIfThereSync } from '../fs/fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { fsError } from '../fs/io-error.js';
@@ -147,7 +148,7 @@ export async function worktreeContentOid(workdir: string, repoPath: string, st: 
   const file = joinUnder(workdir, componentsOf(repoPath));
   try {
     if (st.isSymbolicLink()) return hashBlob(await readlink(file, { encoding: 'buffer' }));
-    if (st.isFile()) return hashBlob(await readRegularFile(file));
+    if (st.isFile()) return hashBlob(readRegularFile(file));
   } catch {
     /* gone or replaced meanwhile: cannot tell */
   }
@@ -155,7 +156,7 @@ export async function worktreeContentOid(workdir: string, repoPath: string, st: 
 }
 
 /** The bytes of the regular file at `repoPath` (never through a symlink). */
-export function readWorktreeFile(workdir: string, repoPath: string): Promise<Buffer> {
+export async function readWorktreeFile(workdir: string, repoPath: string): Promise<Buffer> {
   return readRegularFile(joinUnder(workdir, componentsOf(repoPath)));
 }
 
@@ -164,15 +165,25 @@ const NOT_REGULAR = 'ENOTREG';
 
 /** Reads a regular file without following a symlink that may have appeared since the lstat. A
  * FIFO or device that has appeared there is refused (code ENOTREG) instead of read: O_NONBLOCK
- * keeps the open of a FIFO from waiting for a writer (it changes nothing for a regular file). */
-async function readRegularFile(file: string): Promise<Buffer> {
-  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+ * keeps the open of a FIFO from waiting for a writer (it changes nothing for a regular file).
+ * Synchronous calls, as for lstat (see lstatOrNull): the dirty check and the load read a file per
+ * touched path, and the open, stat, read and close as promises cost five hook calls each time. */
+function readRegularFile(file: string): Buffer {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    const stat = await handle.stat();
+    const stat = fstatSync(fd);
     if (!stat.isFile()) throw Object.assign(new Error(`${file} is not a regular file`), { code: NOT_REGULAR });
-    return await handle.readKnownSize(stat.size);
+    const size = stat.size;
+    const buf = Buffer.allocUnsafe(size);
+    let length = 0;
+    while (length < size) {
+      const n = readSync(fd, buf, length, size - length, null);
+      if (n === 0) break;
+      length += n;
+    }
+    return length === size ? buf : buf.subarray(0, length);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -480,7 +491,7 @@ export async function isWorktreeFileModified(
 
   let content: Buffer;
   try {
-    content = readsAsSymlink ? await readlink(file, { encoding: 'buffer' }) : await readRegularFile(file);
+    content = readsAsSymlink ? await readlink(file, { encoding: 'buffer' }) : readRegularFile(file);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR' || code === NOT_REGULAR) return true; // changed under us
@@ -525,20 +536,35 @@ const causeOf = (e: NodeJS.ErrnoException): string => (e.message ?? String(e)).s
  * read-only file system (EPERM, EROFS: its own mode bits do not matter, as the file is unlinked,
  * not written, which is why EACCES on it is no refusal). Returns the refusal as an io_error, or
  * null. `seen`: what earlier calls found, so each directory is looked at once; a path to be written
- * that is a directory is added to its `directories`.
+ * that is a directory is added to its `directories`. `known`: what inspectWorktreePath found at the
+ * path a moment ago, if the caller has that and the path was there (a file, symlink, directory or
+ * special file, every leading directory a real one): it stands in for the lstat of the path and
+ * of its leading directories (the access checks are made all the same).
  * An append-only attribute, which stops an unlink but not a write, cannot be seen this way.
  */
-export function worktreeWriteRefusal(workdir: string, repoPath: string, removing: boolean, seen: WriteCheckCache): PatchtxError | null {
+export function worktreeWriteRefusal(
+  workdir: string,
+  repoPath: string,
+  removing: boolean,
+  seen: WriteCheckCache,
+  known?: WorktreePathState,
+): PatchtxError | null {
   const parts = componentsOf(repoPath);
-  let depth = 0;
-  for (; depth < parts.length - 1; depth++) {
-    const dir = joinUnder(workdir, parts, depth + 1);
-    if (seen.dirs.has(dir)) continue;
-    if (!lstatOrNull(dir)?.isDirectory()) break;
-    seen.dirs.add(dir);
-  }
   const file = joinUnder(workdir, parts);
-  const existing = depth === parts.length - 1 ? lstatOrNull(file) : null;
+  let depth = 0;
+  let existing: BigIntStats | null = null;
+  if (known !== undefined && known.kind !== 'missing' && known.kind !== 'blocked') {
+    depth = parts.length - 1;
+    existing = known.stat;
+  } else {
+    for (; depth < parts.length - 1; depth++) {
+      const dir = joinUnder(workdir, parts, depth + 1);
+      if (seen.dirs.has(dir)) continue;
+      if (!lstatOrNull(dir)?.isDirectory()) break;
+      seen.dirs.add(dir);
+    }
+    if (depth === parts.length - 1) existing = lstatOrNull(file);
+  }
   if (removing && !existing) return null;
   if (!removing && existing?.isDirectory()) seen.directories.add(repoPath);
   const verb = removing ? 'remove' : existing ? 'replace' : 'create';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openRepository } from '../../../src/git/repo/discover.js';
@@ -117,6 +117,58 @@ describe('ObjectStore details', () => {
     await expect(store.readBlob(missing)).rejects.toMatchObject({ kind: 'missing_object', data: { oid: missing } });
     const head = git(dir, 'rev-parse', 'HEAD').trim();
     await expect(store.readBlob(head)).rejects.toMatchObject({ kind: 'corrupt_repository', data: { oid: head, type: 'commit' } });
+  });
+
+  it('finds every object of a pack by its id, and no id that differs from one in its last byte', async () => {
+    const dir = makeRepo('basic');
+    for (let i = 0; i < 300; i++) gitInput(dir, `object ${i}\n`, 'hash-object', '-w', '--stdin');
+    git(dir, 'repack', '-adq');
+    git(dir, 'prune-packed');
+    const all = git(dir, 'cat-file', '--batch-all-objects', '--batch-check=%(objectname)').trim().split('\n');
+    expect(all.length).toBeGreaterThan(300);
+    const store = new ObjectStore(await openRepository({ cwd: dir, env: {} }));
+    const stored = new Set(all);
+    for (const oid of all) {
+      expect(await store.hasObject(oid)).toBe(true);
+      for (const last of ['00', 'ff', (parseInt(oid.slice(38), 16) ^ 1).toString(16).padStart(2, '0')]) {
+        const near = oid.slice(0, 38) + last;
+        if (!stored.has(near)) expect(await new ObjectStore(store.repo).hasObject(near)).toBe(false);
+      }
+    }
+  });
+
+  it('a batch leaves out objects of kept packs only, whether or not the packs were looked at before', async () => {
+    for (const lookedAtFirst of [false, true]) {
+      const dir = makeRepo('basic');
+      const packDir = path.join(dir, '.git/objects/pack');
+      // each in a pack of its own (unreachable: repack would leave them loose)
+      const packed = (text: string): string => {
+        const oid = gitInput(dir, text, 'hash-object', '-w', '--stdin').trim();
+        gitInput(dir, `${oid}\n`, 'pack-objects', '-q', path.join(packDir, 'pack'));
+        return oid;
+      };
+      const inKept = packed(`in a kept pack ${lookedAtFirst}\n`);
+      for (const n of readdirSync(packDir).filter((n) => n.endsWith('.pack'))) writeFileSync(path.join(packDir, n.replace(/\.pack$/, '.keep')), '');
+      const inUnkept = packed(`in a pack without .keep ${lookedAtFirst}\n`);
+      git(dir, 'prune-packed');
+      const store = new ObjectStore(await openRepository({ cwd: dir, env: {} }));
+      if (lookedAtFirst) expect(await store.hasObject(inKept)).toBe(true);
+      store.beginBatch();
+      const written = [
+        await store.writeBlob(Buffer.from(`in a kept pack ${lookedAtFirst}\n`)),
+        await store.writeBlob(Buffer.from(`in a pack without .keep ${lookedAtFirst}\n`)),
+        await store.writeBlob(Buffer.from(`new ${lookedAtFirst}\n`)),
+      ];
+      expect(written.slice(0, 2)).toEqual([inKept, inUnkept]);
+      const before = new Set(readdirSync(packDir));
+      await store.flushBatch('batch test');
+      const idx = readdirSync(packDir).find((n) => n.endsWith('.idx') && !before.has(n))!;
+      const ids = gitInput(dir, readFileSync(path.join(packDir, idx)), 'show-index')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')[1]);
+      expect(ids.sort(), `packs looked at first: ${lookedAtFirst}`).toEqual([inUnkept, written[2]].sort());
+    }
   });
 
   it('reads packed objects stored as deltas', async () => {

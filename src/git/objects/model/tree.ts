@@ -4,6 +4,7 @@
 // name ended in '/'. So `a.txt` < `a/` < `a0`: a tree named `a` sorts after `a.txt`. Getting this wrong
 // produces trees that git reads but `git fsck` flags, and oids that differ from git's.
 import { PatchtxError } from '../../../errors.js';
+import { isObjectId } from '../object-id.js';
 
 export type TreeMode = '100644' | '100755' | '120000' | '40000' | '160000';
 
@@ -178,8 +179,6 @@ export function sortTreeEntries<T extends TreeEntry>(entries: readonly T[]): T[]
   return keyed.map((k) => k.e);
 }
 
-const OID_HEX = /^[0-9a-f]{40}$/;
-
 /** Serialises entries in git's order; duplicate or unusable names are a caller bug. */
 export function serializeTree(entries: readonly TreeEntry[]): Uint8Array {
   return serializeSortedTree(sortTreeEntries(entries));
@@ -236,7 +235,7 @@ function checkEntry(e: TreeEntry): void {
   if (!storableName(e.name)) {
     throw new PatchtxError('internal', `invalid tree entry name ${JSON.stringify(e.name)}`, { path: e.name });
   }
-  if (!OID_HEX.test(e.oid)) {
+  if (!isObjectId(e.oid)) {
     throw new PatchtxError('internal', `invalid object id ${e.oid} for tree entry ${e.name}`, { path: e.name });
   }
 }
