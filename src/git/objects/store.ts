@@ -116,12 +116,14 @@ export function promisorRemote(config: GitConfig): string | null {
  * integer as git reads one, or no level from -1 to 9) is refused with git's message (usage).
  */
 export function looseCompression(config: GitConfig): number {
-  // both are read (git reads every core setting it knows, and dies on either), the first one set counts
+  // every value of both is read (git reads each setting it knows as it meets it in the files, and
+  // dies on any bad one), and the last value of the first key that is set counts
   const [loose, any] = ['core.looseCompression', 'core.compression'].map((key) => {
-    const value = config.getRaw(key);
-    if (value === undefined) return undefined;
-    const level = parseInt32(value, key);
-    if (level < -1 || level > 9) throw new PatchtxError('usage', `bad zlib compression level ${level}`, { key, value: value ?? '' });
+    let level: number | undefined;
+    for (const value of config.getAllRaw(key)) {
+      level = parseInt32(value, key);
+      if (level < -1 || level > 9) throw new PatchtxError('usage', `bad zlib compression level ${level}`, { key, value: value ?? '' });
+    }
     return level;
   });
   return loose ?? any ?? 1;

@@ -187,7 +187,7 @@ const UNIT_FACTORS = new Map([
 /**
  * An integer config value read as git reads one (git_config_int): leading blanks, a sign, a `0x`
  * (hexadecimal) or `0` (octal) prefix as C's strtoimax takes them, then an optional unit k, m or g
- * (1024 and its powers); the result must fit a C int. Anything else is refused with git's own
+ * (1024 and its powers); the result's magnitude must fit a C int, as git checks it. Anything else is refused with git's own
  * message (kind usage, as for a bad boolean). `value` null is a key written without `=`.
  */
 export function parseInt32(value: string | null, key: string): number {
@@ -204,7 +204,7 @@ export function parseInt32(value: string | null, key: string): number {
       ? Number.parseInt(digits, 8)
       : Number(digits);
   const result = (sign === '-' ? -n : n) * unit;
-  if (!Number.isSafeInteger(result) || result > 2 ** 31 - 1 || result < -(2 ** 31)) throw bad('out of range');
+  if (!Number.isSafeInteger(result) || Math.abs(result) > 2 ** 31 - 1) throw bad('out of range');
   return result;
 }
 
@@ -241,6 +241,11 @@ export class GitConfig {
   get(key: string): string | undefined {
     const v = this.getRaw(key);
     return v === null ? 'true' : v;
+  }
+
+  /** Every value of `key` in order, null for one written without `=`. */
+  getAllRaw(key: string): (string | null)[] {
+    return this.values(key);
   }
 
   getAll(key: string): string[] {

@@ -65,13 +65,41 @@ describe('looseCompression', () => {
       expect(e.kind, text).toBe('usage');
       expect(e.message, text).toBe(message);
     }
+    // every value counts, not only the last one of a key (git dies on the first bad one it reads)
+    expect(refusal('[core]\n\tcompression = foo\n\tcompression = 1\n').message).toBe("bad numeric config value 'foo' for 'core.compression': invalid unit");
+    // git's range check is on the magnitude
+    expect(refusal('[core]\n\tcompression = -2147483648\n').message).toBe("bad numeric config value '-2147483648' for 'core.compression': out of range");
     // git reads both settings and refuses a bad one even where the other would decide
     expect(refusal('[core]\n\tlooseCompression = 3\n\tcompression = 12\n').message).toBe('bad zlib compression level 12');
   });
 
   it('refuses each value git refuses, and takes each value git takes (checked against git)', () => {
     const dir = makeRepo('basic');
-    for (const value of ['10', 'abc', '-2', '', '1k', '9g', '5 ', '0x5', '010', ' 5', '0k', '9', '+3', '-1', '-', ' ', 'k', '08', '0x', '99999999999']) {
+    for (const value of [
+      '10',
+      'abc',
+      '-2',
+      '',
+      '1k',
+      '9g',
+      '5 ',
+      '0x5',
+      '010',
+      ' 5',
+      '0k',
+      '9',
+      '+3',
+      '-1',
+      '-',
+      ' ',
+      'k',
+      '08',
+      '0x',
+      '99999999999',
+      '-2147483648',
+      '-2g',
+      '2147483647',
+    ]) {
       const byGit = gitTry(dir, '-c', `core.looseCompression=${value}`, 'rev-parse', 'HEAD');
       let ours: string | null = null;
       try {
