@@ -145,7 +145,11 @@ function endpointOf(session: Session, remote: string, use: 'push' | 'fetch'): Re
       },
     );
   }
-  return { url: chosen, headers: extraHeaders(session.config, chosen), tls: tlsSettings(session.config, session.env, chosen) };
+  return {
+    url: chosen,
+    headers: extraHeaders(session.config, chosen),
+    tls: tlsSettings(session.config, session.env, chosen, session.repo.workdir ?? session.repo.gitdir),
+  };
 }
 
 /**

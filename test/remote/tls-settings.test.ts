@@ -4,7 +4,7 @@
 // (http.sslCert, http.sslKey, GIT_SSL_CERT, GIT_SSL_KEY) for a server that asks for one, against a
 // real git server over HTTPS whose certificate is self-signed; each case is checked against git.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patchtxJson } from '../helpers/cli.js';
@@ -22,6 +22,8 @@ let clientKey: string;
 let clientBoth: string;
 /** the client's key protected by a passphrase */
 let lockedKey: string;
+/** the client's key in DER form */
+let derKey: string;
 /** a directory holding the server's certificate under its subject hash, as c_rehash names it */
 let caDir: string;
 
@@ -71,6 +73,8 @@ beforeAll(async () => {
   writeFileSync(clientBoth, Buffer.concat([readFileSync(clientCert), readFileSync(clientKey)]));
   lockedKey = path.join(dir, 'client-locked.pem');
   execFileSync('openssl', ['pkey', '-in', clientKey, '-aes256', '-passout', 'pass:secret', '-out', lockedKey], { stdio: 'ignore' });
+  derKey = path.join(dir, 'client-key.der');
+  execFileSync('openssl', ['pkey', '-in', clientKey, '-outform', 'DER', '-out', derKey], { stdio: 'ignore' });
   caDir = path.join(dir, 'ca');
   mkdirSync(caDir);
   const hash = execFileSync('openssl', ['x509', '-hash', '-noout', '-in', cert], { encoding: 'utf8' }).trim();
@@ -122,6 +126,50 @@ describe('http.sslCAPath', () => {
     const r = await patchtxJson('apply', '--repo', clone, addLine('capath'), '--push');
     expect(r.code, r.out + r.err).toBe(0);
     expect(rev(bare, 'main')).toBe(r.lines[0].commit);
+  });
+});
+
+describe('where a setting names a file', () => {
+  it('a relative path is taken from the top of the working tree, as git takes it from any directory of it', async () => {
+    const { bare, clone } = await seededRemote(host, { cloneConfig: [`http.sslCAInfo=${cert}`] });
+    copyFileSync(cert, path.join(clone, 'server-cert.pem'));
+    git(clone, 'config', 'http.sslCAInfo', 'server-cert.pem');
+    mkdirSync(path.join(clone, 'sub'));
+    expect((await gitAsync(path.join(clone, 'sub'), 'fetch', '-q', 'origin')).status).toBe(0);
+    const r = await patchtxJson('apply', '--repo', path.join(clone, 'sub'), addLine('relative'), '--push');
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(rev(bare, 'main')).toBe(r.lines[0].commit);
+  });
+
+  it('a link in the http.sslCAPath directory that leads nowhere is passed over, as OpenSSL passes it over', async () => {
+    const dir = path.join(path.dirname(caDir), 'ca-dangling');
+    mkdirSync(dir);
+    for (const name of ['0badc0de.0']) symlinkSync(path.join(dir, 'gone.pem'), path.join(dir, name));
+    const hash = execFileSync('openssl', ['x509', '-hash', '-noout', '-in', cert], { encoding: 'utf8' }).trim();
+    copyFileSync(cert, path.join(dir, `${hash}.0`));
+    const { bare, clone } = await seededRemote(host, { cloneConfig: [`http.sslCAPath=${dir}`] });
+    git(clone, 'config', 'http.sslCAPath', dir);
+    expect((await gitAsync(clone, 'fetch', '-q', 'origin')).status).toBe(0);
+    const r = await patchtxJson('apply', '--repo', clone, addLine('dangling'), '--push');
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(rev(bare, 'main')).toBe(r.lines[0].commit);
+  });
+
+  it('a variable set but empty is refused by name (usage), as git fails on it, and nothing is pushed', async () => {
+    const { bare, clone } = await seededRemote(host, { cloneConfig: [`http.sslCAInfo=${cert}`] });
+    git(clone, 'config', 'http.sslCAInfo', cert);
+    const head = rev(bare, 'main');
+    process.env.GIT_SSL_CAINFO = gitEnv.GIT_SSL_CAINFO = '';
+    try {
+      expect((await gitAsync(clone, 'fetch', '-q', 'origin')).status).not.toBe(0);
+      const r = await patchtxJson('apply', '--repo', clone, addLine('empty'), '--push');
+      expect(r.code, r.out + r.err).toBe(2);
+      expect(r.json.error).toMatchObject({ kind: 'usage', key: 'GIT_SSL_CAINFO' });
+    } finally {
+      delete process.env.GIT_SSL_CAINFO;
+      delete gitEnv.GIT_SSL_CAINFO;
+    }
+    expect(rev(bare, 'main')).toBe(head);
   });
 });
 
@@ -182,6 +230,25 @@ describe('a server that asks for a client certificate', () => {
     expect(r.json.error.kind).toBe('usage');
     expect(r.json.error.message).toContain(lockedKey);
     expect(r.json.error.message).toMatch(/passphrase/);
+    expect(rev(bare, 'main')).toBe(head);
+  });
+
+  it.each([
+    ['a key in DER form', () => ['http.sslKey', derKey], 'http.sslkey', /key is not a private key in PEM form/],
+    ['a certificate file holding no key, and no http.sslKey', () => [null, null], 'http.sslcert', /key is not a private key in PEM form/],
+    ['a key file given as the certificate', () => ['http.sslCert', clientKey], 'http.sslcert', /certificate is not a certificate in PEM form/],
+  ])('%s is refused by name before anything is sent (usage)', async (_name, setting, key, message) => {
+    const { bare, clone } = await cloneWith(`http.sslCert=${clientCert}`, `http.sslKey=${clientKey}`);
+    git(clone, 'config', 'http.sslCAInfo', cert);
+    git(clone, 'config', 'http.sslCert', clientCert);
+    // (the clone has no http.sslKey of its own: its settings were given to the clone command)
+    const [name, value] = setting();
+    if (name !== null && value !== null) git(clone, 'config', name, value);
+    const head = rev(bare, 'main');
+    const r = await patchtxJson('apply', '--repo', clone, addLine('bad key'), '--push');
+    expect(r.code, r.out + r.err).toBe(2);
+    expect(r.json.error.key).toBe(key);
+    expect(r.json.error.message).toMatch(message);
     expect(rev(bare, 'main')).toBe(head);
   });
 

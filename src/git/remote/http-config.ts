@@ -9,6 +9,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
 import { PatchtxError } from '../../errors.js';
 import type { GitConfig } from '../repo/config.js';
@@ -85,48 +86,110 @@ export interface TlsSettings {
   key?: Buffer;
 }
 
-/** `~/` at the start of a path setting is the home directory, as git reads its pathname settings. */
-const expandHome = (file: string, env: NodeJS.ProcessEnv): string => (file.startsWith('~/') ? path.join(env.HOME ?? os.homedir(), file.slice(2)) : file);
+/** `~` and `~/...` at the start of a path setting are the home directory, as git reads its pathname
+ * settings (git's `~user/` form is taken as written). */
+const expandHome = (file: string, env: NodeJS.ProcessEnv): string =>
+  file === '~' ? (env.HOME ?? os.homedir()) : file.startsWith('~/') ? path.join(env.HOME ?? os.homedir(), file.slice(2)) : file;
+
+/** A file one of the settings names: where it came from (for messages), and its path. */
+interface SettingFile {
+  /** the setting, lower case as git names it (http.sslcainfo), or the environment variable */
+  key: string;
+  file: string;
+}
 
 /** The bytes of a file a TLS setting names; a file that cannot be read is the setting's usage error. */
-function readSetting(file: string, key: string, what: string, url: string): Buffer {
+function readSetting(s: SettingFile, what: string, url: string): Buffer {
   try {
-    return readFileSync(file);
+    return readFileSync(s.file);
   } catch (e) {
-    throw new PatchtxError('usage', `cannot read ${what} ${file} (${key}, for ${anonymizeUrl(url)}): ${(e as Error).message}`, { key, file });
+    throw new PatchtxError('usage', `cannot read ${what} ${s.file} (${s.key}, for ${anonymizeUrl(url)}): ${(e as Error).message}`, {
+      key: s.key,
+      file: s.file,
+    });
   }
 }
 
-/** The files of a CA directory OpenSSL looks certificates up in (http.sslCAPath): those named by a
- * subject hash, as c_rehash names them (`1a2b3c4d.0`). */
-function caDirectory(dir: string, url: string): Buffer[] {
+/** The certificates of a CA directory OpenSSL looks them up in (http.sslCAPath): the files named
+ * by a subject hash, as c_rehash names them (`1a2b3c4d.0`); one that cannot be read (a dangling
+ * link) is passed over, as OpenSSL passes it over. */
+function caDirectory(s: SettingFile, url: string): Buffer[] {
   let names: string[];
   try {
-    names = readdirSync(dir);
+    names = readdirSync(s.file);
   } catch (e) {
-    throw new PatchtxError('usage', `cannot read the certificates directory ${dir} (http.sslcapath, for ${anonymizeUrl(url)}): ${(e as Error).message}`, {
-      key: 'http.sslcapath',
-      file: dir,
+    throw new PatchtxError('usage', `cannot read the certificates directory ${s.file} (${s.key}, for ${anonymizeUrl(url)}): ${(e as Error).message}`, {
+      key: s.key,
+      file: s.file,
     });
   }
-  return names.filter((n) => /^[0-9a-f]{8}\.\d+$/.test(n)).map((n) => readSetting(path.join(dir, n), 'http.sslcapath', 'the certificate', url));
+  const found: Buffer[] = [];
+  for (const n of names.filter((name) => /^[0-9a-f]{8}\.\d+$/.test(name))) {
+    try {
+      found.push(readFileSync(path.join(s.file, n)));
+    } catch {
+      // not a readable file: not a certificate OpenSSL would find either
+    }
+  }
+  return found;
+}
+
+/** The certificates Node checks a server's against by default: its own roots and those of
+ * NODE_EXTRA_CA_CERTS, which a `ca` option given would otherwise leave out. */
+function defaultCertificates(env: NodeJS.ProcessEnv): Array<string | Buffer> {
+  const extra = env.NODE_EXTRA_CA_CERTS;
+  if (!extra) return [...rootCertificates];
+  try {
+    return [...rootCertificates, readFileSync(extra)];
+  } catch {
+    return [...rootCertificates]; // Node itself warns about such a file and goes on without it
+  }
 }
 
 /** A PEM private key protected by a passphrase (PKCS#8 or the traditional form). */
 const isEncryptedKey = (pem: Buffer): boolean => /-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: *4, *ENCRYPTED/.test(pem.toString('latin1'));
 
+/** The client certificate and key, checked before anything is sent: each must be what it is said
+ * to be (PEM, as git's default http.sslCertType and http.sslKeyType), and the key not protected. */
+function clientCertificate(cert: SettingFile, key: SettingFile, url: string): { cert: Buffer; key: Buffer } {
+  const certBytes = readSetting(cert, "http.sslCert's certificate", url);
+  const keyBytes = key.file === cert.file ? certBytes : readSetting(key, "http.sslKey's key", url);
+  const refuse = (s: SettingFile, why: string): PatchtxError =>
+    new PatchtxError('usage', `the client ${why} ${s.file} (${s.key}, for ${anonymizeUrl(url)})`, { key: s.key, file: s.file });
+  try {
+    new X509Certificate(certBytes);
+  } catch {
+    throw refuse(cert, 'certificate is not a certificate in PEM form:');
+  }
+  if (isEncryptedKey(keyBytes)) throw refuse(key, 'key is protected by a passphrase, which patchtx does not ask for (use a key without one):');
+  try {
+    createPrivateKey(keyBytes);
+  } catch {
+    throw refuse(key, 'key is not a private key in PEM form:');
+  }
+  return { cert: certBytes, key: keyBytes };
+}
+
 /**
  * git's TLS settings for `url`: http.sslVerify, http.sslCAInfo and http.sslCAPath (the server's
  * certificate check), http.sslCert and http.sslKey (the client's certificate), each chosen by URL
  * as git chooses them and each overridden by its environment variable as in git (GIT_SSL_NO_VERIFY,
- * GIT_SSL_CAINFO, GIT_SSL_CAPATH, GIT_SSL_CERT, GIT_SSL_KEY). A key protected by a passphrase is
- * refused (git would ask for the passphrase; patchtx asks nothing).
+ * GIT_SSL_CAINFO, GIT_SSL_CAPATH, GIT_SSL_CERT, GIT_SSL_KEY). A relative path is taken from `base`
+ * (the working tree's top, or the git directory of a bare repository: where git runs). A setting
+ * set but empty is refused, as git refuses it; so is a key protected by a passphrase (git would
+ * ask for it; patchtx asks nothing).
  */
-export function tlsSettings(config: GitConfig, env: NodeJS.ProcessEnv, url: string): TlsSettings {
+export function tlsSettings(config: GitConfig, env: NodeJS.ProcessEnv, url: string, base: string): TlsSettings {
   if (!/^https:\/\//i.test(url)) return {};
-  const last = (name: string): string | undefined => {
-    const value = applicable(config, name, url).pop();
-    return value === undefined || value === null || value === '' ? undefined : expandHome(value, env);
+  const setting = (name: string, variable: string): SettingFile | undefined => {
+    const fromEnv = env[variable];
+    const value = fromEnv ?? applicable(config, name, url).pop() ?? undefined;
+    if (value === undefined) return undefined;
+    const key = fromEnv !== undefined ? variable : `http.${name}`;
+    if (value === null || value === '') {
+      throw new PatchtxError('usage', `${key} is set but empty (for ${anonymizeUrl(url)}): give it a file, or unset it`, { key });
+    }
+    return { key, file: path.resolve(base, fromEnv !== undefined ? value : expandHome(value, env)) };
   };
   const verify = applicable(config, 'sslverify', url).pop();
   const off = verify !== undefined && verify !== null && /^(false|no|off|0)$/i.test(verify.trim());
@@ -134,23 +197,13 @@ export function tlsSettings(config: GitConfig, env: NodeJS.ProcessEnv, url: stri
   if (env.GIT_SSL_NO_VERIFY !== undefined || off) {
     settings.rejectUnauthorized = false;
   } else {
-    const file = env.GIT_SSL_CAINFO || last('sslcainfo');
-    const dir = env.GIT_SSL_CAPATH || last('sslcapath');
+    const file = setting('sslcainfo', 'GIT_SSL_CAINFO');
+    const dir = setting('sslcapath', 'GIT_SSL_CAPATH');
     const fromDir = dir === undefined ? [] : caDirectory(dir, url);
-    if (file !== undefined) settings.ca = [readSetting(file, 'http.sslcainfo', "http.sslCAInfo's certificates", url), ...fromDir];
-    else if (dir !== undefined) settings.ca = [...rootCertificates, ...fromDir];
+    if (file !== undefined) settings.ca = [readSetting(file, "http.sslCAInfo's certificates", url), ...fromDir];
+    else if (dir !== undefined) settings.ca = [...defaultCertificates(env), ...fromDir];
   }
-  const certFile = env.GIT_SSL_CERT || last('sslcert');
-  if (certFile === undefined) return settings;
-  const keyFile = env.GIT_SSL_KEY || last('sslkey') || certFile;
-  settings.cert = readSetting(certFile, 'http.sslcert', "http.sslCert's certificate", url);
-  settings.key = keyFile === certFile ? settings.cert : readSetting(keyFile, 'http.sslkey', "http.sslKey's key", url);
-  if (isEncryptedKey(settings.key)) {
-    throw new PatchtxError(
-      'usage',
-      `the client key ${keyFile} (for ${anonymizeUrl(url)}) is protected by a passphrase, which patchtx does not ask for: use a key without one`,
-      { key: keyFile === certFile ? 'http.sslcert' : 'http.sslkey', file: keyFile },
-    );
-  }
-  return settings;
+  const cert = setting('sslcert', 'GIT_SSL_CERT');
+  if (cert === undefined) return settings;
+  return { ...settings, ...clientCertificate(cert, setting('sslkey', 'GIT_SSL_KEY') ?? cert, url) };
 }
