@@ -18,7 +18,7 @@ import { mergedFrom, mergeNotes } from '../git/refs/notes-merge.js';
 import type { CommitObject } from '../git/objects/model/commit.js';
 import { NOTES_REF } from '../tx/run.js';
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
-import { hasScheme, viaGitTransport } from '../git/remote/via-git.js';
+import { hasScheme, isScpLike, viaGitTransport } from '../git/remote/via-git.js';
 import { anonymizeUrl } from '../git/remote/credentials.js';
 import { fetchUrl, isRewritten, pushUrl } from '../git/remote/url-rewrite.js';
 import { extraHeaders, tlsSettings, type TlsSettings } from '../git/remote/http-config.js';
@@ -81,8 +81,8 @@ export function reflogIdentity(session: Session): Identity {
 export const trackingRefOf = (session: Session, remote: string, branch: string): string | null =>
   hasScheme(remote) ? null : trackingRefFor(session.config, remote, branch);
 
-/** A remote given as a path to a repository on this machine (`../server.git`, `/srv/repo.git`). */
-const isPath = (remote: string): boolean => remote.includes('/') || remote === '.' || remote === '..';
+/** A remote given as where it is rather than by name: a path to a repository on this machine (`../server.git`, `/srv/repo.git`), or git's `host:path` (no remote name has a colon). */
+const isPath = (remote: string): boolean => remote.includes('/') || remote === '.' || remote === '..' || isScpLike(remote);
 
 /**
  * A push without a lease of its own, refused because the remote has the branch while this

@@ -171,6 +171,10 @@ describe('push', () => {
     const f = await patchtxJson('push', `ftp://example.invalid/x.git`, '--repo', setup.clone);
     expect(f.code).toBe(2);
     expect(f.json.error.message).toMatch(/only http:\/\/, https:\/\/, ssh:\/\/, host:path, file:\/\/ and path remotes/);
+    // a remote helper's URL is not git's host:path
+    const h = await patchtxJson('push', 'codecommit::eu-west-1://x', '--repo', setup.clone);
+    expect(h.code).toBe(2);
+    expect(h.json.error.message).toMatch(/only http:\/\/, https:\/\/, ssh:\/\/, host:path, file:\/\/ and path remotes/);
   });
 });
 

@@ -132,6 +132,7 @@ async function pushThroughGit(opts: PushRefOptions): Promise<PushRefResult> {
     fastForwardOnly: opts.fastForwardOnly === true,
   });
   if (out.ok) return { previous: out.previous, oid: out.oid, url: anonymizeUrl(opts.url) };
+  if (!out.stale && !out.answered) throw unreachable(opts, out.why);
   if (!out.stale) throw declined(remoteRef, opts, out.why, out.said);
   if (opts.fastForwardOnly) throw notFastForward(remoteRef, opts.localRef, out.previous);
   if (out.why === 'the remote has another value') throw stale(remoteRef, opts.expected, out.previous, 'the remote has another value');
@@ -164,6 +165,11 @@ const remoteLines = (said: string): string =>
  * The server refused the update for a reason of its own: nothing moved, and a retry would not
  * help. What its side said (a hook's output) follows, as git push shows it.
  */
+/** A push that did not reach the remote's side of the update (no connection, no repository there). */
+function unreachable(opts: PushRefOptions, why: string): PatchtxError {
+  return new PatchtxError('io_error', `cannot push to ${anonymizeUrl(opts.url)}: ${oneLine(why)}`, { reason: oneLine(why) });
+}
+
 function declined(ref: string, opts: PushRefOptions, why: string, said = ''): PatchtxError {
   const output = remoteLines(said);
   return new PatchtxError(

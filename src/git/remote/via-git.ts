@@ -15,18 +15,25 @@ import { anonymizeUrl, withoutCredentials } from './credentials.js';
 /** Whether `remote` is a URL with a scheme (`https://...`, `file://...`). */
 export const hasScheme = (remote: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(remote);
 
-/** git's scp-like syntax, `[user@]host:path`: a colon before any slash (and not a Windows drive, which git does not take for a host either). */
-const isScpLike = (url: string): boolean => {
+/** A colon before any slash, which git does not take for a path (on this system, a drive letter
+ * included): git's scp-like `[user@]host:path`, or a remote helper's `helper::address`. */
+const colonFirst = (url: string): boolean => {
   const colon = url.indexOf(':');
   const slash = url.indexOf('/');
-  return colon > 0 && (slash === -1 || colon < slash) && !hasScheme(url);
+  return colon >= 0 && (slash === -1 || colon < slash) && !hasScheme(url);
 };
 
-/** A remote reached through the file system: `file://...`, or a path (no scheme, not `host:path`). */
+/** A URL for one of git's remote helpers (`helper::address`), which patchtx does not use. */
+const isHelperUrl = (url: string): boolean => /^[A-Za-z0-9][A-Za-z0-9+.-]*::/.test(url);
+
+/** A remote reached through the file system: `file://...`, or a path (no scheme, no colon before a slash). */
 export function isLocalRemote(url: string): boolean {
   if (/^file:\/\//i.test(url)) return true;
-  return !hasScheme(url) && !isScpLike(url);
+  return !hasScheme(url) && !colonFirst(url);
 }
+
+/** git's scp-like syntax for ssh, `[user@]host:path`. */
+export const isScpLike = (url: string): boolean => colonFirst(url) && !isHelperUrl(url);
 
 /** A remote reached over ssh, as git reaches it: `ssh://`, `git+ssh://`, `ssh+git://` or `host:path`. */
 export const isSshRemote = (url: string): boolean => /^(ssh|git\+ssh|ssh\+git):\/\//i.test(url) || isScpLike(url);
@@ -56,7 +63,38 @@ const causeOf = (text: string): string =>
   text
     .split('\n')
     .map((l) => l.trim())
-    .find((l) => l !== '' && !l.startsWith('remote: ') && !/^(Please make sure you have the correct access rights|and the repository exists\.)$/.test(l)) ?? '';
+    .find((l) => l !== '' && !NOT_THE_CAUSE.test(l)) ?? '';
+
+/** Lines of git's error output that do not say what failed: the remote's own, git's closing
+ * advice, and ssh's warnings (a host key added to known_hosts, printed on many connections). */
+const NOT_THE_CAUSE = /^(remote: |Warning: |Please make sure you have the correct access rights$|and the repository exists\.$)/;
+
+/**
+ * `text` (git's or ssh's words) with the credentials of `url` left out: the URL written with them,
+ * and its password wherever it appears after its user name (ssh names the host it was given, which
+ * for `ssh://user:password@host/` is `user:password@host`).
+ */
+function redacted(text: string, url: string): string {
+  let out = withoutCredentials(text, url);
+  let user = '';
+  let password = '';
+  try {
+    ({ username: user, password } = new URL(url));
+  } catch {
+    return out;
+  }
+  if (password === '') return out;
+  for (const u of new Set([user, safeDecode(user)])) for (const p of new Set([password, safeDecode(password)])) out = out.split(`${u}:${p}@`).join(`${u}:***@`);
+  return out;
+}
+
+const safeDecode = (s: string): string => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+};
 
 /**
  * The directory git would resolve a relative path remote from: git runs from the working tree's
@@ -80,7 +118,7 @@ async function remoteBase(gitdir: string, url: string): Promise<string | undefin
 /** The remote's value of `ref` (null: it has none), read without changing anything. */
 export async function listRemoteRef(gitdir: string, url: string, ref: string, cwd?: string): Promise<string | null> {
   const r = await runGit(gitdir, ['ls-remote', '--', url, ref], cwd);
-  if (r.status !== 0) throw new PatchtxError('io_error', `cannot read ${ref} of ${anonymizeUrl(url)}: ${withoutCredentials(causeOf(r.stderr), url)}`, {});
+  if (r.status !== 0) throw new PatchtxError('io_error', `cannot read ${ref} of ${anonymizeUrl(url)}: ${redacted(causeOf(r.stderr), url)}`, {});
   const line = r.stdout.split('\n').find((l) => l.endsWith(`\t${ref}`));
   return line === undefined ? null : line.slice(0, 40);
 }
@@ -95,15 +133,18 @@ export interface GitTransportPush {
   fastForwardOnly: boolean;
 }
 
-/** `said`: the lines the remote's side printed (its hooks), as git shows them ("remote: ..."). */
+/** `said`: the lines the remote's side printed (its hooks), as git shows them ("remote: ...");
+ * `answered`: the remote's side took the update and answered for the ref (refused it), rather than
+ * the push failing before (no connection, no repository there). */
 export type GitTransportOutcome =
-  { ok: true; previous: string | null; oid: string } | { ok: false; previous: string | null; why: string; stale: boolean; said: string };
+  { ok: true; previous: string | null; oid: string } | { ok: false; previous: string | null; why: string; stale: boolean; said: string; answered: boolean };
 
 /** Pushes under the lease; `stale` outcomes are the remote ref not where the push expected it. */
 export async function pushViaGit(p: GitTransportPush): Promise<GitTransportOutcome> {
   const cwd = await remoteBase(p.gitdir, p.url);
   const previous = await listRemoteRef(p.gitdir, p.url, p.remoteRef, cwd);
-  if (!p.force && !p.fastForwardOnly && previous !== p.expected) return { ok: false, previous, why: 'the remote has another value', stale: true, said: '' };
+  if (!p.force && !p.fastForwardOnly && previous !== p.expected)
+    return { ok: false, previous, why: 'the remote has another value', stale: true, said: '', answered: true };
   const oid = (await runGit(p.gitdir, ['rev-parse', '--verify', '--quiet', `${p.localRef}^{commit}`])).stdout.trim();
   // the tests move the remote branch here, between the listing and the update
   crashPoint('push-advertised');
@@ -114,7 +155,7 @@ export async function pushViaGit(p: GitTransportPush): Promise<GitTransportOutco
   const r = await runGit(p.gitdir, [...args, '--', p.url, `${oid}:${p.remoteRef}`], cwd);
   if (r.status === 0) return { ok: true, previous, oid };
   const status = r.stdout.split('\n').find((l) => l.startsWith('!'));
-  const why = status?.split('\t')[2] ?? causeOf(r.stderr);
+  const why = redacted(status?.split('\t')[2] ?? causeOf(r.stderr), p.url);
   const said = r.stderr
     .split('\n')
     .filter((l) => l.startsWith('remote: '))
@@ -125,7 +166,7 @@ export async function pushViaGit(p: GitTransportPush): Promise<GitTransportOutco
     .filter((l) => !l.startsWith('remote: '))
     .join('\n');
   const stale = /stale info|fetch first|non-fast-forward|failed to update ref|cannot lock ref/.test(`${status ?? ''} ${git}`);
-  return { ok: false, previous, why: why === '' ? 'git push failed' : why, stale, said };
+  return { ok: false, previous, why: why === '' ? 'git push failed' : why, stale, said, answered: status !== undefined };
 }
 
 /** Fetches `ref` of the local remote; its value (null: none), its objects now in this repository. */
@@ -136,7 +177,7 @@ export async function fetchViaGit(gitdir: string, url: string, ref: string): Pro
     const r = await runGit(gitdir, ['fetch', '--no-tags', '--no-write-fetch-head', '--', url, `+${ref}:${scratch}`], await remoteBase(gitdir, url));
     if (r.status !== 0) {
       if (/couldn't find remote ref/i.test(r.stderr)) return null;
-      throw new PatchtxError('io_error', `cannot fetch ${ref} from ${anonymizeUrl(url)}: ${withoutCredentials(causeOf(r.stderr), url)}`, {});
+      throw new PatchtxError('io_error', `cannot fetch ${ref} from ${anonymizeUrl(url)}: ${redacted(causeOf(r.stderr), url)}`, {});
     }
     const value = (await runGit(gitdir, ['rev-parse', '--verify', '--quiet', scratch])).stdout.trim();
     return value === '' ? null : value;
