@@ -3,6 +3,7 @@
 // a note (its notes were not fetched, or it was rebased), a patch that makes the same change can be
 // regenerated from the commit's diff against its first parent, marked as such.
 import { PatchtxError } from '../errors.js';
+import { crashPoint } from '../test-points.js';
 import { diffTrees } from '../git/objects/tree-diff.js';
 import type { FileChange } from '../engine/types.js';
 import { decodeText } from '../text/decode.js';
@@ -30,11 +31,14 @@ export async function showPatch(opts: SessionOptions & { commit: string }): Prom
  * patchtx commit whose note is missing gets a patch made from its diff, marked `regenerated`.
  */
 export async function showRecord(opts: SessionOptions & { commit: string; regenerate?: boolean }): Promise<ExportRecord> {
-  const shown = opts.regenerate ? await showOrRegenerate(opts) : null;
+  // the commit is named once, by id: the patch and the record are of the same commit even when the
+  // branch named moves in between
+  const commit = await withSession({ ...opts, noRecover: true }, (session) => resolveRevision(session.store, session.repo, opts.commit));
+  const shown = opts.regenerate ? await showOrRegenerate({ ...opts, commit }) : null;
+  // the tests move the branch here, between the regenerated patch and the record
+  crashPoint('show-regenerated');
   return withSession({ ...opts, noRecover: true }, async (session) => {
-    const { oid, text } = shown?.regenerated
-      ? { oid: await resolveRevision(session.store, session.repo, opts.commit), text: shown.text }
-      : await noteOf(session, opts.commit);
+    const { oid, text } = shown?.regenerated ? { oid: commit, text: shown.text } : await noteOf(session, commit);
     const record = await transactionRecord(session, oid, await session.store.readCommit(oid), text);
     if (record === null) {
       const what = shown?.regenerated ? 'it has no Patch-Id' : 'it has a patch note but no Patch-Id';

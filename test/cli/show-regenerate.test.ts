@@ -1,10 +1,11 @@
 // `patchtx show --regenerate` of a commit without a note: the patch it prints must make the very
 // change the commit made when applied onto its parent (a missing final newline, a mode change
 // included), and a change no patch patchtx reads can say (a symbolic link) is refused.
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { patchtx, patchtxJson, requireBuiltCli } from '../helpers/cli.js';
+import { patchtx, patchtxJson, requireBuiltCli, runCli } from '../helpers/cli.js';
+import { waitFor } from '../helpers/schedule.js';
 import { git } from '../helpers/repos.js';
 import { cleanupScratch, isolateGitEnv, patchFile, tempDir } from '../helpers/scratch.js';
 
@@ -71,6 +72,30 @@ describe('show --json --regenerate', () => {
     const again = await patchtxJson('apply', '--repo', dir, patchFile(r.json.patch));
     expect(again.code, again.out + again.err).toBe(0);
     expect(git(dir, 'rev-parse', 'again^{tree}')).toBe(git(dir, 'rev-parse', 'main^{tree}'));
+  });
+});
+
+describe('show --json --regenerate while the branch moves', () => {
+  it("gives the record of the commit it regenerated the patch of, not of the branch's new tip", async () => {
+    const dir = repoWith({ 'a.txt': 'one\n' }, (d) => writeFileSync(path.join(d, 'b.txt'), 'b\n'));
+    const applied = await patchtxJson('apply', '--repo', dir, patchFile('*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch\n'));
+    expect(applied.code, applied.err).toBe(0);
+    const regenerated = git(dir, 'rev-parse', 'HEAD').trim();
+    git(dir, 'notes', '--ref', 'patchtx', 'remove', 'HEAD');
+    const release = path.join(tempDir(), 'go');
+    const run = runCli(['show', '--repo', dir, '--json', '--regenerate', 'HEAD'], {
+      env: { PATCHTX_TEST_PAUSE_AT: 'show-regenerated', PATCHTX_TEST_PAUSE_UNTIL: release },
+    });
+    await waitFor(() => existsSync(`${release}.held`), 'the patch to be regenerated');
+    // another transaction lands meanwhile
+    const moved = await patchtxJson('apply', '--repo', dir, patchFile('*** Begin Patch\n*** Add File: c.txt\n+c\n*** End Patch\n'));
+    expect(moved.code, moved.err).toBe(0);
+    writeFileSync(release, '');
+    const r = await run;
+    expect(r.status, r.stderr).toBe(0);
+    const record = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    expect(record).toMatchObject({ commit: regenerated, regenerated: true });
+    expect(record.patch).toContain('+two');
   });
 });
 
