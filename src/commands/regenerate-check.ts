@@ -24,7 +24,7 @@ export async function treeMadeBy(opts: SessionOptions, parent: string | null, pa
       ...opts,
       patchText: patch,
       ref: checkRef(parent),
-      ...(parent === null ? {} : { base: parent }),
+      ...(parent === null ? { orphan: true } : { base: parent }),
       check: true,
       allowReapply: true,
       author: NOBODY,

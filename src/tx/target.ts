@@ -38,6 +38,9 @@ export interface TargetOptions {
   readOnly?: boolean;
   /** committing onto the ref (apply): a ref that does not exist yet is created, from `base` */
   commits?: boolean;
+  /** a ref that does not exist yet may start without a base, as a first commit (an orphan): what
+   * `show --regenerate` checks a first commit's patch with; never a caller's choice */
+  orphan?: boolean;
   /** the Patch-Id of the patch to apply: a ref at that patch's commit on top of `base` is a retry */
   patchId?: string;
 }
@@ -127,7 +130,7 @@ export async function resolveTarget(session: Session, opts: TargetOptions): Prom
   }
   // a tag being read: the commit it names
   if (opts.readOnly && oldOid !== null) oldOid = await resolveRevision(store, repo, oldOid);
-  if (opts.commits && oldOid === null && opts.base === undefined && !worktree && (await hasAnyBranch(repo))) {
+  if (opts.commits && oldOid === null && opts.base === undefined && !worktree && !opts.orphan && (await hasAnyBranch(repo))) {
     // a commit without a parent on a new branch is never what a caller means in a repository
     // that has branches (whatever HEAD names); git too wants a start point for a new branch
     const hint = head.oid === null ? '' : ', HEAD for the current commit';

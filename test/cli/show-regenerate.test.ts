@@ -47,6 +47,31 @@ describe('show --regenerate', () => {
     expect(git(dir, 'rev-parse', 'again^{tree}')).toBe(git(dir, 'rev-parse', 'main^{tree}'));
   });
 
+  it("a repository's first commit: the patch adds its files, with no warning that it does not apply", async () => {
+    const dir = path.join(tempDir(), 'first');
+    mkdirSync(dir);
+    git(dir, 'init', '-q', '-b', 'main');
+    git(dir, 'config', 'user.name', 'T');
+    git(dir, 'config', 'user.email', 't@example.invalid');
+    writeFileSync(path.join(dir, 'a.txt'), 'hi\n');
+    writeFileSync(path.join(dir, 'n.txt'), 'no newline');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'first');
+    const shown = await patchtx('show', '--repo', dir, '--regenerate', 'HEAD');
+    expect(shown.code, shown.err).toBe(0);
+    expect(shown.err).toMatch(/regenerated/);
+    expect(shown.err).not.toMatch(/warning/);
+    // applied to an empty repository, it makes the same tree
+    const empty = path.join(tempDir(), 'empty');
+    mkdirSync(empty);
+    git(empty, 'init', '-q', '-b', 'main');
+    git(empty, 'config', 'user.name', 'T');
+    git(empty, 'config', 'user.email', 't@example.invalid');
+    const again = await patchtxJson('apply', '--repo', empty, patchFile(shown.out));
+    expect(again.code, again.out + again.err).toBe(0);
+    expect(git(empty, 'rev-parse', 'HEAD^{tree}')).toBe(git(dir, 'rev-parse', 'HEAD^{tree}'));
+  });
+
   it('refuses a commit that adds a symbolic link, instead of printing it as a regular file', async () => {
     const dir = repoWith({ 'n.txt': 'x\n' }, (d) => symlinkSync('n.txt', path.join(d, 'link')));
     const plain = await patchtx('show', '--repo', dir, '--regenerate', 'HEAD');
