@@ -1,4 +1,4 @@
-// Fetching one ref of a remote over smart HTTP(S) with isomorphic-git (one on this machine: local.ts): its commits and their
+// Fetching one ref of a remote over smart HTTP(S) with isomorphic-git (one on this machine or over ssh: via-git.ts): its commits and their
 // objects come into this repository's object store (as a pack), and its value is returned. No ref
 // of this repository is changed here: isomorphic-git's own remote-tracking ref is written under a
 // name of this run's, and removed (the caller updates the refs it means to, with their locks).

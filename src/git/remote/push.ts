@@ -1,4 +1,4 @@
-// Pushing one ref to a remote over smart HTTP(S) (or one on this machine, local.ts), as a lease: the remote ref must still be at the
+// Pushing one ref to a remote over smart HTTP(S) (or one on this machine or over ssh, via-git.ts), as a lease: the remote ref must still be at the
 // value the caller expects. A thin layer over isomorphic-git's push and its Node HTTP client.
 // The lease is checked twice: against the value the server advertises (isomorphic-git hands it
 // to onPrePush before anything is sent), and by the server itself, which compares the old value
@@ -17,7 +17,7 @@ export const NULL_OID = '0'.repeat(40);
 
 export interface PushRefOptions {
   gitdir: string;
-  /** the remote's URL (http:// or https://; file:// or a path: local.ts) */
+  /** the remote's URL (http:// or https://; file://, a path, ssh:// or host:path: via-git.ts) */
   url: string;
   /** the full local ref to send (refs/heads/main) */
   localRef: string;
@@ -119,7 +119,7 @@ export async function pushRef(opts: PushRefOptions): Promise<PushRefResult> {
   }
 }
 
-/** The same push to a remote on this machine, through git's local transport (local.ts). */
+/** The same push to a remote on this machine or over ssh, through git's own transport (via-git.ts). */
 async function pushThroughGit(opts: PushRefOptions): Promise<PushRefResult> {
   const remoteRef = opts.remoteRef ?? opts.localRef;
   const out = await pushViaGit({
