@@ -2,6 +2,7 @@
 // listing of trees git wrote: names that are prefixes of one another, files and directories of the
 // same stem (which git's order puts apart), names absent from the tree, and a tree with a name
 // beyond ASCII (indexed another way).
+import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openRepository } from '../../../src/git/repo/discover.js';
 import { ObjectStore } from '../../../src/git/objects/store.js';
@@ -88,6 +89,27 @@ describe('treeIndex', () => {
       expect(index.size).toBe(3);
       for (const e of listed) expect(index.get(e.name)?.oid, e.name).toBe(e.oid);
       expect(index.get('e.txt')).toBeUndefined();
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a tree git would not write, with a file and a directory of one name: the directory, as the last entry of a name', async () => {
+    const dir = makeRepo('basic');
+    const blob = git(dir, 'hash-object', '-w', '/dev/null').trim();
+    const sub = treeWith(dir, ['x']);
+    // git mktree writes it as given (git fsck calls it duplicateEntries): a, a-b, a/ is the order
+    const root = execFileSync('git', ['mktree'], {
+      cwd: dir,
+      input: `100644 blob ${blob}\ta\n100644 blob ${blob}\ta-b\n040000 tree ${sub}\ta\n`,
+      encoding: 'utf8',
+    }).trim();
+    const store = new ObjectStore(await openRepository({ cwd: dir }));
+    try {
+      const index = await store.treeIndex(root);
+      expect(index.get('a')).toMatchObject({ mode: '40000', oid: sub });
+      expect(index.get('a-b')).toMatchObject({ mode: '100644', oid: blob });
+      expect(index.size).toBe(2);
     } finally {
       store.close();
     }

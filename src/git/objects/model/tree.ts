@@ -99,6 +99,21 @@ interface SliceMethods {
 const GIT_MODES: ReadonlyMap<string, TreeMode> = new Map((['100644', '100755', '120000', '40000', '160000'] as const).map((m) => [m, m]));
 const BEYOND_ASCII = /[\x80-\xff]/;
 
+/** Whether `entries`, in git's order with ASCII names, hold a file named `name` (a binary search
+ * for its key, which is the name itself). */
+function hasFileNamed(entries: readonly TreeEntry[], name: string): boolean {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const e = entries[mid]!;
+    if ((e.mode === '40000' ? `${e.name}/` : e.name) < name) lo = mid + 1;
+    else hi = mid;
+  }
+  const found = entries[lo];
+  return found !== undefined && found.name === name && found.mode !== '40000';
+}
+
 export function parseTreeObject(data: Uint8Array, oid = '(tree)'): ParsedTree {
   // Trees are read for every directory on a touched path, mostly before the JIT has compiled this
   // loop, so it makes few calls per entry: the whole tree becomes one latin1 string (a character
@@ -150,6 +165,8 @@ export function parseTreeObject(data: Uint8Array, oid = '(tree)'): ParsedTree {
     if (copyable) {
       const key = mode === '40000' ? `${name}/` : name;
       if (!(key > lastKey) || name === '' || name.includes('/')) copyable = false;
+      // a file and a directory of one name are in order (`a` < `a-b` < `a/`) but twice a name
+      else if (mode === '40000' && hasFileNamed(entries, name)) copyable = false;
       lastKey = key;
     }
     entries.push(entry);
