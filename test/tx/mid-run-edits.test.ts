@@ -2,7 +2,7 @@
 // `patchtx apply` at a named point (PATCHTX_TEST_PAUSE_AT), changes a touched file the way an
 // editor would, and lets the run go on: before the commit point the run refuses (`dirty`) and
 // leaves everything as it was; after it, the run leaves the changed file as it is and says so.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupBuiltCli, requireBuiltCli, runCli } from '../helpers/cli.js';
@@ -77,6 +77,24 @@ describe('a touched file changed while the transaction runs', () => {
     expect(status(dir)).toBe(' M src/math.js\n');
     expect(leftoverFiles(path.join(dir, '.git'))).toEqual([]);
     expect(git(dir, 'fsck', '--no-progress', '--no-dangling')).toBe('');
+  });
+
+  it('before the commit point: a file turned into a symbolic link whose target reads as its old bytes refuses the run', async () => {
+    const dir = makeRepo('basic');
+    const before = git(dir, 'rev-parse', 'HEAD').trim();
+    const file = path.join(dir, 'src/math.js');
+    const was = read(dir, 'src/math.js');
+    const run = pausedApply(dir, 'after-publish-journal');
+    await waitFor(() => journalOf(dir)?.state === 'published', 'the run reached its commit point');
+    // the same bytes, as git hashes a link (its target), but a link now
+    rmSync(file);
+    symlinkSync(was, file);
+    const r = await run.go();
+    expect(r.status, r.stdout + r.stderr).toBe(6);
+    expect(JSON.parse(r.stdout).error.paths).toEqual(['src/math.js']);
+    expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(before);
+    expect(lstatSync(file).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(file)).toBe(was);
   });
 
   it('before the commit point: an untracked file created where the patch adds one refuses the run', async () => {
