@@ -502,7 +502,10 @@ export class ObjectStore {
   }
 
   private async stageUnlessKept(oid: string, type: ObjectType, content: Uint8Array): Promise<string> {
-    if (!(await this.inKeptPack(oid))) this.staged?.set(oid, { type, content });
+    if (await this.inKeptPack(oid)) return oid;
+    // a batch that ended while this write waited would leave the object nowhere: a bug, said so
+    if (!this.staged) throw new PatchtxError('internal', `object ${oid} was written after its batch ended`, { oid });
+    this.staged.set(oid, { type, content });
     return oid;
   }
 
