@@ -12,7 +12,7 @@ import path from 'node:path';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
 import { PatchtxError } from '../../errors.js';
-import type { GitConfig } from '../repo/config.js';
+import { expandHome, type GitConfig } from '../repo/config.js';
 import { anonymizeUrl } from './credentials.js';
 
 /** How specifically a `http.<url>` subsection matches `url` (higher: more), or null when it does not. */
@@ -85,11 +85,6 @@ export interface TlsSettings {
   /** http.sslKey (else the certificate's file, which may hold both): its private key */
   key?: Buffer;
 }
-
-/** `~` and `~/...` at the start of a path setting are the home directory, as git reads its pathname
- * settings (git's `~user/` form is taken as written). */
-const expandHome = (file: string, env: NodeJS.ProcessEnv): string =>
-  file === '~' ? (env.HOME ?? os.homedir()) : file.startsWith('~/') ? path.join(env.HOME ?? os.homedir(), file.slice(2)) : file;
 
 /** A file one of the settings names: where it came from (for messages), and its path. */
 interface SettingFile {
@@ -189,7 +184,7 @@ export function tlsSettings(config: GitConfig, env: NodeJS.ProcessEnv, url: stri
     if (value === null || value === '') {
       throw new PatchtxError('usage', `${key} is set but empty (for ${anonymizeUrl(url)}): give it a file, or unset it`, { key });
     }
-    return { key, file: path.resolve(base, fromEnv !== undefined ? value : expandHome(value, env)) };
+    return { key, file: path.resolve(base, fromEnv !== undefined ? value : expandHome(value, env.HOME ?? os.homedir())) };
   };
   const verify = applicable(config, 'sslverify', url).pop();
   const off = verify !== undefined && verify !== null && /^(false|no|off|0)$/i.test(verify.trim());

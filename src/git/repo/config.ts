@@ -281,7 +281,9 @@ interface IncludeContext {
   onRead?: (file: string) => void;
 }
 
-function expandHome(p: string, home: string): string {
+/** `~` and `~/...` at the start of a path setting are the home directory, as git reads its
+ * pathname settings (git's `~user/` form is taken as written). */
+export function expandHome(p: string, home: string): string {
   return p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : p;
 }
 

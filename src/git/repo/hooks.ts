@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { GitConfig } from './config.js';
+import { expandHome, type GitConfig } from './config.js';
 import type { Repository } from './repository.js';
 import { runProgram } from './run-program.js';
 
@@ -23,9 +23,7 @@ export const hookCwd = (repo: Repository): string => repo.workdir ?? repo.gitdir
 function hooksDir(repo: Repository, config: GitConfig, env: NodeJS.ProcessEnv): string {
   const configured = config.get('core.hooksPath');
   if (configured === undefined || configured === '') return path.join(repo.commonDir, 'hooks');
-  const home = env.HOME ?? os.homedir();
-  const expanded = configured === '~' ? home : configured.startsWith('~/') ? path.join(home, configured.slice(2)) : configured;
-  return path.resolve(hookCwd(repo), expanded);
+  return path.resolve(hookCwd(repo), expandHome(configured, env.HOME ?? os.homedir()));
 }
 
 /** Whether `file` is a file; most hooks are not there, which is looked at without an exception. */
