@@ -18,7 +18,7 @@ import { mergedFrom, mergeNotes } from '../git/refs/notes-merge.js';
 import type { CommitObject } from '../git/objects/model/commit.js';
 import { NOTES_REF } from '../tx/run.js';
 import { withSession, type Session, type SessionOptions } from '../tx/session.js';
-import { hasScheme, isScpLike, viaGitTransport } from '../git/remote/via-git.js';
+import { hasScheme, isScpLike, SUPPORTED_REMOTES, viaGitTransport } from '../git/remote/via-git.js';
 import { anonymizeUrl } from '../git/remote/credentials.js';
 import { fetchUrl, isRewritten, pushUrl } from '../git/remote/url-rewrite.js';
 import { extraHeaders, tlsSettings, type TlsSettings } from '../git/remote/http-config.js';
@@ -137,13 +137,9 @@ function endpointOf(session: Session, remote: string, use: 'push' | 'fetch'): Re
   else if (isPath(remote) || isRewritten(config, remote)) chosen = rewritten(remote, false);
   else throw new PatchtxError('usage', `no remote named '${remote}' is configured, and it is not a URL or a path`, { key: `remote.${remote}.url` });
   if (!viaGitTransport(chosen) && !/^https?:\/\//i.test(chosen)) {
-    throw new PatchtxError(
-      'usage',
-      `cannot ${use} ${use === 'push' ? 'to' : 'from'} ${anonymizeUrl(chosen)}: only http://, https://, ssh://, host:path, file:// and path remotes are supported`,
-      {
-        reason: 'transport',
-      },
-    );
+    throw new PatchtxError('usage', `cannot ${use} ${use === 'push' ? 'to' : 'from'} ${anonymizeUrl(chosen)}: only ${SUPPORTED_REMOTES} are supported`, {
+      reason: 'transport',
+    });
   }
   return {
     url: chosen,

@@ -76,5 +76,30 @@ export function anonymizeUrl(url: string): string {
   return m === null ? url : `${m[1]}${m[2]}`;
 }
 
-/** `text` (an error's message, which may quote the URL) with `url` in it shown as anonymizeUrl shows it. */
-export const withoutCredentials = (text: string, url: string): string => text.split(url).join(anonymizeUrl(url));
+/**
+ * `text` (an error's message, git's or ssh's words) with the credentials of `url` left out: the URL
+ * in it as anonymizeUrl shows it, and its password wherever it follows its user name (ssh names the
+ * host it was given, which for `ssh://user:password@host/` is `user:password@host`).
+ */
+export function withoutCredentials(text: string, url: string): string {
+  let out = text.split(url).join(anonymizeUrl(url));
+  let user = '';
+  let password = '';
+  try {
+    ({ username: user, password } = new URL(url));
+  } catch {
+    return out;
+  }
+  if (password === '') return out;
+  for (const u of new Set([user, decoded(user)])) for (const p of new Set([password, decoded(password)])) out = out.split(`${u}:${p}@`).join(`${u}:***@`);
+  return out;
+}
+
+/** A URL's percent-encoded part as written in plain (as it is when it is not valid encoding). */
+const decoded = (s: string): string => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+};

@@ -11,7 +11,7 @@ import { crashPoint } from '../../test-points.js';
 import { anonymizeUrl, credentialCallbacks, unauthorized, withoutCredentials } from './credentials.js';
 import { httpClient } from './client.js';
 import type { TlsSettings } from './http-config.js';
-import { pushViaGit, viaGitTransport } from './via-git.js';
+import { pushViaGit, SUPPORTED_REMOTES, viaGitTransport } from './via-git.js';
 
 export const NULL_OID = '0'.repeat(40);
 
@@ -161,15 +161,15 @@ const remoteLines = (said: string): string =>
     .map((l) => (l.startsWith('remote: ') ? l : `remote: ${l}`))
     .join('\n');
 
-/**
- * The server refused the update for a reason of its own: nothing moved, and a retry would not
- * help. What its side said (a hook's output) follows, as git push shows it.
- */
 /** A push that did not reach the remote's side of the update (no connection, no repository there). */
 function unreachable(opts: PushRefOptions, why: string): PatchtxError {
   return new PatchtxError('io_error', `cannot push to ${anonymizeUrl(opts.url)}: ${oneLine(why)}`, { reason: oneLine(why) });
 }
 
+/**
+ * The server refused the update for a reason of its own: nothing moved, and a retry would not
+ * help. What its side said (a hook's output) follows, as git push shows it.
+ */
 function declined(ref: string, opts: PushRefOptions, why: string, said = ''): PatchtxError {
   const output = remoteLines(said);
   return new PatchtxError(
@@ -234,7 +234,7 @@ function toPushError(e: unknown, ref: string, opts: PushRefOptions, advertised: 
     case 'UrlParseError':
       return new PatchtxError(
         'usage',
-        `cannot push to ${anonymizeUrl(opts.url)}: only http://, https://, file:// and path remotes are supported (${withoutCredentials(err.message, opts.url)})`,
+        `cannot push to ${anonymizeUrl(opts.url)}: only ${SUPPORTED_REMOTES} are supported (${withoutCredentials(err.message, opts.url)})`,
         {
           reason: 'transport',
         },

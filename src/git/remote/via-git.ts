@@ -41,6 +41,9 @@ export const isSshRemote = (url: string): boolean => /^(ssh|git\+ssh|ssh\+git):\
 /** Whether pushes and fetches of `url` go through git's CLI (see above) rather than isomorphic-git. */
 export const viaGitTransport = (url: string): boolean => isLocalRemote(url) || isSshRemote(url);
 
+/** The remotes patchtx reaches, as its refusal of any other names them. */
+export const SUPPORTED_REMOTES = 'http://, https://, ssh://, host:path, file:// and path remotes';
+
 interface GitRun {
   status: number;
   stdout: string;
@@ -70,33 +73,6 @@ const causeOf = (text: string): string =>
 const NOT_THE_CAUSE = /^(remote: |Warning: |Please make sure you have the correct access rights$|and the repository exists\.$)/;
 
 /**
- * `text` (git's or ssh's words) with the credentials of `url` left out: the URL written with them,
- * and its password wherever it appears after its user name (ssh names the host it was given, which
- * for `ssh://user:password@host/` is `user:password@host`).
- */
-function redacted(text: string, url: string): string {
-  let out = withoutCredentials(text, url);
-  let user = '';
-  let password = '';
-  try {
-    ({ username: user, password } = new URL(url));
-  } catch {
-    return out;
-  }
-  if (password === '') return out;
-  for (const u of new Set([user, safeDecode(user)])) for (const p of new Set([password, safeDecode(password)])) out = out.split(`${u}:${p}@`).join(`${u}:***@`);
-  return out;
-}
-
-const safeDecode = (s: string): string => {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-};
-
-/**
  * The directory git would resolve a relative path remote from: git runs from the working tree's
  * root (the git directory of a bare repository) whatever directory it was started in. Worked out
  * only for a relative path (`../server.git`), as `git remote add` keeps it.
@@ -118,7 +94,7 @@ async function remoteBase(gitdir: string, url: string): Promise<string | undefin
 /** The remote's value of `ref` (null: it has none), read without changing anything. */
 export async function listRemoteRef(gitdir: string, url: string, ref: string, cwd?: string): Promise<string | null> {
   const r = await runGit(gitdir, ['ls-remote', '--', url, ref], cwd);
-  if (r.status !== 0) throw new PatchtxError('io_error', `cannot read ${ref} of ${anonymizeUrl(url)}: ${redacted(causeOf(r.stderr), url)}`, {});
+  if (r.status !== 0) throw new PatchtxError('io_error', `cannot read ${ref} of ${anonymizeUrl(url)}: ${withoutCredentials(causeOf(r.stderr), url)}`, {});
   const line = r.stdout.split('\n').find((l) => l.endsWith(`\t${ref}`));
   return line === undefined ? null : line.slice(0, 40);
 }
@@ -155,7 +131,7 @@ export async function pushViaGit(p: GitTransportPush): Promise<GitTransportOutco
   const r = await runGit(p.gitdir, [...args, '--', p.url, `${oid}:${p.remoteRef}`], cwd);
   if (r.status === 0) return { ok: true, previous, oid };
   const status = r.stdout.split('\n').find((l) => l.startsWith('!'));
-  const why = redacted(status?.split('\t')[2] ?? causeOf(r.stderr), p.url);
+  const why = withoutCredentials(status?.split('\t')[2] ?? causeOf(r.stderr), p.url);
   const said = r.stderr
     .split('\n')
     .filter((l) => l.startsWith('remote: '))
@@ -169,7 +145,7 @@ export async function pushViaGit(p: GitTransportPush): Promise<GitTransportOutco
   return { ok: false, previous, why: why === '' ? 'git push failed' : why, stale, said, answered: status !== undefined };
 }
 
-/** Fetches `ref` of the local remote; its value (null: none), its objects now in this repository. */
+/** Fetches `ref` of the remote; its value (null: none), its objects now in this repository. */
 export async function fetchViaGit(gitdir: string, url: string, ref: string): Promise<string | null> {
   // under a name of this run's, removed afterwards: the caller updates the refs it means to
   const scratch = `refs/patchtx-fetch/${process.pid}`;
@@ -177,7 +153,7 @@ export async function fetchViaGit(gitdir: string, url: string, ref: string): Pro
     const r = await runGit(gitdir, ['fetch', '--no-tags', '--no-write-fetch-head', '--', url, `+${ref}:${scratch}`], await remoteBase(gitdir, url));
     if (r.status !== 0) {
       if (/couldn't find remote ref/i.test(r.stderr)) return null;
-      throw new PatchtxError('io_error', `cannot fetch ${ref} from ${anonymizeUrl(url)}: ${redacted(causeOf(r.stderr), url)}`, {});
+      throw new PatchtxError('io_error', `cannot fetch ${ref} from ${anonymizeUrl(url)}: ${withoutCredentials(causeOf(r.stderr), url)}`, {});
     }
     const value = (await runGit(gitdir, ['rev-parse', '--verify', '--quiet', scratch])).stdout.trim();
     return value === '' ? null : value;
