@@ -7,6 +7,7 @@
 // cannot lead to one of them, and the walk does not go down the whole history.
 import path from 'node:path';
 import { readdir, readFile } from '../fs/fsx.js';
+import { isObjectId } from '../objects/object-id.js';
 import type { ObjectStore } from '../objects/store.js';
 import type { Repository } from '../repo/repository.js';
 import { peelToCommit, readRef } from './refs.js';
@@ -45,7 +46,7 @@ async function detachedHeads(repo: Repository): Promise<string[]> {
   const heads: string[] = [];
   for (const file of files) {
     const text = String(await readFile(file, 'utf8').catch(() => '')).trim();
-    if (/^[0-9a-f]{40}$/.test(text)) heads.push(text);
+    if (isObjectId(text)) heads.push(text);
   }
   return heads;
 }

@@ -178,10 +178,11 @@ export function tlsSettings(config: GitConfig, env: NodeJS.ProcessEnv, url: stri
   if (!/^https:\/\//i.test(url)) return {};
   const setting = (name: string, variable: string): SettingFile | undefined => {
     const fromEnv = env[variable];
+    // (a key written without `=` reads as not set)
     const value = fromEnv ?? applicable(config, name, url).pop() ?? undefined;
     if (value === undefined) return undefined;
     const key = fromEnv !== undefined ? variable : `http.${name}`;
-    if (value === null || value === '') {
+    if (value === '') {
       throw new PatchtxError('usage', `${key} is set but empty (for ${anonymizeUrl(url)}): give it a file, or unset it`, { key });
     }
     return { key, file: path.resolve(base, fromEnv !== undefined ? value : expandHome(value, env.HOME ?? os.homedir())) };
