@@ -19,10 +19,15 @@ import { gitDiffNote } from './git-diff-note.js';
 import { regeneratedDiffers, treeMadeBy, type RegeneratedDiffers } from './regenerate-check.js';
 
 export async function showPatch(opts: SessionOptions & { commit: string }): Promise<string> {
+  return (await storedPatch(opts)).text;
+}
+
+/** The commit `opts.commit` names and its stored patch text, as show prints it (a final newline). */
+async function storedPatch(opts: SessionOptions & { commit: string }): Promise<{ oid: string; text: string }> {
   // read-only: never waits on, or finishes, another run's transaction
   return withSession({ ...opts, noRecover: true }, async (session) => {
-    const { text } = await noteOf(session, opts.commit);
-    return text.endsWith('\n') ? text : text + '\n';
+    const { oid, text } = await noteOf(session, opts.commit);
+    return { oid, text: text.endsWith('\n') ? text : text + '\n' };
   });
 }
 
@@ -31,14 +36,13 @@ export async function showPatch(opts: SessionOptions & { commit: string }): Prom
  * patchtx commit whose note is missing gets a patch made from its diff, marked `regenerated`.
  */
 export async function showRecord(opts: SessionOptions & { commit: string; regenerate?: boolean }): Promise<ExportRecord> {
-  // the commit is named once, by id: the patch and the record are of the same commit even when the
-  // branch named moves in between
-  const commit = await withSession({ ...opts, noRecover: true }, (session) => resolveRevision(session.store, session.repo, opts.commit));
-  const shown = opts.regenerate ? await showOrRegenerate({ ...opts, commit }) : null;
+  const shown = opts.regenerate ? await showOrRegenerate(opts) : null;
   // the tests move the branch here, between the regenerated patch and the record
   crashPoint('show-regenerated');
   return withSession({ ...opts, noRecover: true }, async (session) => {
-    const { oid, text } = shown?.regenerated ? { oid: commit, text: shown.text } : await noteOf(session, commit);
+    // the commit the patch was found for, by id: the record is of that commit even when the branch
+    // named moved in between
+    const { oid, text } = shown?.regenerated ? { oid: shown.commit, text: shown.text } : await noteOf(session, shown?.commit ?? opts.commit);
     const record = await transactionRecord(session, oid, await session.store.readCommit(oid), text);
     if (record === null) {
       const what = shown?.regenerated ? 'it has no Patch-Id' : 'it has a patch note but no Patch-Id';
@@ -70,6 +74,8 @@ async function noteOf(session: Session, rev: string): Promise<{ oid: string; tex
   return { oid, text };
 }
 export interface ShownPatch {
+  /** the commit it is the patch of */
+  commit: string;
   text: string;
   /** not the text that was applied: made from the commit's diff, as no note is stored */
   regenerated: boolean;
@@ -83,10 +89,12 @@ export interface ShownPatch {
  */
 export async function showOrRegenerate(opts: SessionOptions & { commit: string }): Promise<ShownPatch> {
   try {
-    return { text: await showPatch(opts), regenerated: false, warnings: [] };
+    const { oid, text } = await storedPatch(opts);
+    return { commit: oid, text, regenerated: false, warnings: [] };
   } catch (e) {
     if (!(e instanceof PatchtxError) || e.kind !== 'bad_revision' || e.data.commit === undefined) throw e;
-    return { ...(await regenerate(opts, e.data.commit as string)), regenerated: true };
+    const commit = e.data.commit as string;
+    return { commit, ...(await regenerate(opts, commit)), regenerated: true };
   }
 }
 
