@@ -6,7 +6,7 @@
 // as it is, as recovery does for edits made after a run died).
 import { PatchtxError } from '../errors.js';
 import type { BigIntStats } from 'node:fs';
-import { inspectWorktreePath, stampOf, statStamp, worktreeContentOid } from '../git/worktree/worktree.js';
+import { inspectWorktreePath, otherFileType, stampOf, statStamp, worktreeContentOid } from '../git/worktree/worktree.js';
 import type { PathState } from './state.js';
 
 export interface AsRead {
@@ -44,17 +44,8 @@ export async function stillAsRead(workdir: string, p: string, st: BigIntStats | 
   if (!asRead.found.has(p)) return false;
   // a file that became a symbolic link (or the reverse) is not what was read, even where the link's
   // target reads as the file's bytes (both hash as a blob of those bytes)
-  const was = typeOfStamp(stamp);
-  if (was !== null && st !== null && (st.mode & S_IFMT) !== was) return false;
+  if (st !== null && otherFileType(stamp, st)) return false;
   return (await worktreeContentOid(workdir, p, st)) === asRead.found.get(p);
-}
-
-const S_IFMT = 0o170000n;
-
-/** The file type a stamp records (statData's mode comes first), or null for '' (nothing) and 'dir'. */
-function typeOfStamp(stamp: string): bigint | null {
-  const colon = stamp.indexOf(':');
-  return colon > 0 ? BigInt(stamp.slice(0, colon)) & S_IFMT : null;
 }
 
 /** The stamped paths that no longer hold what the run read, in the order they were stamped. */

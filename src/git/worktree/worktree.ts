@@ -135,6 +135,13 @@ export function statStamp(st: BigIntStats | null): string {
   return statData(st);
 }
 
+/** Whether `st` is of another file type than the path a statStamp `stamp` was taken of (its mode
+ * comes first); false for a stamp of nothing ('') or of a directory ('dir'), which name no mode. */
+export function otherFileType(stamp: string, st: BigIntStats): boolean {
+  const colon = stamp.indexOf(':');
+  return colon > 0 && (BigInt(stamp.slice(0, colon)) & 0o170000n) !== (st.mode & 0o170000n);
+}
+
 /** statStamp of what inspectWorktreePath found. */
 export const stampOf = (wt: WorktreePathState): string => (wt.kind === 'missing' || wt.kind === 'blocked' ? '' : statStamp(wt.stat));
 
