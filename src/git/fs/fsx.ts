@@ -40,14 +40,7 @@ export class FileHandle {
    * per file read in a transaction.
    */
   async readKnownSize(size: number): Promise<Buffer> {
-    const buf = Buffer.allocUnsafe(size);
-    let length = 0;
-    while (length < size) {
-      const n = fs.readSync(this.fd, buf, length, size - length, null);
-      if (n === 0) break;
-      length += n;
-    }
-    return length === size ? buf : buf.subarray(0, length);
+    return readKnownSizeSync(this.fd, size);
   }
 
   async read(buffer: Uint8Array, offset: number, length: number, position: number | null): Promise<{ bytesRead: number; buffer: Uint8Array }> {
@@ -92,6 +85,18 @@ export async function appendFile(file: PathLike, data: string | Uint8Array): Pro
 
 export async function mkdir(dir: PathLike, options?: MakeDirectoryOptions | number): Promise<string | undefined> {
   return typeof options === 'object' && options.recursive ? mkdirpSync(String(dir), options.mode) : fs.mkdirSync(dir, options);
+}
+
+/** FileHandle.readKnownSize on a descriptor: `size` bytes from where `fd` is (fewer if the file shrank). */
+export function readKnownSizeSync(fd: number, size: number): Buffer {
+  const buf = Buffer.allocUnsafe(size);
+  let length = 0;
+  while (length < size) {
+    const n = fs.readSync(fd, buf, length, size - length, null);
+    if (n === 0) break;
+    length += n;
+  }
+  return length === size ? buf : buf.subarray(0, length);
 }
 
 /** A file's stat data as one string: type and permissions, size, identity and both times (a save

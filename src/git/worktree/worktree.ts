@@ -12,7 +12,6 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
-  readSync,
   statfsSync,
   writeSync,
   open as openWithCallback,
@@ -22,7 +21,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { promisify } from 'node:util';
-import { chmod, lstat, readlink, rename, rmdir, statData, symlink, unlink, unlinkIfThereSync } from '../fs/fsx.js';
+import { chmod, lstat, readKnownSizeSync, readlink, rename, rmdir, statData, symlink, unlink, unlinkIfThereSync } from '../fs/fsx.js';
 import path from 'node:path';
 import { PatchtxError } from '../../errors.js';
 import { fsError } from '../fs/io-error.js';
@@ -180,15 +179,7 @@ function readRegularFile(file: string): Buffer {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw Object.assign(new Error(`${file} is not a regular file`), { code: NOT_REGULAR });
-    const size = stat.size;
-    const buf = Buffer.allocUnsafe(size);
-    let length = 0;
-    while (length < size) {
-      const n = readSync(fd, buf, length, size - length, null);
-      if (n === 0) break;
-      length += n;
-    }
-    return length === size ? buf : buf.subarray(0, length);
+    return readKnownSizeSync(fd, stat.size);
   } finally {
     closeSync(fd);
   }
