@@ -39,13 +39,20 @@ export function stampsOf(states: Iterable<PathState>): Map<string, string> {
  * stamp are not its concern here.
  */
 export async function stillAsRead(workdir: string, p: string, st: BigIntStats | null, asRead: AsRead): Promise<boolean> {
-  const stamp = asRead.stamps.get(p);
-  if (stamp === undefined || stamp === statStamp(st)) return true;
+  if (sameStatAsRead(p, st, asRead)) return true;
+  const stamp = asRead.stamps.get(p)!;
   if (!asRead.found.has(p)) return false;
   // a file that became a symbolic link (or the reverse) is not what was read, even where the link's
   // target reads as the file's bytes (both hash as a blob of those bytes)
   if (st !== null && otherFileType(stamp, st)) return false;
   return (await worktreeContentOid(workdir, p, st)) === asRead.found.get(p);
+}
+
+/** stillAsRead's answer where the stat data settles it, at once: a path not stamped, or stamped
+ * with the same stat data (false: the content is still to be compared). */
+export function sameStatAsRead(p: string, st: BigIntStats | null, asRead: AsRead): boolean {
+  const stamp = asRead.stamps.get(p);
+  return stamp === undefined || stamp === statStamp(st);
 }
 
 /** The stamped paths that no longer hold what the run read, in the order they were stamped. */

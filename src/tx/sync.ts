@@ -19,7 +19,6 @@ import type { TreeEdit } from '../git/objects/tree-edit.js';
 import {
   inspectWorktreePath,
   removeWorktreeFile,
-  statStamp,
   worktreeSpaceRefusal,
   worktreeWriteRefusal,
   writeWorktreeFile,
@@ -28,7 +27,7 @@ import {
   type WriteCheckCache,
 } from '../git/worktree/worktree.js';
 import { inParallel } from '../in-parallel.js';
-import { stillAsRead, type AsRead } from './as-read.js';
+import { sameStatAsRead, stillAsRead, type AsRead } from './as-read.js';
 import { crashPoint } from './crash.js';
 import { mark } from '../timing.js';
 import type { Session } from './session.js';
@@ -243,12 +242,7 @@ export async function syncCheckout(
     }
     const data = contents.get(p) ?? (t.mode === '120000' ? await session.store.readBlob(t.oid) : checkoutForm(p, await session.store.readBlob(t.oid)));
     // the same stat data is answered at once; only a path whose stat data changed is looked into
-    const unchanged =
-      asRead &&
-      ((st: Parameters<typeof stillAsRead>[2]) => {
-        const stamp = asRead.stamps.get(p);
-        return stamp === undefined || stamp === statStamp(st) || stillAsRead(workdir, p, st, asRead);
-      });
+    const unchanged = asRead && ((st: Parameters<typeof stillAsRead>[2]) => sameStatAsRead(p, st, asRead) || stillAsRead(workdir, p, st, asRead));
     let stat: Awaited<ReturnType<typeof writeWorktreeFile>>;
     try {
       stat =
