@@ -4,11 +4,11 @@
 // (http.sslCert, http.sslKey, GIT_SSL_CERT, GIT_SSL_KEY) for a server that asks for one, against a
 // real git server over HTTPS whose certificate is self-signed; each case is checked against git.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patchtxJson } from '../helpers/cli.js';
-import { addLine, httpHost, seededRemote, type RemoteHost } from '../helpers/remote.js';
+import { addLine, httpHost, seededRemote, type RemoteHost, type SharedRemote } from '../helpers/remote.js';
 import { git, gitAsync, gitEnv, rev } from '../helpers/repos.js';
 import { cleanupScratch, isolateGitEnv, tempDir } from '../helpers/scratch.js';
 
@@ -93,16 +93,54 @@ afterAll(async () => {
   cleanupScratch();
 });
 
+/** Sets each `KEY=VALUE` of `settings` in the repository `dir`, in order. */
+function setConfig(dir: string, ...settings: string[]): void {
+  for (const kv of settings) {
+    const at = kv.indexOf('=');
+    git(dir, 'config', kv.slice(0, at), kv.slice(at + 1));
+  }
+}
+
+/** A new repository on `server` and a clone of it made with `settings` (KEY=VALUE), which the clone's config keeps too. */
+async function cloneConfigured(server: RemoteHost, ...settings: string[]): Promise<SharedRemote> {
+  const remote = await seededRemote(server, { cloneConfig: settings });
+  setConfig(remote.clone, ...settings);
+  return remote;
+}
+
+/**
+ * A new repository on the server that asks for a client certificate, and a clone of it made with
+ * the client's; the clone's config holds http.sslCAInfo and `settings` (KEY=VALUE), no more.
+ */
+async function clientClone(...settings: string[]): Promise<SharedRemote> {
+  const remote = await seededRemote(strictHost, { cloneConfig: [`http.sslCAInfo=${cert}`, `http.sslCert=${clientCert}`, `http.sslKey=${clientKey}`] });
+  setConfig(remote.clone, `http.sslCAInfo=${cert}`, ...settings);
+  return remote;
+}
+
+/** `apply --push` of the line `line` from `dir` (the clone or a directory in it): the commit lands on `bare`. */
+async function pushLands(bare: string, dir: string, line: string): Promise<void> {
+  const r = await patchtxJson('apply', '--repo', dir, addLine(line), '--push');
+  expect(r.code, r.out + r.err).toBe(0);
+  expect(rev(bare, 'main')).toBe(r.lines[0].commit);
+}
+
+/** `apply --push` of the line `line` from `clone`, refused with exit `code`: the server's branch stays; the error. */
+async function pushRefused(bare: string, clone: string, line: string, code: number): Promise<any> {
+  const head = rev(bare, 'main');
+  const r = await patchtxJson('apply', '--repo', clone, addLine(line), '--push');
+  expect(r.code, r.out + r.err).toBe(code);
+  expect(rev(bare, 'main')).toBe(head);
+  return r.json.error;
+}
+
 describe('an https:// remote with a self-signed certificate', () => {
   it.each([
     ['http.sslCAInfo', () => cert],
     ['http.sslVerify', () => 'false'],
   ])('%s lets the push through, as it lets git through', async (key, value) => {
-    const { bare, clone } = await seededRemote(host, { cloneConfig: [`${key}=${value()}`] });
-    git(clone, 'config', key, value());
-    const r = await patchtxJson('apply', '--repo', clone, addLine('tls'), '--push');
-    expect(r.code, r.out + r.err).toBe(0);
-    expect(rev(bare, 'main')).toBe(r.lines[0].commit);
+    const { bare, clone } = await cloneConfigured(host, `${key}=${value()}`);
+    await pushLands(bare, clone, 'tls');
     expect(git(bare, 'notes', '--ref', 'patchtx', 'show', 'main')).toContain('+tls');
     expect((await gitAsync(clone, 'fetch', '-q', 'origin')).status).toBe(0);
   });
@@ -120,12 +158,9 @@ describe('an https:// remote with a self-signed certificate', () => {
 
 describe('http.sslCAPath', () => {
   it('a directory holding the server certificate under its hash lets the push through, as it lets git through', async () => {
-    const { bare, clone } = await seededRemote(host, { cloneConfig: [`http.sslCAPath=${caDir}`] });
-    git(clone, 'config', 'http.sslCAPath', caDir);
+    const { bare, clone } = await cloneConfigured(host, `http.sslCAPath=${caDir}`);
     expect((await gitAsync(clone, 'fetch', '-q', 'origin')).status).toBe(0);
-    const r = await patchtxJson('apply', '--repo', clone, addLine('capath'), '--push');
-    expect(r.code, r.out + r.err).toBe(0);
-    expect(rev(bare, 'main')).toBe(r.lines[0].commit);
+    await pushLands(bare, clone, 'capath');
   });
 });
 
@@ -136,23 +171,17 @@ describe('where a setting names a file', () => {
     git(clone, 'config', 'http.sslCAInfo', 'server-cert.pem');
     mkdirSync(path.join(clone, 'sub'));
     expect((await gitAsync(path.join(clone, 'sub'), 'fetch', '-q', 'origin')).status).toBe(0);
-    const r = await patchtxJson('apply', '--repo', path.join(clone, 'sub'), addLine('relative'), '--push');
-    expect(r.code, r.out + r.err).toBe(0);
-    expect(rev(bare, 'main')).toBe(r.lines[0].commit);
+    await pushLands(bare, path.join(clone, 'sub'), 'relative');
   });
 
   it('a link in the http.sslCAPath directory that leads nowhere is passed over, as OpenSSL passes it over', async () => {
+    // the CA directory's certificate, and a name of the same form linked to nothing
     const dir = path.join(path.dirname(caDir), 'ca-dangling');
-    mkdirSync(dir);
-    for (const name of ['0badc0de.0']) symlinkSync(path.join(dir, 'gone.pem'), path.join(dir, name));
-    const hash = execFileSync('openssl', ['x509', '-hash', '-noout', '-in', cert], { encoding: 'utf8' }).trim();
-    copyFileSync(cert, path.join(dir, `${hash}.0`));
-    const { bare, clone } = await seededRemote(host, { cloneConfig: [`http.sslCAPath=${dir}`] });
-    git(clone, 'config', 'http.sslCAPath', dir);
+    cpSync(caDir, dir, { recursive: true });
+    symlinkSync(path.join(dir, 'gone.pem'), path.join(dir, '0badc0de.0'));
+    const { bare, clone } = await cloneConfigured(host, `http.sslCAPath=${dir}`);
     expect((await gitAsync(clone, 'fetch', '-q', 'origin')).status).toBe(0);
-    const r = await patchtxJson('apply', '--repo', clone, addLine('dangling'), '--push');
-    expect(r.code, r.out + r.err).toBe(0);
-    expect(rev(bare, 'main')).toBe(r.lines[0].commit);
+    await pushLands(bare, clone, 'dangling');
   });
 
   it('a variable set but empty is refused by name (usage), as git fails on it, and nothing is pushed', async () => {
@@ -174,33 +203,24 @@ describe('where a setting names a file', () => {
 });
 
 describe('a server that asks for a client certificate', () => {
-  const cloneWith = (...extra: string[]) => seededRemote(strictHost, { cloneConfig: [`http.sslCAInfo=${cert}`, ...extra] });
-
   it.each([
     ['http.sslCert and http.sslKey', () => [`http.sslCert=${clientCert}`, `http.sslKey=${clientKey}`]],
     ['http.sslCert alone, its file holding the key too', () => [`http.sslCert=${clientBoth}`]],
   ])('%s let the push through, as they let git through', async (_name, settings) => {
-    const { bare, clone } = await cloneWith(...settings());
-    git(clone, 'config', 'http.sslCAInfo', cert);
-    for (const kv of settings()) git(clone, 'config', ...(kv.split('=') as [string, string]));
+    const { bare, clone } = await clientClone(...settings());
     expect((await gitAsync(clone, 'fetch', '-q', 'origin')).status).toBe(0);
-    const r = await patchtxJson('apply', '--repo', clone, addLine('client cert'), '--push');
-    expect(r.code, r.out + r.err).toBe(0);
-    expect(rev(bare, 'main')).toBe(r.lines[0].commit);
+    await pushLands(bare, clone, 'client cert');
     expect(git(bare, 'notes', '--ref', 'patchtx', 'show', 'main')).toContain('+client cert');
   });
 
   it('GIT_SSL_CERT and GIT_SSL_KEY stand for the settings, as in git', async () => {
-    const { bare, clone } = await cloneWith(`http.sslCert=${clientCert}`, `http.sslKey=${clientKey}`);
-    git(clone, 'config', 'http.sslCAInfo', cert);
+    const { bare, clone } = await clientClone();
     // for patchtx (in this process) and for git
     process.env.GIT_SSL_CERT = gitEnv.GIT_SSL_CERT = clientCert;
     process.env.GIT_SSL_KEY = gitEnv.GIT_SSL_KEY = clientKey;
     try {
       expect((await gitAsync(clone, 'fetch', '-q', 'origin')).status).toBe(0);
-      const r = await patchtxJson('apply', '--repo', clone, addLine('from env'), '--push');
-      expect(r.code, r.out + r.err).toBe(0);
-      expect(rev(bare, 'main')).toBe(r.lines[0].commit);
+      await pushLands(bare, clone, 'from env');
     } finally {
       for (const k of ['GIT_SSL_CERT', 'GIT_SSL_KEY']) {
         delete process.env[k];
@@ -210,55 +230,34 @@ describe('a server that asks for a client certificate', () => {
   });
 
   it('without a client certificate the push is refused (io_error), as git is, and the server keeps its branch', async () => {
-    const { bare, clone } = await cloneWith(`http.sslCert=${clientCert}`, `http.sslKey=${clientKey}`);
-    git(clone, 'config', 'http.sslCAInfo', cert);
-    const head = rev(bare, 'main');
+    const { bare, clone } = await clientClone();
     expect((await gitAsync(clone, 'fetch', '-q', 'origin')).status).not.toBe(0);
-    const r = await patchtxJson('apply', '--repo', clone, addLine('no cert'), '--push');
-    expect(r.code, r.out + r.err).toBe(74);
-    expect(rev(bare, 'main')).toBe(head);
+    await pushRefused(bare, clone, 'no cert', 74);
   });
 
   it('a key protected by a passphrase is refused by name before anything is sent (usage)', async () => {
-    const { bare, clone } = await cloneWith(`http.sslCert=${clientCert}`, `http.sslKey=${clientKey}`);
-    git(clone, 'config', 'http.sslCAInfo', cert);
-    git(clone, 'config', 'http.sslCert', clientCert);
-    git(clone, 'config', 'http.sslKey', lockedKey);
-    const head = rev(bare, 'main');
-    const r = await patchtxJson('apply', '--repo', clone, addLine('locked'), '--push');
-    expect(r.code, r.out + r.err).toBe(2);
-    expect(r.json.error.kind).toBe('usage');
-    expect(r.json.error.message).toContain(lockedKey);
-    expect(r.json.error.message).toMatch(/passphrase/);
-    expect(rev(bare, 'main')).toBe(head);
+    const { bare, clone } = await clientClone(`http.sslCert=${clientCert}`, `http.sslKey=${lockedKey}`);
+    const error = await pushRefused(bare, clone, 'locked', 2);
+    expect(error.kind).toBe('usage');
+    expect(error.message).toContain(lockedKey);
+    expect(error.message).toMatch(/passphrase/);
   });
 
   it.each([
-    ['a key in DER form', () => ['http.sslKey', derKey], 'http.sslkey', /key is not a private key in PEM form/],
-    ['a certificate file holding no key, and no http.sslKey', () => [null, null], 'http.sslcert', /key is not a private key in PEM form/],
-    ['a key file given as the certificate', () => ['http.sslCert', clientKey], 'http.sslcert', /certificate is not a certificate in PEM form/],
-  ])('%s is refused by name before anything is sent (usage)', async (_name, setting, key, message) => {
-    const { bare, clone } = await cloneWith(`http.sslCert=${clientCert}`, `http.sslKey=${clientKey}`);
-    git(clone, 'config', 'http.sslCAInfo', cert);
-    git(clone, 'config', 'http.sslCert', clientCert);
-    // (the clone has no http.sslKey of its own: its settings were given to the clone command)
-    const [name, value] = setting();
-    if (name !== null && value !== null) git(clone, 'config', name, value);
-    const head = rev(bare, 'main');
-    const r = await patchtxJson('apply', '--repo', clone, addLine('bad key'), '--push');
-    expect(r.code, r.out + r.err).toBe(2);
-    expect(r.json.error.key).toBe(key);
-    expect(r.json.error.message).toMatch(message);
-    expect(rev(bare, 'main')).toBe(head);
+    ['a key in DER form', () => [`http.sslCert=${clientCert}`, `http.sslKey=${derKey}`], 'http.sslkey', /key is not a private key in PEM form/],
+    ['a certificate file holding no key, and no http.sslKey', () => [`http.sslCert=${clientCert}`], 'http.sslcert', /key is not a private key in PEM form/],
+    ['a key file given as the certificate', () => [`http.sslCert=${clientKey}`], 'http.sslcert', /certificate is not a certificate in PEM form/],
+  ])('%s is refused by name before anything is sent (usage)', async (_name, settings, key, message) => {
+    const { bare, clone } = await clientClone(...settings());
+    const error = await pushRefused(bare, clone, 'bad key', 2);
+    expect(error.key).toBe(key);
+    expect(error.message).toMatch(message);
   });
 
   it('a certificate file that cannot be read is named (usage)', async () => {
-    const { clone } = await cloneWith(`http.sslCert=${clientCert}`, `http.sslKey=${clientKey}`);
-    git(clone, 'config', 'http.sslCAInfo', cert);
-    git(clone, 'config', 'http.sslCert', path.join(caDir, 'missing.pem'));
-    const r = await patchtxJson('apply', '--repo', clone, addLine('missing'), '--push');
-    expect(r.code, r.out + r.err).toBe(2);
-    expect(r.json.error.message).toContain('missing.pem');
-    expect(r.json.error.key).toBe('http.sslcert');
+    const { bare, clone } = await clientClone(`http.sslCert=${path.join(caDir, 'missing.pem')}`);
+    const error = await pushRefused(bare, clone, 'missing', 2);
+    expect(error.message).toContain('missing.pem');
+    expect(error.key).toBe('http.sslcert');
   });
 });
